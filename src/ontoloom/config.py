@@ -1,0 +1,68 @@
+"""Where the data dir is, and what ``ontoloom.toml`` says.
+
+Resolution, the same in every command: ``--data-dir`` wins, then ``ONTOLOOM_HOME``, then the
+nearest enclosing instance (the closest ancestor of the working directory holding
+``ontoloom.toml``) → its ``.ontoloom/``, and only then ``./.ontoloom/``.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ontoloom.errors import BadInput
+
+__all__ = ["INSTANCE_MARKER", "Config", "find_instance", "load_config", "resolve_data_dir"]
+
+INSTANCE_MARKER = "ontoloom.toml"
+DATA_DIR_NAME = ".ontoloom"
+
+
+def find_instance(start: Path) -> Path | None:
+    """The closest ancestor of ``start`` (itself included) holding ``ontoloom.toml``."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / INSTANCE_MARKER).is_file():
+            return folder
+    return None
+
+
+def resolve_data_dir(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    env = os.environ.get("ONTOLOOM_HOME")
+    if env:
+        return Path(env).expanduser().resolve()
+    here = (cwd or Path.cwd()).resolve()
+    instance = find_instance(here)
+    if instance is not None:
+        return instance / DATA_DIR_NAME
+    return here / DATA_DIR_NAME
+
+
+@dataclass
+class Config:
+    """The parsed ``ontoloom.toml`` of an instance (every key optional)."""
+
+    instance: Path | None
+    id_base: str = "https://ontoloom.dev/id/"
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+def load_config(data_dir: Path) -> Config:
+    """Read the ``ontoloom.toml`` of the instance that owns ``data_dir``, if any."""
+    instance = data_dir.parent if data_dir.name == DATA_DIR_NAME else None
+    if instance is None or not (instance / INSTANCE_MARKER).is_file():
+        return Config(instance=None)
+    path = instance / INSTANCE_MARKER
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: {exc}; fix the TOML syntax") from exc
+    base = raw.get("graph", {}).get("id_base", Config.id_base)
+    if not isinstance(base, str) or not base.startswith(("http://", "https://", "urn:")):
+        raise BadInput(f"{path}: [graph] id_base must be an absolute IRI, got {base!r}")
+    return Config(instance=instance, id_base=base, raw=raw)

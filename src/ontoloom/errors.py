@@ -1,0 +1,94 @@
+"""The exceptions ontoloom raises, and the exit code each front end maps them to.
+
+    OntoloomError                 base; ``exit_code`` 2 unless a subclass says otherwise
+    ├── BadInput                  malformed ids, properties, JSON, files (2)
+    │   └── ParseError            RDF or record syntax error, with file:line:column (2)
+    ├── NotFound                  an id, relation or named query that does not exist (2)
+    ├── NoStore                   no data dir where one was expected (2)
+    ├── Busy                      another process holds the data dir's lock (2)
+    ├── UnsupportedQuery          a SPARQL update sent to a read-only entry point (2)
+    └── ValidationFailed          a write broke a rule; carries the report; nothing stored (1)
+
+Every message says what went wrong, where, and how to fix it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ontoloom.model import Finding
+
+__all__ = [
+    "BadInput",
+    "Busy",
+    "NoStore",
+    "NotFound",
+    "OntoloomError",
+    "ParseError",
+    "UnsupportedQuery",
+    "ValidationFailed",
+]
+
+
+class OntoloomError(Exception):
+    """Base of every error ontoloom raises on purpose."""
+
+    exit_code = 2
+    kind = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": self.kind, "message": self.message}
+
+
+class BadInput(OntoloomError):
+    kind = "bad_input"
+
+
+class ParseError(BadInput):
+    """A syntax error in a file, located as ``file:line:column``."""
+
+    kind = "parse"
+
+    def __init__(
+        self, message: str, *, file: str | None = None, line: int | None = None, column: int | None = None
+    ) -> None:
+        where = ":".join(str(part) for part in (file, line, column) if part is not None)
+        super().__init__(f"{where}: {message}" if where else message)
+        self.file, self.line, self.column = file, line, column
+
+
+class NotFound(OntoloomError):
+    kind = "not_found"
+
+
+class NoStore(OntoloomError):
+    kind = "no_store"
+
+
+class Busy(OntoloomError):
+    kind = "busy"
+
+
+class UnsupportedQuery(OntoloomError):
+    kind = "unsupported_query"
+
+
+class ValidationFailed(OntoloomError):
+    """A write was refused; ``findings`` say what broke and how to fix it."""
+
+    exit_code = 1
+    kind = "validation"
+
+    def __init__(self, findings: list[Finding], summary: str | None = None) -> None:
+        self.findings = findings
+        lines = [summary or f"refused: {len(findings)} rule(s) broken; nothing was stored"]
+        lines += [f"  - {f.describe()}" for f in findings]
+        super().__init__("\n".join(lines))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": "validation", "results": [f.to_json() for f in self.findings]}

@@ -1,0 +1,281 @@
+"""Ids, IRIs, literal values and the JSON shapes agents see.
+
+JSON shapes follow the seeds' encoding, so agents recognise them:
+
+* entity   ``{"id", "type", "properties": {…}, "created", "updated"}``
+* relation ``{"id", "from_id", "from_type", "rel", "to_id", "to_type"}``
+* refusal  ``{"error": "validation", "results": [{"focus", "path", "constraint", "value", "message"}]}``
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+import re
+import secrets
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+from urllib.parse import quote, unquote
+
+from ontoloom.errors import BadInput
+from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
+from ontoloom.vocab import DEFAULT_ID_BASE, OL, XSD
+
+__all__ = [
+    "Entity",
+    "Finding",
+    "IdSpace",
+    "Relation",
+    "check_id",
+    "check_property_name",
+    "literal_from_json",
+    "new_id",
+    "relation_id",
+    "value_to_json",
+]
+
+JSONScalar = str | int | float | bool
+_ID_RE = re.compile(r"^[^\W_][\w.:/@+-]*$")
+_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATETIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$")
+MAX_ID_LENGTH = 200
+RESERVED_PROPERTIES = frozenset({"id", "type", "created", "updated", "properties"})
+
+
+def new_id(type_name: str) -> str:
+    """A fresh entity id: ``{type.lower()[:4]}_{8 hex}``.
+
+    >>> new_id("Task")[:5], len(new_id("Task"))
+    ('task_', 13)
+    """
+    return f"{type_name.lower()[:4]}_{secrets.token_hex(4)}"
+
+
+def check_id(value: str) -> str:
+    """Validate a given id: letters or digits first, then letters, digits, ``_ . : / @ + -``.
+
+    >>> check_id("task_a1b2c3d4")
+    'task_a1b2c3d4'
+    >>> check_id("bad id")
+    Traceback (most recent call last):
+    ontoloom.errors.BadInput: invalid id 'bad id': ...
+    """
+    if not isinstance(value, str) or not value or len(value) > MAX_ID_LENGTH or not _ID_RE.match(value):
+        raise BadInput(
+            f"invalid id {value!r}: an id starts with a letter or digit and holds only letters, "
+            f"digits and _ . : / @ + - (at most {MAX_ID_LENGTH} characters), e.g. task_a1b2c3d4"
+        )
+    return value
+
+
+def check_property_name(name: str) -> str:
+    if not isinstance(name, str) or not _NAME_RE.match(name) or len(name) > 64:
+        raise BadInput(
+            f"invalid property name {name!r}: use a letter followed by letters, digits, _ or -"
+        )
+    if name in RESERVED_PROPERTIES:
+        raise BadInput(f"{name!r} is reserved and cannot be set as a property")
+    return name
+
+
+def relation_id(from_id: str, rel: str, to_id: str) -> str:
+    """``sha256(from_id + "\\n" + rel + "\\n" + to_id)`` in hex.
+
+    >>> relation_id("a", "blocks", "b")[:12]
+    '4f911b45d548'
+    """
+    return hashlib.sha256(f"{from_id}\n{rel}\n{to_id}".encode()).hexdigest()
+
+
+class IdSpace:
+    """Maps ids to instance IRIs (percent-encoded under one base) and back.
+
+    >>> ids = IdSpace()
+    >>> ids.iri("doc:billing/tax-summary").value
+    'https://ontoloom.dev/id/doc%3Abilling%2Ftax-summary'
+    >>> ids.id_of(ids.iri("doc:billing/tax-summary"))
+    'doc:billing/tax-summary'
+    """
+
+    def __init__(self, base: str = DEFAULT_ID_BASE) -> None:
+        self.base = base
+
+    def iri(self, entity_id: str) -> NamedNode:
+        return NamedNode(self.base + quote(entity_id, safe=""))
+
+    def id_of(self, term: Term) -> str:
+        if isinstance(term, NamedNode) and term.value.startswith(self.base):
+            return unquote(term.value[len(self.base) :])
+        if isinstance(term, BlankNode):
+            return f"_:{term.value}"
+        return term.value if isinstance(term, NamedNode) else str(term)
+
+    def is_instance(self, term: Term) -> bool:
+        return isinstance(term, NamedNode) and term.value.startswith(self.base)
+
+
+def vocab_iri(name: str) -> NamedNode:
+    return NamedNode(OL + name)
+
+
+def vocab_name(term: Term) -> str:
+    """``ol:title`` → ``title``; other IRIs stay whole."""
+    if isinstance(term, NamedNode) and term.value.startswith(OL):
+        return term.value[len(OL) :]
+    return term.value if isinstance(term, NamedNode) else str(term)
+
+
+def literal_from_json(value: Any, *, field_name: str = "value") -> list[Literal]:
+    """A JSON value as literals: lists give one literal per item; ``None`` gives none.
+
+    >>> [str(x) for x in literal_from_json(3)]
+    ['"3"^^<http://www.w3.org/2001/XMLSchema#integer>']
+    >>> [str(x) for x in literal_from_json("2026-11-02")]
+    ['"2026-11-02"^^<http://www.w3.org/2001/XMLSchema#date>']
+    >>> [x.value for x in literal_from_json(["a", "b"])]
+    ['a', 'b']
+    """
+    if value is None:
+        return []
+    if isinstance(value, list):
+        out: list[Literal] = []
+        for item in value:
+            if isinstance(item, list | dict) or item is None:
+                raise BadInput(f"{field_name}: list items must be strings, numbers or booleans")
+            out.extend(literal_from_json(item, field_name=field_name))
+        return out
+    if isinstance(value, bool):
+        return [Literal("true" if value else "false", datatype=NamedNode(XSD + "boolean"))]
+    if isinstance(value, int):
+        return [Literal(str(value), datatype=NamedNode(XSD + "integer"))]
+    if isinstance(value, float | Decimal):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise BadInput(f"{field_name}: {value} is not a finite number")
+        text = format(Decimal(repr(value)) if isinstance(value, float) else value, "f")
+        return [Literal(text, datatype=NamedNode(XSD + "decimal"))]
+    if isinstance(value, str):
+        if _DATE_RE.match(value) and _valid(dt.date.fromisoformat, value):
+            return [Literal(value, datatype=NamedNode(XSD + "date"))]
+        if _DATETIME_RE.match(value) and _valid(dt.datetime.fromisoformat, value):
+            return [Literal(value, datatype=NamedNode(XSD + "dateTime"))]
+        return [Literal(value)]
+    raise BadInput(
+        f"{field_name}: unsupported value {value!r}; use a string, number, boolean or a list of them"
+    )
+
+
+def _valid(parse: Any, text: str) -> bool:
+    try:
+        parse(text.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+_INTEGER_TYPES = {
+    XSD + t
+    for t in (
+        "integer long int short byte nonNegativeInteger positiveInteger nonPositiveInteger "
+        "negativeInteger unsignedLong unsignedInt unsignedShort unsignedByte"
+    ).split()
+}
+
+
+def value_to_json(term: Term) -> JSONScalar:
+    """A literal back as the JSON value it was written as (dates stay ISO strings).
+
+    >>> value_to_json(literal_from_json(1.5)[0]), value_to_json(literal_from_json(True)[0])
+    (1.5, True)
+    """
+    if not isinstance(term, Literal):
+        return str(term.value)
+    dtype = term.datatype.value
+    try:
+        if dtype in _INTEGER_TYPES:
+            return int(term.value)
+        if dtype == XSD + "decimal":
+            return float(Decimal(term.value))
+        if dtype in (XSD + "double", XSD + "float"):
+            return float(term.value)
+        if dtype == XSD + "boolean":
+            return term.value in ("true", "1")
+    except (ValueError, InvalidOperation):
+        pass
+    return term.value
+
+
+@dataclass
+class Entity:
+    id: str
+    type: str
+    properties: dict[str, Any] = field(default_factory=dict)
+    created: str | None = None
+    updated: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "type": self.type, "properties": self.properties}
+        if self.created:
+            out["created"] = self.created
+        if self.updated:
+            out["updated"] = self.updated
+        return out
+
+    @property
+    def label(self) -> str:
+        for key in ("title", "name", "description", "content", "service"):
+            value = self.properties.get(key)
+            if isinstance(value, str) and value:
+                return value
+        return self.id
+
+
+@dataclass(frozen=True)
+class Relation:
+    from_id: str
+    rel: str
+    to_id: str
+    from_type: str | None = None
+    to_type: str | None = None
+
+    @property
+    def id(self) -> str:
+        return relation_id(self.from_id, self.rel, self.to_id)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "from_id": self.from_id,
+            "from_type": self.from_type,
+            "rel": self.rel,
+            "to_id": self.to_id,
+            "to_type": self.to_type,
+        }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One broken rule, as agents and people see it."""
+
+    focus: str
+    path: str | None
+    constraint: str
+    value: Any
+    message: str
+    severity: str = "Violation"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "focus": self.focus,
+            "path": self.path,
+            "constraint": self.constraint,
+            "value": self.value,
+            "message": self.message,
+        }
+
+    def describe(self) -> str:
+        where = self.focus + (f" · {self.path}" if self.path else "")
+        value = "" if self.value is None else f" (value: {self.value!r})"
+        return f"{where} [{self.constraint}]{value}: {self.message}"

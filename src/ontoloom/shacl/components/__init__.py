@@ -1,0 +1,98 @@
+"""SHACL constraint components, one module per family as in the SHACL spec (and pySHACL).
+
+Each component class is named after its spec IRI and turns its parameters into a
+:class:`~ontoloom.shacl.compiler.Violation` pattern.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from ontoloom.store.terms import Literal, NamedNode, Term
+from ontoloom.vocab import SH
+
+if TYPE_CHECKING:
+    from ontoloom.shacl.compiler import Compiler, Source, Violation
+    from ontoloom.shacl.rdfgraph import TripleIndex
+    from ontoloom.shacl.shapes import Shape, ShapeSet
+
+__all__ = ["Constraint", "custom_components", "parse_constraints"]
+
+
+class Constraint:
+    """One use of a constraint component by one shape."""
+
+    component: ClassVar[str] = ""  # local name under sh:, or a full IRI for custom ones
+    name: ClassVar[str] = ""  # the short name agents see ("minCount", "class", …)
+    parameters: ClassVar[tuple[str, ...]] = ()  # sh: local names that trigger parsing
+
+    source_constraint: Term | None = None
+    default_messages: tuple[Literal, ...] = ()
+
+    @property
+    def component_iri(self) -> NamedNode:
+        return NamedNode(self.component if ":" in self.component else SH + self.component)
+
+    @property
+    def short_name(self) -> str:
+        return self.name
+
+    @classmethod
+    def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
+        raise NotImplementedError
+
+    def pattern(
+        self, cx: Compiler, shape: Shape, focus: str, source: Source | None
+    ) -> Violation | None:
+        """The violation pattern; ``source`` is given at top level (focus not yet bound)."""
+        raise NotImplementedError
+
+    def shape_refs(self) -> list[Term]:
+        """Shapes this constraint validates value nodes against (for footprints)."""
+        return []
+
+
+def sh_values(g: TripleIndex, shape: Shape, local: str) -> list[Term]:
+    return g.objects(shape.node, NamedNode(SH + local))
+
+
+def core_components() -> list[type[Constraint]]:
+    from ontoloom.shacl.components import (
+        cardinality,
+        logical,
+        other,
+        property_pair,
+        shape_based,
+        sparql,
+        string_based,
+        value_range,
+        value_type,
+    )
+
+    modules = (
+        value_type,
+        cardinality,
+        value_range,
+        string_based,
+        property_pair,
+        logical,
+        shape_based,
+        other,
+        sparql,
+    )
+    return [c for m in modules for c in m.COMPONENTS]
+
+
+def parse_constraints(shapes: ShapeSet, shape: Shape) -> list[Constraint]:
+    out: list[Constraint] = []
+    for component in core_components():
+        out.extend(component.from_shape(shapes, shape))
+    for custom in shapes.custom:
+        out.extend(custom.instantiate(shapes, shape))
+    return out
+
+
+def custom_components(g: TripleIndex) -> list:  # type: ignore[type-arg]
+    from ontoloom.shacl.components.sparql import CustomComponentDefinition
+
+    return CustomComponentDefinition.all_in(g)

@@ -1,0 +1,117 @@
+"""Value type constraint components: sh:class, sh:datatype, sh:nodeKind."""
+
+from __future__ import annotations
+
+from ontoloom.shacl.compiler import Compiler, Source, Violation, iri
+from ontoloom.shacl.components import Constraint, sh_values
+from ontoloom.shacl.shapes import Shape, ShapeSet
+from ontoloom.store.terms import Term
+from ontoloom.vocab import RDF, SH, XSD
+
+
+class ClassConstraintComponent(Constraint):
+    component = "ClassConstraintComponent"
+    name = "class"
+
+    def __init__(self, cls: Term) -> None:
+        self.cls = cls
+
+    @classmethod
+    def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
+        return [cls(c) for c in sh_values(shapes.graph, shape, "class")]
+
+    def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
+        values, v = cx.value_nodes(shape, focus)
+        return Violation(f"{values} FILTER NOT EXISTS {{ {cx.instance_of(v, self.cls)} }}", value=v)
+
+
+# Datatypes whose lexical space SPARQL casts can check (ill-formed literals violate sh:datatype).
+_CASTABLE = {
+    XSD + t
+    for t in ("integer", "decimal", "float", "double", "boolean", "date", "dateTime", "time", "string")
+}
+_INTEGER_RANGES = {
+    XSD + "nonNegativeInteger": ">= 0",
+    XSD + "positiveInteger": ">= 1",
+    XSD + "nonPositiveInteger": "<= 0",
+    XSD + "negativeInteger": "<= -1",
+}
+_BOUNDED = {
+    XSD + "byte": (-128, 127),
+    XSD + "short": (-32768, 32767),
+    XSD + "int": (-2147483648, 2147483647),
+    XSD + "long": (-9223372036854775808, 9223372036854775807),
+    XSD + "unsignedByte": (0, 255),
+    XSD + "unsignedShort": (0, 65535),
+    XSD + "unsignedInt": (0, 4294967295),
+    XSD + "unsignedLong": (0, 18446744073709551615),
+}
+
+
+class DatatypeConstraintComponent(Constraint):
+    component = "DatatypeConstraintComponent"
+    name = "datatype"
+
+    def __init__(self, datatype: Term) -> None:
+        self.datatype = iri(datatype)
+
+    @classmethod
+    def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
+        return [cls(d) for d in sh_values(shapes.graph, shape, "datatype")]
+
+    def well_formed(self, v: str) -> str:
+        dt = self.datatype.value
+        if dt in _CASTABLE:
+            return f"COALESCE(isLiteral(<{dt}>(STR({v}))), false)"
+        as_int = f"<{XSD}integer>(STR({v}))"
+        if dt in _INTEGER_RANGES:
+            return f"COALESCE({as_int} {_INTEGER_RANGES[dt]}, false)"
+        if dt in _BOUNDED:
+            low, high = _BOUNDED[dt]
+            return f"COALESCE({as_int} >= {low} && {as_int} <= {high}, false)"
+        return "true"
+
+    def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
+        values, v = cx.value_nodes(shape, focus)
+        if self.datatype.value == RDF + "langString":
+            ok = f"isLiteral({v}) && lang({v}) != ''"
+        else:
+            ok = (
+                f"isLiteral({v}) && lang({v}) = '' && datatype({v}) = {self.datatype} "
+                f"&& {self.well_formed(v)}"
+            )
+        return Violation(f"{values} FILTER(!({ok}))", value=v)
+
+
+_NODE_KINDS = {
+    "BlankNode": "isBlank({v})",
+    "IRI": "isIRI({v})",
+    "Literal": "isLiteral({v})",
+    "BlankNodeOrIRI": "!isLiteral({v})",
+    "BlankNodeOrLiteral": "!isIRI({v})",
+    "IRIOrLiteral": "!isBlank({v})",
+}
+
+
+class NodeKindConstraintComponent(Constraint):
+    component = "NodeKindConstraintComponent"
+    name = "nodeKind"
+
+    def __init__(self, kind: Term) -> None:
+        local = kind.value[len(SH) :] if kind.value.startswith(SH) else ""
+        self.test = _NODE_KINDS.get(local, "false")
+
+    @classmethod
+    def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
+        return [cls(k) for k in sh_values(shapes.graph, shape, "nodeKind")]
+
+    def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
+        values, v = cx.value_nodes(shape, focus)
+        return Violation(f"{values} FILTER(!({self.test.format(v=v)}))", value=v)
+
+
+COMPONENTS: list[type[Constraint]] = [
+    ClassConstraintComponent,
+    DatatypeConstraintComponent,
+    NodeKindConstraintComponent,
+]

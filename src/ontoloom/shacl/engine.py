@@ -1,0 +1,279 @@
+"""Run compiled shapes against any backend and collect W3C-style validation results."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from ontoloom.shacl.compiler import CompileError, Compiler, Violation, term_sparql
+from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.hierarchy import Hierarchy
+from ontoloom.shacl.paths import Path
+from ontoloom.shacl.shapes import Shape, ShapeSet
+from ontoloom.store.base import Backend
+from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term, Triple
+from ontoloom.vocab import RDFS
+
+__all__ = ["Report", "Result", "Validator"]
+
+# Where the focus restriction of a write goes: "#FOCUS(?var)#" becomes "VALUES ?var { … }".
+_FOCUS_MARK = re.compile(r"#FOCUS\((\?\w+)\)#")
+
+
+@dataclass(frozen=True)
+class Result:
+    focus: Term
+    path: Path | Term | None
+    value: Term | None
+    source_shape: Term
+    component: NamedNode
+    severity: NamedNode
+    messages: tuple[Literal, ...] = ()
+    source_constraint: Term | None = None
+    constraint_name: str = ""
+
+    def path_key(self) -> str | None:
+        if isinstance(self.path, Path):
+            return self.path.sparql()
+        return None if self.path is None else str(self.path)
+
+    def key(self) -> tuple[str, ...]:
+        return (
+            str(self.focus),
+            self.path_key() or "",
+            "" if self.value is None else str(self.value),
+            str(self.source_shape),
+            str(self.component),
+            str(self.severity),
+        )
+
+
+@dataclass
+class Report:
+    results: list[Result] = field(default_factory=list)
+    engines: dict[str, str] = field(default_factory=dict)  # shape → "sparql" | "pyshacl"
+
+    @property
+    def conforms(self) -> bool:
+        return not self.results
+
+    @property
+    def violations(self) -> list[Result]:
+        return [r for r in self.results if r.severity.value.endswith("#Violation")]
+
+
+@dataclass
+class Unit:
+    """One compiled top-level check: a constraint of a shape, reached from a targeted shape."""
+
+    top: Shape
+    shape: Shape
+    constraint: Constraint
+    query: str
+    violation: Violation
+
+
+class Validator:
+    """Validates data in any :class:`~ontoloom.store.base.Backend` against a shapes graph.
+
+    ``extra_classes`` adds rdfs:subClassOf pairs that the data graph itself does not hold
+    (an ontology kept outside the store); ``skip`` leaves chosen constraints out.
+    """
+
+    def __init__(
+        self,
+        shapes: ShapeSet | Iterable[Triple],
+        *,
+        extra_classes: Iterable[tuple[Term, Term]] = (),
+        skip: Callable[[Shape, Constraint], bool] | None = None,
+    ) -> None:
+        self.shapes = shapes if isinstance(shapes, ShapeSet) else ShapeSet(shapes)
+        self.extra_classes = list(extra_classes)
+        self.skip = skip
+        self._plans: dict[frozenset[tuple[Term, Term]], tuple[list[Unit], list[Shape]]] = {}
+
+    # -- compilation ---------------------------------------------------------------------
+    def hierarchy(self, data: Backend) -> Hierarchy:
+        rows = data.select(f"SELECT ?s ?o WHERE {{ ?s <{RDFS}subClassOf> ?o }}")
+        pairs = [(r["s"], r["o"]) for r in rows if r["s"] is not None and r["o"] is not None]
+        return Hierarchy([*pairs, *self.extra_classes])  # type: ignore[list-item]
+
+    def plan(self, hierarchy: Hierarchy) -> tuple[list[Unit], list[Shape]]:
+        """Compiled units, and the targeted shapes the compiler had to leave to pySHACL."""
+        key = hierarchy.key()
+        cached = self._plans.get(key)
+        if cached is not None:
+            return cached
+        units: list[Unit] = []
+        fallback: list[Shape] = []
+        for top in self.shapes.targeted():
+            compiler = Compiler(self.shapes, hierarchy)
+            try:
+                units.extend(self._compile_shape(compiler, top, top, self._top_source(compiler, top)))
+            except CompileError:
+                fallback.append(top)
+        self._plans[key] = (units, fallback)
+        return units, fallback
+
+    def _top_source(self, cx: Compiler, top: Shape) -> Callable[[str], str]:
+        targets = cx.targets(top, "?this")
+        return lambda var: f"#FOCUS({var})# {_rename(targets, var)}"
+
+    def _compile_shape(
+        self, cx: Compiler, top: Shape, shape: Shape, source: Callable[[str], str]
+    ) -> list[Unit]:
+        if shape.deactivated:
+            return []
+        units = []
+        for constraint in shape.constraints:
+            if self.skip is not None and self.skip(shape, constraint):
+                continue
+            cx.prologues = set()
+            violation = constraint.pattern(cx, shape, "?this", source)
+            if violation is None:
+                continue
+            units.append(Unit(top, shape, constraint, _select(cx, violation, source), violation))
+        for prop in shape.properties:
+            child = self.shapes.shape(prop)
+            if shape.path is None:
+                child_source = source
+            else:
+                parent_path = shape.path.sparql()
+
+                def child_source(var: str, _src=source, _path=parent_path) -> str:
+                    parent = cx.fresh("parent")
+                    return f"{_src(parent)} {parent} {_path} {var} ."
+
+            units.extend(self._compile_shape(cx, top, child, child_source))
+        return units
+
+    def explain(self, data: Backend) -> dict[str, str]:
+        """Which engine validates each targeted shape: ``sparql`` or ``pyshacl``."""
+        _, fallback = self.plan(self.hierarchy(data))
+        fallen = {s.node for s in fallback}
+        return {
+            _shape_label(s.node): ("pyshacl" if s.node in fallen else "sparql")
+            for s in self.shapes.targeted()
+        }
+
+    # -- validation ----------------------------------------------------------------------
+    def validate(
+        self,
+        data: Backend,
+        focus: Iterable[Term] | None = None,
+        *,
+        hierarchy: Hierarchy | None = None,
+    ) -> Report:
+        """Validate ``data``; with ``focus``, only those nodes (as focus nodes of their targets)."""
+        hierarchy = hierarchy or self.hierarchy(data)
+        units, fallback = self.plan(hierarchy)
+        report = Report()
+        focus_list = None if focus is None else list(dict.fromkeys(focus))
+        if focus_list is not None and not focus_list:
+            return report
+        restriction, blanks = _restriction(focus_list)
+        seen: set[tuple[str, ...]] = set()
+        for unit in units:
+            report.engines[_shape_label(unit.top.node)] = "sparql"
+            runs: list[tuple[str, dict[str, Term] | None]] = []
+            unrestricted = _FOCUS_MARK.sub("", unit.query)
+            if focus_list is None:
+                runs.append((unrestricted, None))
+            else:
+                if restriction:
+                    runs.append((_FOCUS_MARK.sub(lambda m: restriction(m.group(1)), unit.query), None))
+                if blanks and "#FOCUS(?this)#" not in unit.query:
+                    runs.append((unrestricted, None))  # nested focus: no way to bind a blank node
+                else:
+                    runs.extend((unrestricted, {"this": b}) for b in blanks)
+            for query, bindings in runs:
+                for row in data.select(query, bindings):
+                    result = _result(unit, row)
+                    if result.key() not in seen:
+                        seen.add(result.key())
+                        report.results.append(result)
+        if fallback:
+            from ontoloom.shacl.oracle import validate_shapes_with_pyshacl
+
+            for shape in fallback:
+                report.engines[_shape_label(shape.node)] = "pyshacl"
+            for result in validate_shapes_with_pyshacl(
+                data, self.shapes, fallback, focus_list, self.extra_classes
+            ):
+                if result.key() not in seen:
+                    seen.add(result.key())
+                    report.results.append(result)
+        return report
+
+
+def _select(cx: Compiler, violation: Violation, source: Callable[[str], str]) -> str:
+    names = ["?this"] + [
+        v for v in (violation.value, violation.path, violation.key) if v and v != "?this"
+    ]
+    where = violation.text if violation.sourced else f"{source('?this')} {violation.text}"
+    prologue = "\n".join(sorted(p for p in cx.prologues if p))
+    return f"{prologue}\nSELECT DISTINCT {' '.join(dict.fromkeys(names))} WHERE {{ {where} }}"
+
+
+def _rename(pattern: str, var: str) -> str:
+    return re.sub(r"\?this\b", lambda _: var, pattern)
+
+
+def _restriction(focus: list[Term] | None) -> tuple[Callable[[str], str] | None, list[BlankNode]]:
+    if not focus:
+        return None, []
+    blanks = [f for f in focus if isinstance(f, BlankNode)]
+    listed = " ".join(term_sparql(f) for f in focus if not isinstance(f, BlankNode))
+    if not listed:
+        return None, blanks
+    return (lambda var: f"VALUES {var} {{ {listed} }}"), blanks
+
+
+def _result(unit: Unit, row) -> Result:  # type: ignore[no-untyped-def]
+    v = unit.violation
+    focus = row["this"]
+    value = row.get(v.value.lstrip("?")) if v.value else None
+    if v.value == "?this":
+        value = focus
+    path: Path | Term | None = unit.shape.path
+    if v.path:
+        found = row.get(v.path.lstrip("?"))
+        if found is not None:
+            path = found
+    constraint = unit.constraint
+    messages = unit.shape.messages or constraint.default_messages
+    if messages and constraint.default_messages:
+        messages = tuple(_fill(m, focus, value, path, constraint) for m in messages)
+    return Result(
+        focus=focus,
+        path=path,
+        value=value,
+        source_shape=unit.shape.node,
+        component=constraint.component_iri,
+        severity=unit.shape.severity,
+        messages=messages,
+        source_constraint=constraint.source_constraint,
+        constraint_name=constraint.short_name,
+    )
+
+
+def _fill(message: Literal, focus: Term, value: Term | None, path: object, constraint: Constraint) -> Literal:
+    """Fill ``{$this}``, ``{?value}``, ``{?path}`` and ``{$parameter}`` in SPARQL messages."""
+    names: dict[str, object] = {"this": focus, "value": value, "path": path}
+    names.update(getattr(constraint, "parameter_bindings", {}))
+
+    def fill(match: re.Match[str]) -> str:
+        term = names.get(match.group(1))
+        if term is None:
+            return match.group(0)
+        if isinstance(term, Path):
+            return term.sparql()
+        return str(getattr(term, "value", term))
+
+    text = re.sub(r"\{[$?](\w+)\}", fill, message.value)
+    return Literal(text, language=message.language) if message.language else Literal(text)
+
+
+def _shape_label(node: Term) -> str:
+    return node.value if isinstance(node, NamedNode) else str(node)

@@ -1,0 +1,130 @@
+"""Shapes as read from a shapes graph: targets, path, constraints, severity, messages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ontoloom.shacl.paths import Path, PathError, parse_path
+from ontoloom.shacl.rdfgraph import TripleIndex
+from ontoloom.store.terms import Literal, NamedNode, Term, Triple
+from ontoloom.vocab import RDF, RDFS, SH
+
+if TYPE_CHECKING:
+    from ontoloom.shacl.components import Constraint
+
+__all__ = ["ShapeSet", "Shape", "Target", "ShapesError"]
+
+
+def sh(local: str) -> NamedNode:
+    return NamedNode(SH + local)
+
+
+RDF_TYPE = NamedNode(RDF + "type")
+VIOLATION = sh("Violation")
+_TARGET_KINDS = ("targetClass", "targetNode", "targetSubjectsOf", "targetObjectsOf")
+_SHAPE_REFERENCES = ("node", "not", "qualifiedValueShape", "property")
+_SHAPE_LISTS = ("and", "or", "xone")
+
+
+class ShapesError(ValueError):
+    """The shapes graph is not well-formed SHACL."""
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: str  # targetClass | targetNode | targetSubjectsOf | targetObjectsOf
+    term: Term
+
+
+@dataclass(eq=False)
+class Shape:
+    node: Term
+    path: Path | None
+    targets: list[Target] = field(default_factory=list)
+    constraints: list[Constraint] = field(default_factory=list)
+    properties: list[Term] = field(default_factory=list)  # sh:property values
+    severity: NamedNode = VIOLATION
+    messages: tuple[Literal, ...] = ()
+    deactivated: bool = False
+
+    @property
+    def is_property_shape(self) -> bool:
+        return self.path is not None
+
+    def __repr__(self) -> str:
+        return f"<Shape {self.node}>"
+
+
+class ShapeSet:
+    """Every shape of a shapes graph, parsed on demand and cached."""
+
+    def __init__(self, triples: Iterable[Triple]) -> None:
+        from ontoloom.shacl.components import custom_components
+
+        self.graph = TripleIndex(triples)
+        self._shapes: dict[Term, Shape] = {}
+        self.custom = custom_components(self.graph)
+
+    def shape(self, node: Term) -> Shape:
+        cached = self._shapes.get(node)
+        if cached is not None:
+            return cached
+        from ontoloom.shacl.components import parse_constraints
+
+        g = self.graph
+        path_node = g.value(node, sh("path"))
+        try:
+            path = parse_path(g, path_node) if path_node is not None else None
+        except PathError as exc:
+            raise ShapesError(f"shape {node}: {exc}") from exc
+        targets = [Target(kind, t) for kind in _TARGET_KINDS for t in g.objects(node, sh(kind))]
+        if RDFS + "Class" in {str(t.value) for t in g.objects(node, RDF_TYPE)} and path is None:
+            targets.append(Target("targetClass", node))
+        severity = g.value(node, sh("severity"))
+        deactivated = g.value(node, sh("deactivated"))
+        shape = Shape(
+            node=node,
+            path=path,
+            targets=targets,
+            properties=list(g.objects(node, sh("property"))),
+            severity=severity if isinstance(severity, NamedNode) else VIOLATION,
+            messages=tuple(m for m in g.objects(node, sh("message")) if isinstance(m, Literal)),
+            deactivated=isinstance(deactivated, Literal) and deactivated.value in ("true", "1"),
+        )
+        self._shapes[node] = shape
+        shape.constraints = parse_constraints(self, shape)
+        return shape
+
+    def all_shape_nodes(self) -> list[Term]:
+        """Every node the shapes graph uses as a shape, in a stable order."""
+        g = self.graph
+        nodes: dict[Term, None] = {}
+        for cls in ("NodeShape", "PropertyShape"):
+            for s in g.subjects(RDF_TYPE, sh(cls)):
+                nodes[s] = None
+        for kind in (*_TARGET_KINDS, "path"):
+            for s, _ in g.pairs(sh(kind)):
+                nodes[s] = None
+        for ref in _SHAPE_REFERENCES:
+            for _, o in g.pairs(sh(ref)):
+                nodes[o] = None
+        for ref in _SHAPE_LISTS:
+            for _, head in g.pairs(sh(ref)):
+                for member in g.items(head):
+                    nodes[member] = None
+        return sorted(nodes, key=str)
+
+    def targeted(self) -> list[Shape]:
+        """Shapes validated on their own: those with targets, not deactivated."""
+        out = []
+        for node in self.all_shape_nodes():
+            shape = self.shape(node)
+            if shape.targets and not shape.deactivated:
+                out.append(shape)
+        return out
+
+    def parents(self, shape_node: Term) -> list[Term]:
+        """Shapes that hold ``shape_node`` as one of their sh:property values."""
+        return list(self.graph.subjects(sh("property"), shape_node))

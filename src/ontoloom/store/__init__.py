@@ -1,0 +1,61 @@
+"""Storage: the backend seam, the embedded Oxigraph backend, and the data dir lock.
+
+Nothing outside this package imports pyoxigraph.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ontoloom.errors import NoStore
+from ontoloom.store.base import Backend, Delta, Row
+from ontoloom.store.embedded import EmbeddedBackend
+from ontoloom.store.lock import DataDirLock
+
+__all__ = ["Backend", "Delta", "EmbeddedBackend", "Row", "lock_timeout", "open_backend", "store_path"]
+
+DEFAULT_LOCK_TIMEOUT = 10.0
+
+
+def lock_timeout() -> float:
+    try:
+        return float(os.environ.get("ONTOLOOM_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT))
+    except ValueError:
+        return DEFAULT_LOCK_TIMEOUT
+
+
+def store_path(data_dir: Path) -> Path:
+    return data_dir / "store"
+
+
+def exists(data_dir: Path) -> bool:
+    return (store_path(data_dir) / "CURRENT").exists()
+
+
+@contextmanager
+def open_backend(
+    data_dir: Path, *, write: bool, create: bool = False, wait: float | None = None
+) -> Iterator[EmbeddedBackend]:
+    """Lock the data dir and open its store for as long as the block runs.
+
+    :raises NoStore: when there is no store and ``create`` is false.
+    :raises Busy: when the lock is not granted within ``wait`` seconds.
+    """
+    if not exists(data_dir):
+        if not create:
+            raise NoStore(
+                f"no ontoloom store at {data_dir}: run `ontoloom init` in your instance, "
+                "or point --data-dir / ONTOLOOM_HOME at an existing data dir"
+            )
+        data_dir.mkdir(parents=True, exist_ok=True)
+        write = True
+    lock = DataDirLock(data_dir, exclusive=write, wait=lock_timeout() if wait is None else wait)
+    with lock:
+        backend = EmbeddedBackend.open(store_path(data_dir), writable=write)
+        try:
+            yield backend
+        finally:
+            backend.close()

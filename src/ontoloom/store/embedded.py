@@ -1,0 +1,184 @@
+"""The embedded backend: a pyoxigraph ``Store`` on disk (or in memory for scratch work)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import IO
+
+import pyoxigraph
+
+from ontoloom.errors import BadInput, OntoloomError
+from ontoloom.store.base import Delta, Row
+from ontoloom.store.terms import (
+    BlankNode,
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    Quad,
+    RdfFormat,
+    Term,
+    Triple,
+    Variable,
+    serialize,
+)
+from ontoloom.vocab import GENERATION, LAST_CHANGE, META, STORE_NODE, XSD
+
+__all__ = ["EmbeddedBackend", "quad_text", "FORMATS"]
+
+FORMATS = {
+    "turtle": RdfFormat.TURTLE,
+    "ttl": RdfFormat.TURTLE,
+    "trig": RdfFormat.TRIG,
+    "nquads": RdfFormat.N_QUADS,
+    "nq": RdfFormat.N_QUADS,
+    "ntriples": RdfFormat.N_TRIPLES,
+    "nt": RdfFormat.N_TRIPLES,
+    "jsonld": RdfFormat.JSON_LD,
+    "json-ld": RdfFormat.JSON_LD,
+    "rdfxml": RdfFormat.RDF_XML,
+    "rdf": RdfFormat.RDF_XML,
+    "n3": RdfFormat.N3,
+}
+
+_BUMP_GENERATION = f"""
+DELETE {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?old . {STORE_NODE} {LAST_CHANGE} ?oldTime }} }}
+INSERT {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?new . {STORE_NODE} {LAST_CHANGE} ?now }} }}
+WHERE {{
+  OPTIONAL {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?old }} }}
+  OPTIONAL {{ GRAPH {META} {{ {STORE_NODE} {LAST_CHANGE} ?oldTime }} }}
+  BIND(COALESCE(?old, 0) + 1 AS ?new)
+  BIND(NOW() AS ?now)
+}}"""
+
+
+def quad_text(quad: Quad) -> str:
+    """A quad as SPARQL data: terms are serialised by pyoxigraph, so text is always escaped."""
+    triple = f"{quad.subject} {quad.predicate} {quad.object} ."
+    if isinstance(quad.graph_name, DefaultGraph):
+        return triple
+    return f"GRAPH {quad.graph_name} {{ {triple} }}"
+
+
+class EmbeddedBackend:
+    """pyoxigraph behind the :class:`~ontoloom.store.base.Backend` seam.
+
+    >>> b = EmbeddedBackend.memory()
+    >>> q = Quad(NamedNode("http://a"), NamedNode("http://p"), Literal("x"), NamedNode("http://g"))
+    >>> b.apply(Delta(adds={q}))
+    1
+    >>> [row["o"].value for row in b.select("SELECT ?o WHERE { ?s ?p ?o } ")]
+    ['x']
+    """
+
+    def __init__(self, store: pyoxigraph.Store, *, writable: bool) -> None:
+        self._store = store
+        self.writable = writable
+
+    @classmethod
+    def memory(cls) -> EmbeddedBackend:
+        return cls(pyoxigraph.Store(), writable=True)
+
+    @classmethod
+    def open(cls, path: Path, *, writable: bool) -> EmbeddedBackend:
+        """Open the store at ``path``: read-write (creates it) or read-only.
+
+        :raises OntoloomError: when the directory holds no usable store.
+        """
+        try:
+            if writable:
+                path.mkdir(parents=True, exist_ok=True)
+                return cls(pyoxigraph.Store(str(path)), writable=True)
+            return cls(pyoxigraph.Store.read_only(str(path)), writable=False)
+        except OSError as exc:
+            raise OntoloomError(f"cannot open the store at {path}: {exc}") from exc
+
+    # -- reads ---------------------------------------------------------------------------
+    def _query(self, sparql: str, bindings: Mapping[str, Term] | None):  # type: ignore[no-untyped-def]
+        subs = {Variable(k): v for k, v in bindings.items()} if bindings else None
+        try:
+            return self._store.query(sparql, use_default_graph_as_union=True, substitutions=subs)
+        except SyntaxError as exc:
+            raise BadInput(f"SPARQL syntax error: {exc}") from exc
+
+    def select(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[Row]:
+        solutions = self._query(sparql, bindings)
+        names = [v.value for v in solutions.variables]
+        for solution in solutions:
+            yield {name: solution[name] for name in names}
+
+    def select_raw(self, sparql: str, bindings: Mapping[str, Term] | None = None):  # type: ignore[no-untyped-def]
+        """The backend's own solution object (for SPARQL results serialisation)."""
+        return self._query(sparql, bindings)
+
+    def ask(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> bool:
+        return bool(self._query(sparql, bindings))
+
+    def construct(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[Triple]:
+        return iter(self._query(sparql, bindings))
+
+    def quads(self, graph: Term | None = None) -> Iterator[Quad]:
+        return iter(self._store.quads_for_pattern(None, None, None, graph))
+
+    def named_graphs(self) -> Iterator[Term]:
+        return iter(self._store.named_graphs())
+
+    # -- writes --------------------------------------------------------------------------
+    def apply(self, delta: Delta) -> int:
+        """Commit removes then adds, and bump the generation, in one update request."""
+        delta = delta.normalized()
+        ops = []
+        if delta.removes:
+            if any(_has_blank(q) for q in delta.removes):
+                raise OntoloomError("cannot remove quads holding blank nodes through a delta")
+            ops.append("DELETE DATA {\n" + "\n".join(map(quad_text, delta.removes)) + "\n}")
+        if delta.adds:
+            ops.append("INSERT DATA {\n" + "\n".join(map(quad_text, delta.adds)) + "\n}")
+        ops.append(_BUMP_GENERATION)
+        self._store.update(" ;\n".join(ops))
+        return self.generation()
+
+    def generation(self) -> int:
+        for quad in self._store.quads_for_pattern(STORE_NODE, GENERATION, None, META):
+            return int(quad.object.value)
+        return 0
+
+    def last_change(self) -> str | None:
+        for quad in self._store.quads_for_pattern(STORE_NODE, LAST_CHANGE, None, META):
+            return quad.object.value
+        return None
+
+    def bulk_load(self, quads: Iterable[Quad]) -> int:
+        """Add quads in one transaction (``extend``), then bump the generation."""
+        batch = list(quads)
+        self._store.extend(batch)
+        self._store.update(_BUMP_GENERATION)
+        return len(batch)
+
+    def dump(self, out: IO[bytes], format_name: str, graphs: list[Term] | None) -> None:
+        fmt = FORMATS[format_name]
+        quads: Iterable[Quad]
+        if graphs is None:
+            quads = (q for q in self._store if q.graph_name != META)
+        else:
+            quads = (q for g in graphs for q in self._store.quads_for_pattern(None, None, None, g))
+        if fmt in (RdfFormat.TURTLE, RdfFormat.N_TRIPLES, RdfFormat.RDF_XML, RdfFormat.N3):
+            serialize((q.triple for q in quads), out, fmt)
+        else:
+            serialize(quads, out, fmt)
+
+    def flush(self) -> None:
+        if self.writable:
+            self._store.flush()
+
+    def close(self) -> None:
+        # pyoxigraph closes the RocksDB handle when the Store is dropped.
+        self._store = None  # type: ignore[assignment]
+
+
+def _has_blank(quad: Quad) -> bool:
+    return isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode)
+
+
+def xsd(local: str) -> NamedNode:
+    return NamedNode(XSD + local)

@@ -1,0 +1,57 @@
+"""Namespaces and the fixed IRIs ontoloom uses: vocabulary, named graphs, bookkeeping."""
+
+from __future__ import annotations
+
+from ontoloom.store.terms import NamedNode
+
+OL = "https://ontoloom.dev/ns#"
+GRAPH_BASE = "https://ontoloom.dev/graph/"
+DEFAULT_ID_BASE = "https://ontoloom.dev/id/"
+
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+OWL = "http://www.w3.org/2002/07/owl#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+SH = "http://www.w3.org/ns/shacl#"
+PROV = "http://www.w3.org/ns/prov#"
+DCTERMS = "http://purl.org/dc/terms/"
+SCHEMA = "https://schema.org/"
+
+PREFIXES = {
+    "ol": OL,
+    "rdf": RDF,
+    "rdfs": RDFS,
+    "owl": OWL,
+    "xsd": XSD,
+    "sh": SH,
+    "prov": PROV,
+    "dcterms": DCTERMS,
+    "schema": SCHEMA,
+}
+
+
+def sparql_prefixes() -> str:
+    return "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())
+
+
+def ol(local: str) -> NamedNode:
+    return NamedNode(OL + local)
+
+
+RDF_TYPE = NamedNode(RDF + "type")
+RDFS_SUBCLASSOF = NamedNode(RDFS + "subClassOf")
+PROV_GENERATED = NamedNode(PROV + "generatedAtTime")
+DCTERMS_MODIFIED = NamedNode(DCTERMS + "modified")
+
+# Named graphs. Trusted data: facts, one graph per record, confirmed. Bookkeeping: meta.
+# Schema extensions live in the schema graph; proposals are reified in theirs.
+FACTS = NamedNode(GRAPH_BASE + "facts")
+CONFIRMED = NamedNode(GRAPH_BASE + "confirmed")
+SCHEMA_GRAPH = NamedNode(GRAPH_BASE + "schema")
+PROPOSALS = NamedNode(GRAPH_BASE + "proposals")
+META = NamedNode(GRAPH_BASE + "meta")
+RECORD_GRAPH_PREFIX = GRAPH_BASE + "record/"
+
+STORE_NODE = ol("store")
+GENERATION = ol("generation")
+LAST_CHANGE = ol("lastChange")
