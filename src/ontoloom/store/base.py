@@ -57,7 +57,10 @@ class Backend(Protocol):
     writable: bool
 
     def select(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[Row]:
-        """Run a SELECT; ``bindings`` pre-bind variables to typed terms (never pasted)."""
+        """Run a SELECT; ``bindings`` pre-bind variables to typed terms (never pasted).
+
+        Bound variables must be projected (SEP-0007 substitution, as Oxigraph implements it).
+        """
         ...
 
     def ask(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> bool: ...

@@ -80,6 +80,19 @@ class EmbeddedBackend:
         return cls(pyoxigraph.Store(), writable=True)
 
     @classmethod
+    def scratch(cls, quads: Iterable[Quad] = ()) -> EmbeddedBackend:
+        """An in-memory working copy (validation overlays): no generation bookkeeping."""
+        store = pyoxigraph.Store()
+        store.extend(quads)
+        return cls(store, writable=True)
+
+    def patch(self, delta: Delta) -> None:
+        """Apply ``delta`` to a scratch store, without bookkeeping or atomicity."""
+        for quad in delta.removes:
+            self._store.remove(quad)
+        self._store.extend(delta.adds)
+
+    @classmethod
     def open(cls, path: Path, *, writable: bool) -> EmbeddedBackend:
         """Open the store at ``path``: read-write (creates it) or read-only.
 

@@ -17,6 +17,7 @@ from ontoloom.shacl.components import Constraint, sh_values
 from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.shacl.shapes import RDF_TYPE, Shape, ShapeSet, sh
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
+from ontoloom.vocab import RDFS
 
 _PREFIX_LINE = re.compile(r"^\s*(PREFIX\s+[\w-]*:\s*<[^>]*>|BASE\s+<[^>]*>)\s*", re.IGNORECASE)
 _FORBIDDEN = re.compile(r"\b(MINUS|SERVICE|VALUES)\b", re.IGNORECASE)
@@ -61,6 +62,13 @@ def bind_parameters(query: str, shape: Shape, bindings: dict[str, Term]) -> str:
     return query
 
 
+def component_short_name(iri: NamedNode) -> str:
+    """``ex:AcyclicConstraintComponent`` → ``acyclic``."""
+    local = re.split(r"[#/]", iri.value)[-1]
+    name = re.sub(r"ConstraintComponent$", "", local) or local
+    return name[:1].lower() + name[1:]
+
+
 def check_prebinding(query: str) -> None:
     if _FORBIDDEN.search(query):
         raise CompileError("the query uses MINUS, SERVICE or VALUES, which pre-binding forbids")
@@ -84,6 +92,11 @@ class _SelectBased(Constraint):
 
 class SPARQLConstraintComponent(_SelectBased):
     component, name = "SPARQLConstraintComponent", "sparql"
+    label: str | None = None
+
+    @property
+    def short_name(self) -> str:
+        return self.label or self.name
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
@@ -97,6 +110,8 @@ class SPARQLConstraintComponent(_SelectBased):
                 continue
             c = cls(select.value, prefixes_of(g, node), {})
             c.source_constraint = node
+            label = g.value(node, NamedNode(RDFS + "label"))
+            c.label = label.value if isinstance(label, Literal) else None
             c.default_messages = tuple(m for m in g.objects(node, sh("message")) if isinstance(m, Literal))
             out.append(c)
         return out
@@ -115,8 +130,7 @@ class CustomSelectConstraint(_SelectBased):
 
     @property
     def short_name(self) -> str:
-        local = re.split(r"[#/]", self.iri.value)[-1]
-        return re.sub(r"ConstraintComponent$", "", local) or local
+        return component_short_name(self.iri)
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
@@ -133,7 +147,7 @@ class CustomAskConstraint(Constraint):
 
     @property
     def short_name(self) -> str:
-        return CustomSelectConstraint.short_name.fget(self)  # type: ignore[attr-defined]
+        return component_short_name(self.iri)
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:

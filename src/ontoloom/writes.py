@@ -1,0 +1,230 @@
+"""The one write path every front end uses.
+
+delta → focus nodes → validate the store *as if* the delta were applied → commit the delta
+as one atomic store operation. An invalid delta commits nothing.
+
+Validation never touches the whole graph: the focus nodes' neighbourhood (as far as the
+shapes can see, see :mod:`ontoloom.shacl.footprint`) is copied into a scratch store, the
+delta is applied there, and the compiled shapes run on the focus nodes only. Acyclic
+relations are checked against the real store with property-path queries.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable
+from functools import cached_property
+
+from ontoloom.errors import ValidationFailed
+from ontoloom.findings import finding_from_result
+from ontoloom.model import Finding, IdSpace, vocab_name
+from ontoloom.schema import RelationSpec, Schema
+from ontoloom.shacl.footprint import footprint
+from ontoloom.store.base import Backend, Delta
+from ontoloom.store.embedded import EmbeddedBackend
+from ontoloom.store.terms import BlankNode, Literal, NamedNode, Quad, Term
+from ontoloom.vocab import META, RDF_TYPE
+
+__all__ = ["WritePath"]
+
+_BATCH = 400  # terms per VALUES block
+
+
+class WritePath:
+    def __init__(self, backend: Backend, schema: Schema, ids: IdSpace) -> None:
+        self.backend = backend
+        self.schema = schema
+        self.ids = ids
+        self.after_commit: list[Callable[[Delta, int], None]] = []
+
+    @cached_property
+    def _footprint(self):  # type: ignore[no-untyped-def]
+        return footprint(self.schema.shapes)
+
+    # -- the path ----------------------------------------------------------------------------
+    def commit(self, delta: Delta) -> int:
+        """Validate and commit ``delta``; return the new store generation.
+
+        :raises ValidationFailed: with the findings; nothing is stored.
+        """
+        delta = delta.normalized()
+        if delta.is_empty():
+            return self.backend.generation()
+        findings = self.check(delta)
+        if findings:
+            raise ValidationFailed(findings)
+        generation = self.backend.apply(delta)
+        for listener in self.after_commit:
+            listener(delta, generation)
+        return generation
+
+    def check(self, delta: Delta) -> list[Finding]:
+        """What would break if ``delta`` were applied (shapes, then acyclicity)."""
+        delta = delta.normalized()
+        focus = self.focus_nodes(delta)
+        overlay = EmbeddedBackend.scratch(self._neighbourhood(focus))
+        overlay.patch(delta)
+        report = self.schema.write_validator.validate(
+            overlay, focus, hierarchy=self.schema.hierarchy
+        )
+        findings = [finding_from_result(r, self.ids, self.schema.shapes) for r in report.violations]
+        findings.extend(self._cycles(delta))
+        return sorted(set(findings), key=lambda f: (f.focus, f.path or "", f.constraint, str(f.value)))
+
+    # -- focus nodes and their neighbourhood -----------------------------------------------------
+    def focus_nodes(self, delta: Delta) -> list[Term]:
+        """Subjects and objects of changed triples, and the nodes whose checks reach them."""
+        nodes: dict[Term, None] = {}
+        retyped: dict[Term, None] = {}
+        for quad in (*delta.adds, *delta.removes):
+            nodes[quad.subject] = None
+            if not isinstance(quad.object, Literal):
+                nodes[quad.object] = None
+            if quad.predicate == RDF_TYPE:
+                retyped[quad.subject] = None
+        # A node whose type changed can break sh:class on the nodes pointing at it.
+        nodes.update(dict.fromkeys(self._predecessors(list(retyped))))
+        # Shapes that see further than one edge make predecessors focus nodes too.
+        frontier = list(nodes)
+        for _ in range(self._footprint.radius - 1):
+            frontier = [p for p in self._predecessors(frontier) if p not in nodes]
+            nodes.update(dict.fromkeys(frontier))
+        return list(nodes)
+
+    def _predecessors(self, nodes: list[Term]) -> list[Term]:
+        query = "SELECT DISTINCT ?s ?o WHERE { VALUES ?o { %s } ?s ?p ?o }"
+        return list(dict.fromkeys(row["s"] for row in self._rows(query, nodes, "o")))  # type: ignore[misc]
+
+    def _neighbourhood(self, focus: list[Term]) -> list[Quad]:
+        fp = self._footprint
+        quads: set[Quad] = set()
+        seen: set[Term] = set()
+        frontier = [n for n in focus if not isinstance(n, Literal)]
+        inverse = " ".join(str(p) for p in sorted(fp.inverse, key=str))
+        for _level in range(fp.radius):
+            frontier = [n for n in frontier if n not in seen]
+            if not frontier:
+                break
+            seen.update(frontier)
+            reached: set[Term] = set()
+            for row in self._rows(
+                "SELECT ?s ?p ?o ?g WHERE { VALUES ?s { %s } GRAPH ?g { ?s ?p ?o } }", frontier, "s"
+            ):
+                quads.add(Quad(row["s"], row["p"], row["o"], row["g"]))  # type: ignore[arg-type]
+                if not isinstance(row["o"], Literal):
+                    reached.add(row["o"])  # type: ignore[arg-type]
+            if inverse:
+                query = (
+                    "SELECT ?s ?p ?o ?g WHERE { VALUES ?o { %s } VALUES ?p { " + inverse + " } "
+                    "GRAPH ?g { ?s ?p ?o } }"
+                )
+                for row in self._rows(query, frontier, "o"):
+                    quads.add(Quad(row["s"], row["p"], row["o"], row["g"]))  # type: ignore[arg-type]
+                    reached.add(row["s"])  # type: ignore[arg-type]
+            frontier = list(reached)
+        # The types of everything reached, for sh:class and class targets.
+        edge = [n for n in frontier if n not in seen]
+        query = "SELECT ?s ?p ?o ?g WHERE { VALUES ?s { %s } BIND(%s AS ?p) GRAPH ?g { ?s ?p ?o } }" % (
+            "%s",
+            RDF_TYPE,
+        )
+        for row in self._rows(query, edge, "s"):
+            quads.add(Quad(row["s"], row["p"], row["o"], row["g"]))  # type: ignore[arg-type]
+        return [q for q in quads if q.graph_name != META]
+
+    def _rows(self, template: str, nodes: Iterable[Term], var: str):  # type: ignore[no-untyped-def]
+        """Run ``template`` (with ``%s`` for a VALUES list) over ``nodes`` in batches;
+        blank nodes are bound one at a time (VALUES cannot hold them)."""
+        nodes = list(nodes)
+        named = [n for n in nodes if not isinstance(n, BlankNode)]
+        for i in range(0, len(named), _BATCH):
+            yield from self.backend.select(template % " ".join(map(str, named[i : i + _BATCH])))
+        for blank in (n for n in nodes if isinstance(n, BlankNode)):
+            yield from self.backend.select(template % "UNDEF", {var: blank})
+
+    # -- acyclic relations -------------------------------------------------------------------
+    def _cycles(self, delta: Delta) -> list[Finding]:
+        findings = []
+        for spec in self.schema.relations.values():
+            if not spec.acyclic:
+                continue
+            adds = sorted(
+                {(q.subject, q.object) for q in delta.adds if q.predicate == spec.iri}, key=str
+            )
+            if not adds:
+                continue
+            removes = {(q.subject, q.object) for q in delta.removes if q.predicate == spec.iri}
+            cycle = self.find_cycle(spec, adds, removes)
+            if cycle:
+                findings.append(self._cycle_finding(spec, cycle))
+        return findings
+
+    def find_cycle(
+        self, spec: RelationSpec, adds: list[tuple[Term, Term]], removes: set[tuple[Term, Term]]
+    ) -> list[Term] | None:
+        """The first cycle the added edges close, as [a, b, …, a]; ``None`` when acyclic."""
+        added: dict[Term, list[Term]] = defaultdict(list)
+        for a, b in adds:
+            added[a].append(b)
+        for a, b in adds:
+            if a == b:
+                return [a, a]
+            # Fast path: with nothing removed and one added edge, one property-path ASK
+            # settles it; otherwise walk the graph as changed by the delta.
+            if not removes and len(adds) == 1:
+                query = f"ASK {{ ?b {spec.iri}+ ?a }}"
+                if not self.backend.ask(query, {"a": a, "b": b}):
+                    return None
+            path = self._path(spec, b, a, added, removes)
+            if path is not None:
+                return [a, *path]
+        return None
+
+    def _path(
+        self,
+        spec: RelationSpec,
+        start: Term,
+        goal: Term,
+        added: dict[Term, list[Term]],
+        removes: set[tuple[Term, Term]],
+    ) -> list[Term] | None:
+        """Breadth-first search from ``start`` to ``goal`` over store + delta edges."""
+        parent: dict[Term, Term | None] = {start: None}
+        frontier = deque([start])
+        query = "SELECT ?s ?o WHERE { VALUES ?s { %s } ?s " + str(spec.iri) + " ?o }"
+        while frontier:
+            level = list(frontier)
+            frontier.clear()
+            successors: dict[Term, list[Term]] = defaultdict(list)
+            for row in self._rows(query, level, "s"):
+                successors[row["s"]].append(row["o"])  # type: ignore[index]
+            for node in level:
+                for nxt in [*successors.get(node, []), *added.get(node, [])]:
+                    if (node, nxt) in removes or nxt in parent:
+                        continue
+                    parent[nxt] = node
+                    if nxt == goal:
+                        path = [nxt]
+                        while parent[path[-1]] is not None:
+                            path.append(parent[path[-1]])  # type: ignore[arg-type]
+                        return list(reversed(path))
+                    frontier.append(nxt)
+        return None
+
+    def _cycle_finding(self, spec: RelationSpec, cycle: list[Term]) -> Finding:
+        ids = [self.ids.id_of(n) for n in cycle]
+        arrow = " → ".join(ids)
+        return Finding(
+            focus=ids[0],
+            path=spec.name,
+            constraint="acyclic",
+            value=ids[1] if len(ids) > 1 else None,
+            message=(
+                f"{spec.name} is acyclic, and this would close the cycle {arrow}; "
+                f"unrelate one of these {spec.name} links first"
+            ),
+        )
+
+
+def relation_name(term: Term) -> str:
+    return vocab_name(term) if isinstance(term, NamedNode) else str(term)
