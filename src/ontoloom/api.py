@@ -358,8 +358,8 @@ class Graph:
 
     def create(self, type_name: str, properties: dict[str, Any] | None = None, id: str | None = None) -> Entity:
         """Create an entity. :raises ValidationFailed: when it breaks a rule."""
+        type_iri = self._type_iri(type_name, id or f"(new {type_name})")
         entity_id = check_id(id) if id is not None else new_id(type_name)
-        type_iri = self._type_iri(type_name, entity_id)
         node = self.ids.iri(entity_id)
         if self.exists(entity_id):
             raise ValidationFailed(

@@ -101,7 +101,9 @@ def results_from_report(triples: list[Triple]) -> list[Result]:
         return g.value(node, NamedNode(SH + local))
 
     out = []
-    for node in g.subjects(NamedNode(RDF + "type"), NamedNode(SH + "ValidationResult")):
+    reports = g.subjects(NamedNode(RDF + "type"), NamedNode(SH + "ValidationReport"))
+    # Only the report's own results: nested sh:detail results explain them, they are not theirs.
+    for node in [r for report in reports for r in g.objects(report, NamedNode(SH + "result"))]:
         path_node = one(node, "resultPath")
         path: Any = None
         if path_node is not None:

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from ontoloom.api import Graph
+from ontoloom.cli import main
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test sees the developer's ONTOLOOM_HOME or waits long on a lock."""
+    monkeypatch.delenv("ONTOLOOM_HOME", raising=False)
+    monkeypatch.setenv("ONTOLOOM_LOCK_TIMEOUT", "0.3")
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "instance" / ".ontoloom"
+
+
+@pytest.fixture
+def graph(data_dir: Path) -> Iterator[Graph]:
+    with Graph.open(data_dir, write=True, create=True) as g:
+        yield g
+
+
+class Cli:
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, input: str | None = None) -> Result:
+        return self.runner.invoke(main, ["--data-dir", str(self.data_dir), *args], input=input)
+
+    def json(self, *args: str) -> Result:
+        return self(*args, "--json")
+
+
+@pytest.fixture
+def cli(data_dir: Path) -> Cli:
+    return Cli(data_dir)
+
+
+def quads_of(data_dir: Path) -> set:
+    """Every quad of a data dir's store (outside of bookkeeping)."""
+    from ontoloom.store import open_backend
+    from ontoloom.vocab import META
+
+    with open_backend(data_dir, write=False) as backend:
+        return {q for q in backend.quads() if q.graph_name != META}
+
+
+os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
