@@ -67,7 +67,7 @@ class EmbeddedBackend:
     >>> q = Quad(NamedNode("http://a"), NamedNode("http://p"), Literal("x"), NamedNode("http://g"))
     >>> b.apply(Delta(adds={q}))
     1
-    >>> [row["o"].value for row in b.select("SELECT ?o WHERE { ?s ?p ?o } ")]
+    >>> [row["o"].value for row in b.select("SELECT ?o WHERE { GRAPH <http://g> { ?s ?p ?o } }")]
     ['x']
     """
 

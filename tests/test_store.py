@@ -1,0 +1,110 @@
+"""Data dir resolution, locking and the storage seam."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ontoloom.api import Graph
+from ontoloom.config import resolve_data_dir
+from ontoloom.errors import Busy, NoStore
+from ontoloom.store import open_backend
+from ontoloom.store.base import Delta
+from ontoloom.store.embedded import EmbeddedBackend
+from ontoloom.store.lock import DataDirLock
+from ontoloom.store.terms import Literal, NamedNode, Quad
+
+
+def test_data_dir_resolution_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    instance = tmp_path / "inst"
+    (instance / "deep" / "er").mkdir(parents=True)
+    (instance / "ontoloom.toml").write_text("")
+    inner = instance / "deep" / "er"
+    assert resolve_data_dir(None, inner) == instance / ".ontoloom"
+    monkeypatch.setenv("ONTOLOOM_HOME", str(tmp_path / "home"))
+    assert resolve_data_dir(None, inner) == tmp_path / "home"
+    assert resolve_data_dir(tmp_path / "explicit", inner) == tmp_path / "explicit"
+    monkeypatch.delenv("ONTOLOOM_HOME")
+    assert resolve_data_dir(None, tmp_path) == tmp_path / ".ontoloom"
+
+
+def test_commands_inside_an_instance_use_its_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from ontoloom.cli import main
+
+    runner = CliRunner()
+    assert runner.invoke(main, ["init", str(tmp_path / "inst")]).exit_code == 0
+    (tmp_path / "inst" / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "inst" / "sub")
+    assert runner.invoke(main, ["create", "Person", "-p", "name=Ann", "--id", "pers_ann"]).exit_code == 0
+    assert (tmp_path / "inst" / ".ontoloom" / "store").is_dir()
+    assert not (tmp_path / "inst" / "sub" / ".ontoloom").exists()
+
+
+def test_opening_a_missing_store_read_only_says_so_and_creates_nothing(tmp_path: Path) -> None:
+    with pytest.raises(NoStore, match="no ontoloom store"), Graph.open(tmp_path / "none"):
+        pass
+    assert not (tmp_path / "none").exists()
+
+
+def test_a_second_writer_waits_then_fails_busy_naming_the_data_dir(tmp_path: Path) -> None:
+    data_dir = tmp_path / "d"
+    with open_backend(data_dir, write=True, create=True), pytest.raises(Busy, match=str(data_dir)):
+        with open_backend(data_dir, write=True, wait=0.1):
+            pass
+
+
+def test_readers_share_and_exclude_writers(tmp_path: Path) -> None:
+    data_dir = tmp_path / "d"
+    with open_backend(data_dir, write=True, create=True):
+        pass
+    with DataDirLock(data_dir, exclusive=False, wait=0), DataDirLock(data_dir, exclusive=False, wait=0):
+        with pytest.raises(Busy):
+            DataDirLock(data_dir, exclusive=True, wait=0.05).acquire()
+
+
+def test_the_lock_is_held_across_processes(tmp_path: Path) -> None:
+    data_dir = tmp_path / "d"
+    with open_backend(data_dir, write=True, create=True):
+        pass
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from pathlib import Path
+        from ontoloom.store import open_backend
+        from ontoloom.errors import Busy
+        try:
+            with open_backend(Path({str(data_dir)!r}), write=True, wait=0.2):
+                sys.exit(0)
+        except Busy:
+            sys.exit(7)
+        """
+    )
+    with open_backend(data_dir, write=False):
+        assert subprocess.run([sys.executable, "-c", script]).returncode == 7
+    assert subprocess.run([sys.executable, "-c", script]).returncode == 0
+
+
+def test_a_delta_commits_atomically_and_counts_generations() -> None:
+    backend = EmbeddedBackend.memory()
+    a, p = NamedNode("http://a"), NamedNode("http://p")
+    g = NamedNode("http://g")
+    assert backend.generation() == 0
+    assert backend.apply(Delta(adds={Quad(a, p, Literal("1"), g)})) == 1
+    assert backend.apply(Delta(adds={Quad(a, p, Literal("2"), g)}, removes={Quad(a, p, Literal("1"), g)})) == 2
+    values = {q.object.value for q in backend.quads(g)}
+    assert values == {"2"}
+
+
+def test_a_failing_update_rolls_back_earlier_operations() -> None:
+    """The atomic unit the write path relies on: one update request, all or nothing."""
+    backend = EmbeddedBackend.memory()
+    a, p = NamedNode("http://a"), NamedNode("http://p")
+    with pytest.raises(Exception):
+        backend._store.update(f'INSERT DATA {{ {a} {p} "1" }} ; LOAD <file:///nonexistent/x.ttl>')
+    assert list(backend.quads()) == []
