@@ -100,7 +100,7 @@ class WritePath:
         quads: set[Quad] = set()
         seen: set[Term] = set()
         frontier = [n for n in focus if not isinstance(n, Literal)]
-        inverse = " ".join(str(p) for p in sorted(fp.inverse, key=str))
+        inverse = sorted(fp.inverse, key=str)
         for _level in range(fp.radius):
             frontier = [n for n in frontier if n not in seen]
             if not frontier:
@@ -113,23 +113,17 @@ class WritePath:
                 quads.add(Quad(row["s"], row["p"], row["o"], row["g"]))  # type: ignore[arg-type]
                 if not isinstance(row["o"], Literal):
                     reached.add(row["o"])  # type: ignore[arg-type]
-            if inverse:
-                query = (
-                    "SELECT ?s ?p ?o ?g WHERE { VALUES ?o { %s } VALUES ?p { " + inverse + " } "
-                    "GRAPH ?g { ?s ?p ?o } }"
-                )
+            for predicate in inverse:  # one query each: Oxigraph plans two VALUES blocks badly
+                query = "SELECT ?s ?o ?g WHERE { VALUES ?o { %s } GRAPH ?g { ?s " + str(predicate) + " ?o } }"
                 for row in self._rows(query, frontier, "o"):
-                    quads.add(Quad(row["s"], row["p"], row["o"], row["g"]))  # type: ignore[arg-type]
+                    quads.add(Quad(row["s"], predicate, row["o"], row["g"]))  # type: ignore[arg-type]
                     reached.add(row["s"])  # type: ignore[arg-type]
             frontier = list(reached)
         # The types of everything reached, for sh:class and class targets.
         edge = [n for n in frontier if n not in seen]
-        query = "SELECT ?s ?p ?o ?g WHERE { VALUES ?s { %s } BIND(%s AS ?p) GRAPH ?g { ?s ?p ?o } }" % (
-            "%s",
-            RDF_TYPE,
-        )
+        query = "SELECT ?s ?o ?g WHERE { VALUES ?s { %s } GRAPH ?g { ?s " + str(RDF_TYPE) + " ?o } }"
         for row in self._rows(query, edge, "s"):
-            quads.add(Quad(row["s"], row["p"], row["o"], row["g"]))  # type: ignore[arg-type]
+            quads.add(Quad(row["s"], RDF_TYPE, row["o"], row["g"]))  # type: ignore[arg-type]
         return [q for q in quads if q.graph_name != META]
 
     def _rows(self, template: str, nodes: Iterable[Term], var: str):  # type: ignore[no-untyped-def]

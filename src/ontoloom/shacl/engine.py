@@ -173,9 +173,12 @@ class Validator:
         if focus_list is not None and not focus_list:
             return report
         restriction, blanks = _restriction(focus_list)
+        profile = None if focus_list is None else _Profile.of(data, focus_list, hierarchy)
         seen: set[tuple[str, ...]] = set()
         for unit in units:
             report.engines[_shape_label(unit.top.node)] = "sparql"
+            if profile is not None and not profile.may_target(unit.top):
+                continue
             runs: list[tuple[str, dict[str, Term] | None]] = []
             unrestricted = _FOCUS_MARK.sub("", unit.query)
             if focus_list is None:
@@ -205,6 +208,49 @@ class Validator:
                     seen.add(result.key())
                     report.results.append(result)
         return report
+
+
+@dataclass
+class _Profile:
+    """What the focus nodes look like, to skip shapes that cannot target any of them."""
+
+    nodes: set[Term]
+    classes: set[Term]  # the focus nodes' types and all their superclasses
+    out: set[Term]
+    into: set[Term]
+
+    @classmethod
+    def of(cls, data: Backend, focus: list[Term], hierarchy: Hierarchy) -> _Profile:
+        named = " ".join(str(f) for f in focus if not isinstance(f, BlankNode))
+        types: set[Term] = set()
+        out: set[Term] = set()
+        into: set[Term] = set()
+        if named:
+            for row in data.select(f"SELECT DISTINCT ?p ?o WHERE {{ VALUES ?s {{ {named} }} ?s ?p ?o }}"):
+                out.add(row["p"])  # type: ignore[arg-type]
+                if row["p"] == _RDF_TYPE:
+                    types.add(row["o"])  # type: ignore[arg-type]
+            for row in data.select(f"SELECT DISTINCT ?p WHERE {{ VALUES ?o {{ {named} }} ?s ?p ?o }}"):
+                into.add(row["p"])  # type: ignore[arg-type]
+        if any(isinstance(f, BlankNode) for f in focus):  # cannot profile blank nodes cheaply
+            return cls(set(focus), {_ANY}, {_ANY}, {_ANY})
+        return cls(set(focus), hierarchy.superclasses_of(types), out, into)
+
+    def may_target(self, shape: Shape) -> bool:
+        for t in shape.targets:
+            if t.kind == "targetNode" and t.term in self.nodes:
+                return True
+            if t.kind == "targetClass" and (t.term in self.classes or _ANY in self.classes):
+                return True
+            if t.kind == "targetSubjectsOf" and (t.term in self.out or _ANY in self.out):
+                return True
+            if t.kind == "targetObjectsOf" and (t.term in self.into or _ANY in self.into):
+                return True
+        return False
+
+
+_ANY = NamedNode("urn:ontoloom:any")
+_RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 
 
 def _select(cx: Compiler, violation: Violation, source: Callable[[str], str]) -> str:

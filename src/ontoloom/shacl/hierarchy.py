@@ -41,5 +41,19 @@ class Hierarchy:
         self._cache[cls] = result
         return result
 
+    def superclasses_of(self, classes: Iterable[Term]) -> set[Term]:
+        """``classes`` and every class they are (transitively) subclasses of."""
+        parents: dict[Term, set[Term]] = {}
+        for sub, sup in self.pairs:
+            parents.setdefault(sub, set()).add(sup)
+        seen = set(classes)
+        stack = list(seen)
+        while stack:
+            for parent in parents.get(stack.pop(), ()):
+                if parent not in seen:
+                    seen.add(parent)
+                    stack.append(parent)
+        return seen
+
     def key(self) -> frozenset[tuple[Term, Term]]:
         return self.pairs

@@ -1,0 +1,168 @@
+"""`make bench`: the figures behind ontoloom's performance targets.
+
+Every row names the graph size. Figures are medians (p50) and p95 over repeated runs, and
+ratios against a baseline measured in the same process, never absolute promises.
+
+Targets (issue 2): validated create/relate p50 at 100k entities ≤ 1.5 × p50 at 1k.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ontoloom.api import Graph
+from ontoloom.store.base import Delta
+from ontoloom.store.terms import Literal, NamedNode, Quad
+from ontoloom.vocab import FACTS, OL, PROV_GENERATED, RDF_TYPE, XSD
+
+STATUSES = ["open", "in_progress", "blocked", "done", "cancelled"]
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def synthetic_quads(g: Graph, n: int) -> list[Quad]:
+    """n entities (tasks, people, projects) with the relations a team graph has."""
+    ol = lambda local: NamedNode(OL + local)  # noqa: E731
+    stamp = Literal("2026-11-01T00:00:00Z", datatype=NamedNode(XSD + "dateTime"))
+    quads: list[Quad] = []
+    people = max(1, n // 20)
+    projects = max(1, n // 50)
+    for i in range(people):
+        p = g.ids.iri(f"pers_{i:08x}")
+        quads += [Quad(p, RDF_TYPE, ol("Person"), FACTS), Quad(p, ol("name"), Literal(f"Person {i}"), FACTS),
+                  Quad(p, PROV_GENERATED, stamp, FACTS)]
+    for i in range(projects):
+        p = g.ids.iri(f"proj_{i:08x}")
+        quads += [Quad(p, RDF_TYPE, ol("Project"), FACTS), Quad(p, ol("name"), Literal(f"Project {i}"), FACTS),
+                  Quad(p, ol("status"), Literal("active"), FACTS)]
+    for i in range(n - people - projects):
+        t = g.ids.iri(f"task_{i:08x}")
+        quads += [
+            Quad(t, RDF_TYPE, ol("Task"), FACTS),
+            Quad(t, ol("title"), Literal(f"Task number {i}"), FACTS),
+            Quad(t, ol("status"), Literal(STATUSES[i % 5]), FACTS),
+            Quad(t, PROV_GENERATED, stamp, FACTS),
+            Quad(t, ol("assigned_to"), g.ids.iri(f"pers_{i % people:08x}"), FACTS),
+            Quad(g.ids.iri(f"proj_{i % projects:08x}"), ol("has_task"), t, FACTS),
+        ]
+        if i % 3 and i > 0:  # blocking chains of length ~3
+            quads.append(Quad(g.ids.iri(f"task_{i - 1:08x}"), ol("blocks"), t, FACTS))
+    return quads
+
+
+def timed(fn: Callable[[], object], repeat: int) -> list[float]:
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+def bench_writes(n: int, repeat: int, oracle_repeat: int) -> dict[str, list[float]]:
+    with tempfile.TemporaryDirectory() as tmp, Graph.open(Path(tmp) / "d", write=True, create=True) as g:
+        quads = synthetic_quads(g, n)
+        g.backend.bulk_load(quads)
+        tasks = [f"task_{i:08x}" for i in range(0, n - n // 20 - n // 50, max(1, n // repeat))][:repeat]
+        # Warm the compiled plans, as a long-lived process would have them.
+        g.create("Task", {"title": "warm", "status": "open"}, id="task_warm")
+        counter = iter(range(10**9))
+        creates = timed(lambda: g.create("Task", {"title": "New task", "status": "open", "priority": "high"},
+                                         id=f"task_new{next(counter)}"), repeat)
+        pairs = iter(zip(tasks, [f"task_new{i}" for i in range(repeat)], strict=False))
+        relates = timed(lambda: g.relate(*next(pairs)[::-1][::-1][:1], "blocks", next(pairs)[1]) if False else
+                        _relate_next(g, pairs), repeat)
+        raw_store = _raw_store_insert_cost(quads, repeat)
+        oracle = _pyshacl_focus_cost(g, quads, oracle_repeat)
+    return {"create": creates, "relate": relates, "raw insert": raw_store, "pyshacl focus": oracle}
+
+
+def _relate_next(g: Graph, pairs) -> None:  # type: ignore[no-untyped-def]
+    try:
+        a, b = next(pairs)
+    except StopIteration:
+        return
+    g.relate(b, "blocks", a)
+
+
+def _raw_store_insert_cost(quads: list[Quad], repeat: int) -> list[float]:
+    """The same single-entity insert straight into pyoxigraph, no validation."""
+    from ontoloom.store.embedded import EmbeddedBackend
+
+    backend = EmbeddedBackend.scratch(quads)
+    ol = lambda local: NamedNode(OL + local)  # noqa: E731
+    counter = iter(range(10**9))
+
+    def insert() -> None:
+        node = NamedNode(f"https://ontoloom.dev/id/task_raw{next(counter)}")
+        backend.apply(Delta(adds={Quad(node, RDF_TYPE, ol("Task"), FACTS), Quad(node, ol("title"), Literal("New"), FACTS),
+                                  Quad(node, ol("status"), Literal("open"), FACTS)}))
+
+    return timed(insert, repeat)
+
+
+def _pyshacl_focus_cost(g: Graph, quads: list[Quad], repeat: int) -> list[float]:
+    """pySHACL validating only the new node (focus_nodes), the way an after-the-fact
+    validator would check one write: it still needs the whole data graph in rdflib."""
+    from ontoloom.schema import builtin_triples
+    from ontoloom.shacl.oracle import to_rdflib, to_rdflib_term
+
+    import pyshacl
+
+    ontology, shapes = builtin_triples()
+    data = to_rdflib(q.triple for q in quads)
+    shacl = to_rdflib(shapes)
+    ont = to_rdflib(ontology)
+    ol = lambda local: NamedNode(OL + local)  # noqa: E731
+    counter = iter(range(10**9))
+
+    def validate() -> None:
+        node = NamedNode(f"https://ontoloom.dev/id/task_py{next(counter)}")
+        for s, p, o in [(node, RDF_TYPE, ol("Task")), (node, ol("title"), Literal("New")), (node, ol("status"), Literal("open"))]:
+            data.add((to_rdflib_term(s), to_rdflib_term(p), to_rdflib_term(o)))
+        pyshacl.validate(data, shacl_graph=shacl, ont_graph=ont, inference="none",
+                         focus_nodes=[to_rdflib_term(node)])
+
+    return timed(validate, repeat)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--oracle-repeat", type=int, default=5)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    rows = []
+    baseline: dict[str, float] = {}
+    print(f"{'operation':<16}{'entities':>10}{'p50 ms':>10}{'p95 ms':>10}{'vs 1st size':>13}", flush=True)
+    for n in sizes:
+        results = bench_writes(n, args.repeat, args.oracle_repeat)
+        for name, samples in results.items():
+            p50, p95 = statistics.median(samples) * 1000, percentile(samples, 0.95) * 1000
+            baseline.setdefault(name, p50)
+            ratio = p50 / baseline[name]
+            rows.append((name, n, p50, p95, ratio))
+            print(f"{name:<16}{n:>10}{p50:>10.2f}{p95:>10.2f}{ratio:>12.2f}x", flush=True)
+    print()
+    for name in ("create", "relate"):
+        small = [r for r in rows if r[0] == name][0]
+        large = [r for r in rows if r[0] == name][-1]
+        print(f"{name}: p50@{large[1]} / p50@{small[1]} = {large[2] / small[2]:.2f} (target ≤ 1.5)")
+    for n in sizes:
+        ours = [r for r in rows if r[0] == "create" and r[1] == n][0][2]
+        theirs = [r for r in rows if r[0] == "pyshacl focus" and r[1] == n][0][2]
+        print(f"validated create vs pySHACL focus validation at {n}: {theirs / ours:.0f}x faster")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
