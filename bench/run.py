@@ -26,7 +26,7 @@ STATUSES = ["open", "in_progress", "blocked", "done", "cancelled"]
 
 def percentile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def synthetic_quads(g: Graph, n: int) -> list[Quad]:
@@ -38,12 +38,18 @@ def synthetic_quads(g: Graph, n: int) -> list[Quad]:
     projects = max(1, n // 50)
     for i in range(people):
         p = g.ids.iri(f"pers_{i:08x}")
-        quads += [Quad(p, RDF_TYPE, ol("Person"), FACTS), Quad(p, ol("name"), Literal(f"Person {i}"), FACTS),
-                  Quad(p, PROV_GENERATED, stamp, FACTS)]
+        quads += [
+            Quad(p, RDF_TYPE, ol("Person"), FACTS),
+            Quad(p, ol("name"), Literal(f"Person {i}"), FACTS),
+            Quad(p, PROV_GENERATED, stamp, FACTS),
+        ]
     for i in range(projects):
         p = g.ids.iri(f"proj_{i:08x}")
-        quads += [Quad(p, RDF_TYPE, ol("Project"), FACTS), Quad(p, ol("name"), Literal(f"Project {i}"), FACTS),
-                  Quad(p, ol("status"), Literal("active"), FACTS)]
+        quads += [
+            Quad(p, RDF_TYPE, ol("Project"), FACTS),
+            Quad(p, ol("name"), Literal(f"Project {i}"), FACTS),
+            Quad(p, ol("status"), Literal("active"), FACTS),
+        ]
     for i in range(n - people - projects):
         t = g.ids.iri(f"task_{i:08x}")
         quads += [
@@ -69,29 +75,36 @@ def timed(fn: Callable[[], object], repeat: int) -> list[float]:
 
 
 def bench_writes(n: int, repeat: int, oracle_repeat: int) -> dict[str, list[float]]:
-    with tempfile.TemporaryDirectory() as tmp, Graph.open(Path(tmp) / "d", write=True, create=True) as g:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Graph.open(Path(tmp) / "d", write=True, create=True) as g,
+    ):
         quads = synthetic_quads(g, n)
         g.backend.bulk_load(quads)
-        tasks = [f"task_{i:08x}" for i in range(0, n - n // 20 - n // 50, max(1, n // repeat))][:repeat]
+        tasks = [f"task_{i:08x}" for i in range(0, n - n // 20 - n // 50, max(1, n // repeat))][
+            :repeat
+        ]
         # Warm the compiled plans, as a long-lived process would have them.
         g.create("Task", {"title": "warm", "status": "open"}, id="task_warm")
         counter = iter(range(10**9))
-        creates = timed(lambda: g.create("Task", {"title": "New task", "status": "open", "priority": "high"},
-                                         id=f"task_new{next(counter)}"), repeat)
-        pairs = iter(zip(tasks, [f"task_new{i}" for i in range(repeat)], strict=False))
-        relates = timed(lambda: g.relate(*next(pairs)[::-1][::-1][:1], "blocks", next(pairs)[1]) if False else
-                        _relate_next(g, pairs), repeat)
+        creates = timed(
+            lambda: g.create(
+                "Task",
+                {"title": "New task", "status": "open", "priority": "high"},
+                id=f"task_new{next(counter)}",
+            ),
+            repeat,
+        )
+        # Each new task blocks an existing one: type checks, cardinality and a cycle check.
+        pairs = iter(zip([f"task_new{i}" for i in range(repeat)], tasks, strict=False))
+        relates = timed(lambda: g.relate(*_pair(next(pairs))), repeat)
         raw_store = _raw_store_insert_cost(quads, repeat)
         oracle = _pyshacl_focus_cost(g, quads, oracle_repeat)
     return {"create": creates, "relate": relates, "raw insert": raw_store, "pyshacl focus": oracle}
 
 
-def _relate_next(g: Graph, pairs) -> None:  # type: ignore[no-untyped-def]
-    try:
-        a, b = next(pairs)
-    except StopIteration:
-        return
-    g.relate(b, "blocks", a)
+def _pair(pair: tuple[str, str]) -> tuple[str, str, str]:
+    return pair[0], "blocks", pair[1]
 
 
 def _raw_store_insert_cost(quads: list[Quad], repeat: int) -> list[float]:
@@ -104,8 +117,15 @@ def _raw_store_insert_cost(quads: list[Quad], repeat: int) -> list[float]:
 
     def insert() -> None:
         node = NamedNode(f"https://ontoloom.dev/id/task_raw{next(counter)}")
-        backend.apply(Delta(adds={Quad(node, RDF_TYPE, ol("Task"), FACTS), Quad(node, ol("title"), Literal("New"), FACTS),
-                                  Quad(node, ol("status"), Literal("open"), FACTS)}))
+        backend.apply(
+            Delta(
+                adds={
+                    Quad(node, RDF_TYPE, ol("Task"), FACTS),
+                    Quad(node, ol("title"), Literal("New"), FACTS),
+                    Quad(node, ol("status"), Literal("open"), FACTS),
+                }
+            )
+        )
 
     return timed(insert, repeat)
 
@@ -113,10 +133,10 @@ def _raw_store_insert_cost(quads: list[Quad], repeat: int) -> list[float]:
 def _pyshacl_focus_cost(g: Graph, quads: list[Quad], repeat: int) -> list[float]:
     """pySHACL validating only the new node (focus_nodes), the way an after-the-fact
     validator would check one write: it still needs the whole data graph in rdflib."""
+    import pyshacl
+
     from ontoloom.schema import builtin_triples
     from ontoloom.shacl.oracle import to_rdflib, to_rdflib_term
-
-    import pyshacl
 
     ontology, shapes = builtin_triples()
     data = to_rdflib(q.triple for q in quads)
@@ -127,10 +147,19 @@ def _pyshacl_focus_cost(g: Graph, quads: list[Quad], repeat: int) -> list[float]
 
     def validate() -> None:
         node = NamedNode(f"https://ontoloom.dev/id/task_py{next(counter)}")
-        for s, p, o in [(node, RDF_TYPE, ol("Task")), (node, ol("title"), Literal("New")), (node, ol("status"), Literal("open"))]:
+        for s, p, o in [
+            (node, RDF_TYPE, ol("Task")),
+            (node, ol("title"), Literal("New")),
+            (node, ol("status"), Literal("open")),
+        ]:
             data.add((to_rdflib_term(s), to_rdflib_term(p), to_rdflib_term(o)))
-        pyshacl.validate(data, shacl_graph=shacl, ont_graph=ont, inference="none",
-                         focus_nodes=[to_rdflib_term(node)])
+        pyshacl.validate(
+            data,
+            shacl_graph=shacl,
+            ont_graph=ont,
+            inference="none",
+            focus_nodes=[to_rdflib_term(node)],
+        )
 
     return timed(validate, repeat)
 
@@ -144,7 +173,10 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
     baseline: dict[str, float] = {}
-    print(f"{'operation':<16}{'entities':>10}{'p50 ms':>10}{'p95 ms':>10}{'vs 1st size':>13}", flush=True)
+    print(
+        f"{'operation':<16}{'entities':>10}{'p50 ms':>10}{'p95 ms':>10}{'vs 1st size':>13}",
+        flush=True,
+    )
     for n in sizes:
         results = bench_writes(n, args.repeat, args.oracle_repeat)
         for name, samples in results.items():
@@ -155,12 +187,12 @@ def main() -> None:
             print(f"{name:<16}{n:>10}{p50:>10.2f}{p95:>10.2f}{ratio:>12.2f}x", flush=True)
     print()
     for name in ("create", "relate"):
-        small = [r for r in rows if r[0] == name][0]
-        large = [r for r in rows if r[0] == name][-1]
+        mine = [r for r in rows if r[0] == name]
+        small, large = mine[0], mine[-1]
         print(f"{name}: p50@{large[1]} / p50@{small[1]} = {large[2] / small[2]:.2f} (target ≤ 1.5)")
     for n in sizes:
-        ours = [r for r in rows if r[0] == "create" and r[1] == n][0][2]
-        theirs = [r for r in rows if r[0] == "pyshacl focus" and r[1] == n][0][2]
+        ours = next(r[2] for r in rows if r[0] == "create" and r[1] == n)
+        theirs = next(r[2] for r in rows if r[0] == "pyshacl focus" and r[1] == n)
         print(f"validated create vs pySHACL focus validation at {n}: {theirs / ours:.0f}x faster")
 
 

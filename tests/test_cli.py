@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from conftest import Cli, quads_of
 
 
@@ -27,7 +28,9 @@ def team(cli: Cli) -> Cli:
 
 
 def test_create_prints_the_entity_in_the_seed_encoding(cli: Cli) -> None:
-    result = cli.json("create", "Task", "-p", "title=Ship it", "-p", "status=open", "-p", "estimate=3")
+    result = cli.json(
+        "create", "Task", "-p", "title=Ship it", "-p", "status=open", "-p", "estimate=3"
+    )
     assert result.exit_code == 0, result.output
     entity = json.loads(result.output)
     assert entity["type"] == "Task"
@@ -36,8 +39,16 @@ def test_create_prints_the_entity_in_the_seed_encoding(cli: Cli) -> None:
 
 
 def test_values_keep_their_json_type(cli: Cli) -> None:
-    props = {"title": "T", "status": "open", "n": 3, "x": 1.5, "ok": True, "due": "2026-12-01",
-             "at": "2026-12-01T09:30:00Z", "tags": ["a", "b"]}
+    props = {
+        "title": "T",
+        "status": "open",
+        "n": 3,
+        "x": 1.5,
+        "ok": True,
+        "due": "2026-12-01",
+        "at": "2026-12-01T09:30:00Z",
+        "tags": ["a", "b"],
+    }
     entity = make(cli, "Task", "task_types", **props)
     assert entity["properties"] == props
     got = json.loads(cli.json("get", "task_types").output)
@@ -50,7 +61,9 @@ def test_tags_is_always_a_list(cli: Cli) -> None:
 
 
 def test_repeated_p_options_gather_a_list(cli: Cli) -> None:
-    result = cli.json("create", "Task", "-p", "title=T", "-p", "status=open", "-p", "tags=a", "-p", "tags=b")
+    result = cli.json(
+        "create", "Task", "-p", "title=T", "-p", "status=open", "-p", "tags=a", "-p", "tags=b"
+    )
     assert json.loads(result.output)["properties"]["tags"] == ["a", "b"]
 
 
@@ -64,7 +77,11 @@ def test_repeated_p_options_gather_a_list(cli: Cli) -> None:
         (["Person"], "minCount", "name"),
         (["Project", "-p", "name=P", "-p", "status=busy"], "in", "status"),
         (["Event", "-p", "title=E"], "minCount", "start"),
-        (["Event", "-p", "title=E", "-p", "start=2026-02-02", "-p", "end=2026-02-01"], "lessThanOrEquals", "start"),
+        (
+            ["Event", "-p", "title=E", "-p", "start=2026-02-02", "-p", "end=2026-02-01"],
+            "lessThanOrEquals",
+            "start",
+        ),
         (["Event", "-p", "title=E", "-p", "start=soon"], "or", "start"),
         (["Document"], "minCount", "title"),
         (["Goal"], "minCount", "description"),
@@ -91,10 +108,25 @@ def test_invalid_entities_are_refused_with_a_report_and_exit_1(
     assert cli.json("list").output.strip() == "[]"
 
 
-@pytest.mark.parametrize("name", ["password", "api_key", "token", "secret", "key", "access_token",
-                                  "private_key", "client_secret", "apiKey", "db_password"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "password",
+        "api_key",
+        "token",
+        "secret",
+        "key",
+        "access_token",
+        "private_key",
+        "client_secret",
+        "apiKey",
+        "db_password",
+    ],
+)
 def test_secrets_are_refused_with_a_pointer_to_secret_ref(cli: Cli, name: str) -> None:
-    result = cli.json("create", "Credential", "-p", "service=s", "-p", "secret_ref=vault:x", "-p", f"{name}=v")
+    result = cli.json(
+        "create", "Credential", "-p", "service=s", "-p", "secret_ref=vault:x", "-p", f"{name}=v"
+    )
     assert result.exit_code == 1
     finding = json.loads(result.output)["results"][0]
     assert finding["path"] == name and finding["constraint"] == "forbidden"
@@ -102,7 +134,9 @@ def test_secrets_are_refused_with_a_pointer_to_secret_ref(cli: Cli, name: str) -
 
 
 def test_secret_ref_and_harmless_names_are_allowed(cli: Cli) -> None:
-    make(cli, "Credential", "cred_ok", service="s", secret_ref="vault:x", sort_key="a", token_count=3)
+    make(
+        cli, "Credential", "cred_ok", service="s", secret_ref="vault:x", sort_key="a", token_count=3
+    )
 
 
 def test_unknown_type_is_refused_with_a_hint(cli: Cli) -> None:
@@ -112,7 +146,7 @@ def test_unknown_type_is_refused_with_a_hint(cli: Cli) -> None:
 
 
 def test_given_ids_are_validated_tokens(cli: Cli) -> None:
-    for bad in ["bad id", "a<b>", "", "-dash", "x" * 300, "quote\"d"]:
+    for bad in ["bad id", "a<b>", "", "-dash", "x" * 300, 'quote"d']:
         result = cli("create", "Person", "--id", bad, "-p", "name=X")
         assert result.exit_code == 2, (bad, result.output)
         assert "invalid id" in result.output
@@ -145,8 +179,13 @@ def test_get_shows_outgoing_and_incoming_relations(team: Cli) -> None:
 
 def test_unknown_id_exits_2(cli: Cli) -> None:
     cli("init")
-    for args in (["get", "nope"], ["update", "nope", "-p", "a=1"], ["delete", "nope"],
-                 ["relations", "nope"], ["traverse", "nope"]):
+    for args in (
+        ["get", "nope"],
+        ["update", "nope", "-p", "a=1"],
+        ["delete", "nope"],
+        ["relations", "nope"],
+        ["traverse", "nope"],
+    ):
         result = cli(*args)
         assert result.exit_code == 2, args
         assert "no entity with id 'nope'" in result.output
@@ -160,7 +199,12 @@ def test_relate_prints_the_relation_with_its_id(team: Cli) -> None:
 
     assert rel["id"] == hashlib.sha256(b"task_a\nblocks\ntask_b").hexdigest()
     assert {k: rel[k] for k in ("from_id", "from_type", "rel", "to_id", "to_type")} == {
-        "from_id": "task_a", "from_type": "Task", "rel": "blocks", "to_id": "task_b", "to_type": "Task"}
+        "from_id": "task_a",
+        "from_type": "Task",
+        "rel": "blocks",
+        "to_id": "task_b",
+        "to_type": "Task",
+    }
 
 
 def test_many_to_one_replaces_and_says_what_it_replaced(team: Cli) -> None:
@@ -168,10 +212,15 @@ def test_many_to_one_replaces_and_says_what_it_replaced(team: Cli) -> None:
     result = team.json("relate", "task_a", "assigned_to", "pers_bob")
     assert result.exit_code == 0
     replaced = json.loads(result.output)["replaced"]
-    assert [(r["from_id"], r["rel"], r["to_id"]) for r in replaced] == [("task_a", "assigned_to", "pers_alice")]
+    assert [(r["from_id"], r["rel"], r["to_id"]) for r in replaced] == [
+        ("task_a", "assigned_to", "pers_alice")
+    ]
     outgoing = json.loads(team.json("relations", "task_a", "--direction", "out").output)
     assert [(r["rel"], r["to_id"]) for r in outgoing] == [("assigned_to", "pers_bob")]
-    assert "replaced: task_a assigned_to pers_bob" in team("relate", "task_a", "assigned_to", "pers_alice").output
+    assert (
+        "replaced: task_a assigned_to pers_bob"
+        in team("relate", "task_a", "assigned_to", "pers_alice").output
+    )
 
 
 def test_one_to_many_refuses_a_second_incoming_relation(team: Cli) -> None:
@@ -181,7 +230,11 @@ def test_one_to_many_refuses_a_second_incoming_relation(team: Cli) -> None:
     result = team.json("relate", "proj_other", "has_task", "task_a")
     assert result.exit_code == 1
     finding = json.loads(result.output)["results"][0]
-    assert (finding["focus"], finding["path"], finding["constraint"]) == ("task_a", "has_task", "maxCount")
+    assert (finding["focus"], finding["path"], finding["constraint"]) == (
+        "task_a",
+        "has_task",
+        "maxCount",
+    )
     assert quads_of(team.data_dir) == before
 
 
@@ -246,11 +299,17 @@ def test_unrelate_removes_and_unknown_relation_exits_2(team: Cli) -> None:
 def test_update_sets_and_unsets_with_validation(team: Cli) -> None:
     result = team.json("update", "task_a", "-p", "status=done", "--unset", "priority")
     assert result.exit_code == 0
-    assert json.loads(result.output)["properties"] == {"title": "Fix payment timeout", "status": "done"}
+    assert json.loads(result.output)["properties"] == {
+        "title": "Fix payment timeout",
+        "status": "done",
+    }
     refused = team.json("update", "task_a", "--unset", "title")
     assert refused.exit_code == 1
     assert json.loads(refused.output)["results"][0]["constraint"] == "minCount"
-    assert json.loads(team.json("get", "task_a").output)["properties"]["title"] == "Fix payment timeout"
+    assert (
+        json.loads(team.json("get", "task_a").output)["properties"]["title"]
+        == "Fix payment timeout"
+    )
     assert team("update", "task_a").exit_code == 2
 
 
@@ -287,10 +346,20 @@ def test_traverse_gives_distance_and_path_and_is_cycle_safe(team: Cli) -> None:
     assert by_id["task_b"]["distance"] == 1
     assert by_id["task_c"]["distance"] == 1 and by_id["task_c"]["path"] == ["task_a", "task_c"]
     assert by_id["task_d"]["distance"] == 2
-    only_blocks = json.loads(team.json("traverse", "task_a", "--rel", "blocks", "--depth", "3").output)
-    assert [(h["id"], h["distance"]) for h in only_blocks] == [("task_b", 1), ("task_c", 2), ("task_d", 3)]
+    only_blocks = json.loads(
+        team.json("traverse", "task_a", "--rel", "blocks", "--depth", "3").output
+    )
+    assert [(h["id"], h["distance"]) for h in only_blocks] == [
+        ("task_b", 1),
+        ("task_c", 2),
+        ("task_d", 3),
+    ]
     assert only_blocks[-1]["path"] == ["task_a", "task_b", "task_c", "task_d"]
-    back = json.loads(team.json("traverse", "task_d", "--direction", "in", "--rel", "blocks", "--depth", "2").output)
+    back = json.loads(
+        team.json(
+            "traverse", "task_d", "--direction", "in", "--rel", "blocks", "--depth", "2"
+        ).output
+    )
     assert [h["id"] for h in back] == ["task_c", "task_b"]
     assert team("traverse", "task_a", "--depth", "6").exit_code == 2
 

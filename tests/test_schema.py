@@ -17,7 +17,12 @@ EXPECTED_RELATIONS = {
     "depends_on": (["Task", "Project"], ["Task", "Project", "Event"], "many_to_many", True),
     "member_of": (["Person"], ["Organization"], "many_to_many", False),
     "has_goal": (["Project"], ["Goal"], "one_to_many", False),
-    "mentions": (["Document", "Message", "Note"], ["Person", "Project", "Task", "Event"], "many_to_many", False),
+    "mentions": (
+        ["Document", "Message", "Note"],
+        ["Person", "Project", "Task", "Event"],
+        "many_to_many",
+        False,
+    ),
     "follows_up": (["Task", "Event"], ["Event", "Message"], "many_to_one", False),
     "attendee_of": (["Person"], ["Event"], "many_to_many", False),
 }
@@ -27,7 +32,12 @@ def test_relations_as_the_issue_states_them() -> None:
     schema = Schema.load()
     for name, (frm, to, cardinality, acyclic) in EXPECTED_RELATIONS.items():
         spec = schema.relations[name]
-        assert (spec.from_types, spec.to_types, spec.cardinality, spec.acyclic) == (frm, to, cardinality, acyclic), name
+        assert (spec.from_types, spec.to_types, spec.cardinality, spec.acyclic) == (
+            frm,
+            to,
+            cardinality,
+            acyclic,
+        ), name
 
 
 def test_types_required_properties_and_enums() -> None:
@@ -35,11 +45,24 @@ def test_types_required_properties_and_enums() -> None:
     assert sorted(types["Task"].required) == ["status", "title"]
     assert types["Task"].enums["status"] == ["open", "in_progress", "blocked", "done", "cancelled"]
     assert types["Task"].enums["priority"] == ["low", "medium", "high", "urgent"]
-    assert types["Project"].enums["status"] == ["planning", "active", "paused", "completed", "archived"]
+    assert types["Project"].enums["status"] == [
+        "planning",
+        "active",
+        "paused",
+        "completed",
+        "archived",
+    ]
     assert sorted(types["Event"].required) == ["start", "title"]
     assert sorted(types["Credential"].required) == ["secret_ref", "service"]
-    for name, prop in [("Person", "name"), ("Project", "name"), ("Document", "title"), ("Goal", "description"),
-                       ("Note", "content"), ("Organization", "name"), ("Message", "content")]:
+    for name, prop in [
+        ("Person", "name"),
+        ("Project", "name"),
+        ("Document", "title"),
+        ("Goal", "description"),
+        ("Note", "content"),
+        ("Organization", "name"),
+        ("Message", "content"),
+    ]:
         assert prop in types[name].required
 
 
@@ -67,7 +90,10 @@ def _classes(schema: Schema, shape) -> set[str]:
 def test_title_name_start_end_align_to_standard_vocabularies() -> None:
     schema = Schema.load()
     sub = NamedNode("http://www.w3.org/2000/01/rdf-schema#subPropertyOf")
-    aligned = {p: {o.value for o in schema.ontology.objects(NamedNode(OL + p), sub)} for p in ("title", "name", "start", "end")}
+    aligned = {
+        p: {o.value for o in schema.ontology.objects(NamedNode(OL + p), sub)}
+        for p in ("title", "name", "start", "end")
+    }
     assert "http://purl.org/dc/terms/title" in aligned["title"]
     assert "https://schema.org/name" in aligned["name"]
     assert "https://schema.org/startDate" in aligned["start"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from shacl_keys import result_keys
 
 from ontoloom.schema import builtin_triples
 from ontoloom.shacl import Validator
@@ -19,6 +18,7 @@ from ontoloom.store.base import Delta
 from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.rdfio import read_quads, read_triples
 from ontoloom.vocab import RDFS
+from shacl_keys import result_keys
 
 CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if (p / "data.ttl").exists())
 
@@ -36,7 +36,9 @@ def load_case(case: Path):
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
 def test_fast_path_pyshacl_and_expected_report_agree(case: Path) -> None:
     shapes, ontology, data, expected_triples = load_case(case)
-    subclasses = [(t.subject, t.object) for t in ontology if t.predicate.value == RDFS + "subClassOf"]
+    subclasses = [
+        (t.subject, t.object) for t in ontology if t.predicate.value == RDFS + "subClassOf"
+    ]
     backend = EmbeddedBackend.memory()
     backend.apply(Delta(adds=set(data)))
 
@@ -56,7 +58,9 @@ def test_focus_restricted_validation_finds_the_same_results_per_node(case: Path)
     """What the write path relies on: validating a few focus nodes gives exactly
     their share of the full validation."""
     shapes, ontology, data, _ = load_case(case)
-    subclasses = [(t.subject, t.object) for t in ontology if t.predicate.value == RDFS + "subClassOf"]
+    subclasses = [
+        (t.subject, t.object) for t in ontology if t.predicate.value == RDFS + "subClassOf"
+    ]
     backend = EmbeddedBackend.memory()
     backend.apply(Delta(adds=set(data)))
     validator = Validator(shapes, extra_classes=subclasses)

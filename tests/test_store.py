@@ -32,7 +32,9 @@ def test_data_dir_resolution_order(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert resolve_data_dir(None, tmp_path) == tmp_path / ".ontoloom"
 
 
-def test_commands_inside_an_instance_use_its_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_commands_inside_an_instance_use_its_data_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from click.testing import CliRunner
 
     from ontoloom.cli import main
@@ -41,7 +43,10 @@ def test_commands_inside_an_instance_use_its_data_dir(tmp_path: Path, monkeypatc
     assert runner.invoke(main, ["init", str(tmp_path / "inst")]).exit_code == 0
     (tmp_path / "inst" / "sub").mkdir()
     monkeypatch.chdir(tmp_path / "inst" / "sub")
-    assert runner.invoke(main, ["create", "Person", "-p", "name=Ann", "--id", "pers_ann"]).exit_code == 0
+    assert (
+        runner.invoke(main, ["create", "Person", "-p", "name=Ann", "--id", "pers_ann"]).exit_code
+        == 0
+    )
     assert (tmp_path / "inst" / ".ontoloom" / "store").is_dir()
     assert not (tmp_path / "inst" / "sub" / ".ontoloom").exists()
 
@@ -54,18 +59,24 @@ def test_opening_a_missing_store_read_only_says_so_and_creates_nothing(tmp_path:
 
 def test_a_second_writer_waits_then_fails_busy_naming_the_data_dir(tmp_path: Path) -> None:
     data_dir = tmp_path / "d"
-    with open_backend(data_dir, write=True, create=True), pytest.raises(Busy, match=str(data_dir)):
-        with open_backend(data_dir, write=True, wait=0.1):
-            pass
+    with (
+        open_backend(data_dir, write=True, create=True),
+        pytest.raises(Busy, match=str(data_dir)),
+        open_backend(data_dir, write=True, wait=0.1),
+    ):
+        pass
 
 
 def test_readers_share_and_exclude_writers(tmp_path: Path) -> None:
     data_dir = tmp_path / "d"
     with open_backend(data_dir, write=True, create=True):
         pass
-    with DataDirLock(data_dir, exclusive=False, wait=0), DataDirLock(data_dir, exclusive=False, wait=0):
-        with pytest.raises(Busy):
-            DataDirLock(data_dir, exclusive=True, wait=0.05).acquire()
+    with (
+        DataDirLock(data_dir, exclusive=False, wait=0),
+        DataDirLock(data_dir, exclusive=False, wait=0),
+        pytest.raises(Busy),
+    ):
+        DataDirLock(data_dir, exclusive=True, wait=0.05).acquire()
 
 
 def test_the_lock_is_held_across_processes(tmp_path: Path) -> None:
@@ -96,7 +107,12 @@ def test_a_delta_commits_atomically_and_counts_generations() -> None:
     g = NamedNode("http://g")
     assert backend.generation() == 0
     assert backend.apply(Delta(adds={Quad(a, p, Literal("1"), g)})) == 1
-    assert backend.apply(Delta(adds={Quad(a, p, Literal("2"), g)}, removes={Quad(a, p, Literal("1"), g)})) == 2
+    assert (
+        backend.apply(
+            Delta(adds={Quad(a, p, Literal("2"), g)}, removes={Quad(a, p, Literal("1"), g)})
+        )
+        == 2
+    )
     values = {q.object.value for q in backend.quads(g)}
     assert values == {"2"}
 
@@ -105,6 +121,6 @@ def test_a_failing_update_rolls_back_earlier_operations() -> None:
     """The atomic unit the write path relies on: one update request, all or nothing."""
     backend = EmbeddedBackend.memory()
     a, p = NamedNode("http://a"), NamedNode("http://p")
-    with pytest.raises(Exception):
+    with pytest.raises(OSError):
         backend._store.update(f'INSERT DATA {{ {a} {p} "1" }} ; LOAD <file:///nonexistent/x.ttl>')
     assert list(backend.quads()) == []

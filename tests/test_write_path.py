@@ -41,7 +41,12 @@ def test_a_cycle_closed_by_two_new_edges_in_one_delta_is_found(tmp_path: Path) -
         g.relate("t0", "blocks", "t1")
         blocks = g.schema.relations["blocks"].iri
         iri = g.ids.iri
-        delta = Delta(adds={Quad(iri("t1"), blocks, iri("t2"), FACTS), Quad(iri("t2"), blocks, iri("t0"), FACTS)})
+        delta = Delta(
+            adds={
+                Quad(iri("t1"), blocks, iri("t2"), FACTS),
+                Quad(iri("t2"), blocks, iri("t0"), FACTS),
+            }
+        )
         findings = g.writes.check(delta)
         assert [f.constraint for f in findings] == ["acyclic"]
 

@@ -34,7 +34,7 @@ from ontoloom.model import (
     vocab_name,
 )
 from ontoloom.schema import Schema
-from ontoloom.store import Delta, open_backend
+from ontoloom.store import Delta, Row, open_backend
 from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.terms import Literal, NamedNode, Quad, Term
 from ontoloom.vocab import (
@@ -48,7 +48,7 @@ from ontoloom.vocab import (
 )
 from ontoloom.writes import WritePath
 
-__all__ = ["Graph", "RelateOutcome", "MAX_DEPTH"]
+__all__ = ["MAX_DEPTH", "Graph", "RelateOutcome"]
 
 MAX_DEPTH = 5
 
@@ -74,7 +74,9 @@ def _now() -> Literal:
 class Graph:
     """A typed, validated graph in one data dir."""
 
-    def __init__(self, backend: EmbeddedBackend, data_dir: Path, id_base: str | None = None) -> None:
+    def __init__(
+        self, backend: EmbeddedBackend, data_dir: Path, id_base: str | None = None
+    ) -> None:
         self.backend = backend
         self.data_dir = data_dir
         self.ids = IdSpace(id_base or load_config(data_dir).id_base)
@@ -103,16 +105,18 @@ class Graph:
     # -- reading ---------------------------------------------------------------------------------
     def _type_of(self, types: Iterable[Term]) -> str | None:
         known = self.schema.types
-        names = [vocab_name(t) for t in types if isinstance(t, NamedNode) and t.value.startswith(OL)]
+        names = [
+            vocab_name(t) for t in types if isinstance(t, NamedNode) and t.value.startswith(OL)
+        ]
         for name in names:
             if name in known:
                 return name
         return names[0] if names else None
 
-    def _entities(self, rows: Iterable[dict[str, Term | None]]) -> list[Entity]:
+    def _entities(self, rows: Iterable[Row]) -> list[Entity]:
         triples: dict[Term, list[tuple[Term, Term]]] = defaultdict(list)
         for row in rows:
-            triples[row["e"]].append((row["p"], row["o"]))  # type: ignore[index, arg-type]
+            triples[row["e"]].append((row["p"], row["o"]))
         return [self._entity(e, pairs) for e, pairs in triples.items()]
 
     def _entity(self, node: Term, pairs: list[tuple[Term, Term]]) -> Entity:
@@ -130,7 +134,9 @@ class Graph:
         properties: dict[str, Any] = {}
         for key in sorted(props):
             values = sorted(props[key], key=lambda v: (str(type(v)), v))
-            properties[key] = values if key in self.schema.multi_valued or len(values) > 1 else values[0]
+            properties[key] = (
+                values if key in self.schema.multi_valued or len(values) > 1 else values[0]
+            )
         return Entity(
             id=self.ids.id_of(node),
             type=self._type_of(types) or "",
@@ -151,7 +157,9 @@ class Graph:
             raise NotFound(f"no entity with id {entity_id!r}: check the id with `ontoloom list`")
         return entity[0]
 
-    def list(self, type_name: str | None = None, where: dict[str, Any] | None = None) -> list[Entity]:
+    def entities(
+        self, type_name: str | None = None, where: dict[str, Any] | None = None
+    ) -> list[Entity]:
         """Entities, optionally of one type and with given property values."""
         if type_name is not None:
             self._type_iri(type_name)
@@ -196,22 +204,23 @@ class Graph:
             out.extend(self._relations(self.backend.select(query, {"o": node})))
         return sorted(set(out), key=lambda r: (r.from_id != entity_id, r.rel, r.from_id, r.to_id))
 
-    def _relations(self, rows: Iterable[dict[str, Term | None]]) -> list[Relation]:
+    def _relations(self, rows: Iterable[Row]) -> list[Relation]:
         rows = [
             r
             for r in rows
-            if self.ids.is_instance(r["s"]) and self.ids.is_instance(r["o"])  # type: ignore[arg-type]
+            if self.ids.is_instance(r["s"])
+            and self.ids.is_instance(r["o"])
             and isinstance(r["p"], NamedNode)
             and r["p"].value.startswith(OL)
         ]
-        types = self._types({r["s"] for r in rows} | {r["o"] for r in rows})  # type: ignore[misc]
+        types = self._types({r["s"] for r in rows} | {r["o"] for r in rows})
         return [
             Relation(
-                from_id=self.ids.id_of(r["s"]),  # type: ignore[arg-type]
-                rel=vocab_name(r["p"]),  # type: ignore[arg-type]
-                to_id=self.ids.id_of(r["o"]),  # type: ignore[arg-type]
-                from_type=types.get(r["s"]),  # type: ignore[arg-type]
-                to_type=types.get(r["o"]),  # type: ignore[arg-type]
+                from_id=self.ids.id_of(r["s"]),
+                rel=vocab_name(r["p"]),
+                to_id=self.ids.id_of(r["o"]),
+                from_type=types.get(r["s"]),
+                to_type=types.get(r["o"]),
             )
             for r in rows
         ]
@@ -222,8 +231,10 @@ class Graph:
             return {}
         found: dict[Term, list[Term]] = defaultdict(list)
         listed = " ".join(str(n) for n in nodes)
-        for row in self.backend.select(f"SELECT ?n ?t WHERE {{ VALUES ?n {{ {listed} }} ?n {RDF_TYPE} ?t }}"):
-            found[row["n"]].append(row["t"])  # type: ignore[index, arg-type]
+        for row in self.backend.select(
+            f"SELECT ?n ?t WHERE {{ VALUES ?n {{ {listed} }} ?n {RDF_TYPE} ?t }}"
+        ):
+            found[row["n"]].append(row["t"])
         return {n: self._type_of(ts) or "" for n, ts in found.items()}
 
     def traverse(
@@ -240,12 +251,12 @@ class Graph:
         rel_filter = f"VALUES ?p {{ {self._relation_iri(rel)} }}" if rel else ""
         symmetric = {s.iri for s in self.schema.relations.values() if s.symmetric}
         reached: dict[Term, tuple[list[Term], list[str]]] = {start: ([start], [])}
-        frontier = [start]
+        frontier: list[Term] = [start]
         for _ in range(depth):
             if not frontier:
                 break
             listed = " ".join(str(n) for n in frontier)
-            fwd = f"?n ?p ?m" if direction == "out" else "?m ?p ?n"
+            fwd = "?n ?p ?m" if direction == "out" else "?m ?p ?n"
             back = "?m ?p ?n" if direction == "out" else "?n ?p ?m"
             query = (
                 f"SELECT DISTINCT ?n ?p ?m WHERE {{ VALUES ?n {{ {listed} }} {rel_filter} "
@@ -253,13 +264,15 @@ class Graph:
                 f"FILTER(isIRI(?m) && ?p != {RDF_TYPE}) }}"
             )
             nxt: list[Term] = []
-            for row in sorted(self.backend.select(query), key=lambda r: (str(r["n"]), str(r["p"]), str(r["m"]))):
+            for row in sorted(
+                self.backend.select(query), key=lambda r: (str(r["n"]), str(r["p"]), str(r["m"]))
+            ):
                 m, p = row["m"], row["p"]
-                if m in reached or not self.ids.is_instance(m) or not p.value.startswith(OL):  # type: ignore[union-attr, arg-type]
+                if m in reached or not self.ids.is_instance(m) or not p.value.startswith(OL):
                     continue
-                path, rels = reached[row["n"]]  # type: ignore[index]
-                reached[m] = ([*path, m], [*rels, vocab_name(p)])  # type: ignore[index, list-item, arg-type]
-                nxt.append(m)  # type: ignore[arg-type]
+                path, rels = reached[row["n"]]
+                reached[m] = ([*path, m], [*rels, vocab_name(p)])
+                nxt.append(m)
             frontier = nxt
         del reached[start]
         types = self._types(reached)
@@ -283,7 +296,9 @@ class Graph:
         listed = " ".join(str(n) for n in nodes)
         if not listed:
             return []
-        query = f"SELECT ?e ?p ?o WHERE {{ VALUES ?e {{ {listed} }} ?e ?p ?o . FILTER(isLiteral(?o)) }}"
+        query = (
+            f"SELECT ?e ?p ?o WHERE {{ VALUES ?e {{ {listed} }} ?e ?p ?o . FILTER(isLiteral(?o)) }}"
+        )
         return self._entities(self.backend.select(query))
 
     # -- writing ---------------------------------------------------------------------------------
@@ -342,7 +357,7 @@ class Graph:
     def _graphs_of(self, node: NamedNode) -> set[Term]:
         query = f"SELECT DISTINCT ?e ?g WHERE {{ GRAPH ?g {{ ?e {RDF_TYPE} ?t }} }}"
         rows = self.backend.select(query, {"e": node})
-        return {r["g"] for r in rows}  # type: ignore[misc]
+        return {r["g"] for r in rows}
 
     def _require_fact(self, entity_id: str) -> NamedNode:
         node = self.ids.iri(entity_id)
@@ -356,7 +371,9 @@ class Graph:
             )
         return node
 
-    def create(self, type_name: str, properties: dict[str, Any] | None = None, id: str | None = None) -> Entity:
+    def create(
+        self, type_name: str, properties: dict[str, Any] | None = None, id: str | None = None
+    ) -> Entity:
         """Create an entity. :raises ValidationFailed: when it breaks a rule."""
         type_iri = self._type_iri(type_name, id or f"(new {type_name})")
         entity_id = check_id(id) if id is not None else new_id(type_name)
@@ -379,7 +396,9 @@ class Graph:
             Quad(node, PROV_GENERATED, now, FACTS),
             Quad(node, DCTERMS_MODIFIED, now, FACTS),
         }
-        adds |= self._property_quads(node, {k: v for k, v in (properties or {}).items() if v is not None})
+        adds |= self._property_quads(
+            node, {k: v for k, v in (properties or {}).items() if v is not None}
+        )
         self.writes.commit(Delta(adds=adds))
         return self.get(entity_id)
 
@@ -397,7 +416,9 @@ class Graph:
                 raise BadInput(f"{key!r} is a relation: use `ontoloom unrelate`")
         adds = self._property_quads(node, properties)
         removes = self._current_values(node, [*properties, *unset])
-        removes |= {Quad(node, DCTERMS_MODIFIED, o, FACTS) for o in self._values(node, DCTERMS_MODIFIED)}
+        removes |= {
+            Quad(node, DCTERMS_MODIFIED, o, FACTS) for o in self._values(node, DCTERMS_MODIFIED)
+        }
         adds.add(Quad(node, DCTERMS_MODIFIED, _now(), FACTS))
         self.writes.commit(Delta(adds=adds, removes=removes))
         return self.get(entity_id)
@@ -405,7 +426,7 @@ class Graph:
     def _values(self, node: NamedNode, predicate: NamedNode) -> list[Term]:
         query = f"SELECT ?s ?o WHERE {{ GRAPH {FACTS} {{ ?s {predicate} ?o }} }}"
         rows = self.backend.select(query, {"s": node})
-        return [r["o"] for r in rows]  # type: ignore[misc]
+        return [r["o"] for r in rows]
 
     def _current_values(self, node: NamedNode, keys: Iterable[str]) -> set[Quad]:
         out: set[Quad] = set()
@@ -425,8 +446,7 @@ class Graph:
             "UNION { GRAPH ?g { ?s ?p ?e } BIND(?e AS ?o) } }"
         )
         removes = {
-            Quad(r["s"], r["p"], r["o"], r["g"])  # type: ignore[arg-type]
-            for r in self.backend.select(query, {"e": node})
+            Quad(r["s"], r["p"], r["o"], r["g"]) for r in self.backend.select(query, {"e": node})
         }
         self.writes.commit(Delta(removes=removes))
         return entity, touching
@@ -463,7 +483,9 @@ class Graph:
             for old in self._values(s, rel_iri):
                 removes.add(Quad(s, rel_iri, old, FACTS))
                 replaced.append(
-                    Relation(from_id, rel, self.ids.id_of(old), types.get(s), self._types([old]).get(old))
+                    Relation(
+                        from_id, rel, self.ids.id_of(old), types.get(s), self._types([old]).get(old)
+                    )
                 )
         self.writes.commit(Delta(adds={Quad(s, rel_iri, o, FACTS)}, removes=removes))
         return RelateOutcome(relation, created=True, replaced=replaced)
@@ -478,8 +500,9 @@ class Graph:
                 raise BadInput(
                     f"{from_id} {rel} {to_id} comes from a record: edit the record and run `ontoloom rebuild`"
                 )
-            raise NotFound(f"no relation {from_id} {rel} {to_id}: see `ontoloom relations {from_id}`")
+            raise NotFound(
+                f"no relation {from_id} {rel} {to_id}: see `ontoloom relations {from_id}`"
+            )
         types = self._types([s, o])
         self.writes.commit(Delta(removes={quad}))
         return Relation(from_id, rel, to_id, types.get(s), types.get(o))
-

@@ -27,7 +27,9 @@ _FLOAT = re.compile(r"^-?\d+\.\d+$")
 # -- shared options and error handling -------------------------------------------------------
 def _common(f: Callable[..., Any]) -> Callable[..., Any]:
     """``--data-dir`` and ``--json`` on every command (they also work before the command)."""
-    f = click.option("--json", "as_json", is_flag=True, default=None, help="Machine-readable JSON output.")(f)
+    f = click.option(
+        "--json", "as_json", is_flag=True, default=None, help="Machine-readable JSON output."
+    )(f)
     f = click.option(
         "--data-dir",
         type=click.Path(file_okay=False, path_type=Path),
@@ -73,7 +75,7 @@ def _emit(data: Any, text: Callable[[], None] | str) -> None:
         click.echo(text)
 
 
-def _graph(write: bool = False, create: bool = False):  # type: ignore[no-untyped-def]
+def _graph(write: bool = False, create: bool = False):
     from ontoloom.api import Graph
 
     return Graph.open(_opts()["data_dir"], write=write, create=create)
@@ -97,7 +99,9 @@ def parse_value(text: str) -> Any:
     return text
 
 
-def parse_properties(pairs: tuple[str, ...], props_json: str | None, option: str = "-p") -> dict[str, Any]:
+def parse_properties(
+    pairs: tuple[str, ...], props_json: str | None, option: str = "-p"
+) -> dict[str, Any]:
     """``--props`` JSON, then ``-p`` pairs on top; a key repeated with ``-p`` gathers a list."""
     props: dict[str, Any] = {}
     if props_json:
@@ -137,8 +141,12 @@ class _Group(click.Group):
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/).")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 @click.version_option(package_name="ontoloom")
 @click.pass_context
@@ -166,13 +174,24 @@ def init(directory: Path | None) -> None:
     from ontoloom.instance import init_instance
 
     result = init_instance(directory or Path.cwd(), _opts()["data_dir"])
-    _emit(result, f"{'initialised' if result['created'] else 'already initialised'}: {result['data_dir']}")
+    _emit(
+        result,
+        f"{'initialised' if result['created'] else 'already initialised'}: {result['data_dir']}",
+    )
 
 
 # -- entities ----------------------------------------------------------------------------------
-_PROPS = click.option("-p", "--prop", "pairs", multiple=True, metavar="KEY=VALUE",
-                      help="A property; repeat it. Numbers, true/false and [lists] are typed.")
-_PROPS_JSON = click.option("--props", "props_json", metavar="JSON", help="Properties as a JSON object.")
+_PROPS = click.option(
+    "-p",
+    "--prop",
+    "pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A property; repeat it. Numbers, true/false and [lists] are typed.",
+)
+_PROPS_JSON = click.option(
+    "--props", "props_json", metavar="JSON", help="Properties as a JSON object."
+)
 
 
 @main.command()
@@ -181,7 +200,9 @@ _PROPS_JSON = click.option("--props", "props_json", metavar="JSON", help="Proper
 @_PROPS
 @_PROPS_JSON
 @_common
-def create(type_name: str, entity_id: str | None, pairs: tuple[str, ...], props_json: str | None) -> None:
+def create(
+    type_name: str, entity_id: str | None, pairs: tuple[str, ...], props_json: str | None
+) -> None:
     """Create an entity of TYPE (validated before it is stored).
 
     \b
@@ -210,7 +231,10 @@ def get(entity_id: str) -> None:
     out = [r for r in relations if r.from_id == entity_id]
     inc = [r for r in relations if r.from_id != entity_id]
     data = entity.to_json()
-    data["relations"] = {"outgoing": [r.to_json() for r in out], "incoming": [r.to_json() for r in inc]}
+    data["relations"] = {
+        "outgoing": [r.to_json() for r in out],
+        "incoming": [r.to_json() for r in inc],
+    }
 
     def text() -> None:
         click.echo(f"{entity.id} ({entity.type})")
@@ -228,9 +252,13 @@ def get(entity_id: str) -> None:
 @click.argument("entity_id", metavar="ID")
 @_PROPS
 @_PROPS_JSON
-@click.option("--unset", "unset", multiple=True, metavar="KEY", help="Remove a property; repeat it.")
+@click.option(
+    "--unset", "unset", multiple=True, metavar="KEY", help="Remove a property; repeat it."
+)
 @_common
-def update(entity_id: str, pairs: tuple[str, ...], props_json: str | None, unset: tuple[str, ...]) -> None:
+def update(
+    entity_id: str, pairs: tuple[str, ...], props_json: str | None, unset: tuple[str, ...]
+) -> None:
     """Set or unset properties of an entity (each set replaces the previous values).
 
     \b
@@ -308,7 +336,9 @@ def unrelate(from_id: str, rel: str, to_id: str) -> None:
 @main.command()
 @click.argument("entity_id", metavar="ID")
 @click.option("--rel", help="Only this relation.")
-@click.option("--direction", type=click.Choice(["out", "in", "both"]), default="both", show_default=True)
+@click.option(
+    "--direction", type=click.Choice(["out", "in", "both"]), default="both", show_default=True
+)
 @_common
 def relations(entity_id: str, rel: str | None, direction: str) -> None:
     """List the relations of an entity.
@@ -333,7 +363,9 @@ def relations(entity_id: str, rel: str | None, direction: str) -> None:
 @click.argument("entity_id", metavar="ID")
 @click.option("--rel", help="Follow only this relation.")
 @click.option("--direction", type=click.Choice(["out", "in"]), default="out", show_default=True)
-@click.option("--depth", type=click.IntRange(1, 5), default=1, show_default=True, help="Hops (1-5).")
+@click.option(
+    "--depth", type=click.IntRange(1, 5), default=1, show_default=True, help="Hops (1-5)."
+)
 @_common
 def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> None:
     """Everything reachable from an entity within DEPTH hops, with distance and path.
@@ -347,8 +379,12 @@ def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> Non
 
     def text() -> None:
         for r in found:
-            steps = "".join(f" -{rel}-> {node}" for rel, node in zip(r["rels"], r["path"][1:], strict=True))
-            click.echo(f"[{r['distance']}] {r['id']} ({r['type']}) {r['title']}   {r['path'][0]}{steps}")
+            steps = "".join(
+                f" -{rel}-> {node}" for rel, node in zip(r["rels"], r["path"][1:], strict=True)
+            )
+            click.echo(
+                f"[{r['distance']}] {r['id']} ({r['type']}) {r['title']}   {r['path'][0]}{steps}"
+            )
         if not found:
             click.echo("nothing reachable")
 
@@ -357,7 +393,9 @@ def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> Non
 
 @main.command(name="list")
 @click.option("--type", "type_name", help="Only entities of this type.")
-@click.option("--where", "where", multiple=True, metavar="KEY=VALUE", help="Property filter; repeat it.")
+@click.option(
+    "--where", "where", multiple=True, metavar="KEY=VALUE", help="Property filter; repeat it."
+)
 @_common
 def list_(type_name: str | None, where: tuple[str, ...]) -> None:
     """List entities, optionally by type and property values.
@@ -368,7 +406,7 @@ def list_(type_name: str | None, where: tuple[str, ...]) -> None:
     """
     filters = parse_properties(where, None, option="--where")
     with _graph() as g:
-        found = g.list(type_name, filters)
+        found = g.entities(type_name, filters)
 
     def text() -> None:
         for e in found:
@@ -380,7 +418,11 @@ def list_(type_name: str | None, where: tuple[str, ...]) -> None:
 
 # -- demo --------------------------------------------------------------------------------------
 @main.command()
-@click.option("--keep", type=click.Path(file_okay=False, path_type=Path), help="Build the demo here and keep it.")
+@click.option(
+    "--keep",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Build the demo here and keep it.",
+)
 @_common
 def demo(keep: Path | None) -> None:
     """Build the bundled example instance and show what validation refuses.

@@ -30,7 +30,9 @@ def find_instance(start: Path) -> Path | None:
     return None
 
 
-def resolve_data_dir(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
+def resolve_data_dir(
+    explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None
+) -> Path:
     if explicit:
         return Path(explicit).expanduser().resolve()
     env = os.environ.get("ONTOLOOM_HOME")

@@ -43,7 +43,9 @@ def run_demo(keep: Path | None, echo: Callable[[str], None] = print) -> Path:
         echo(f"loaded {n_entities} entities and {n_relations} relations, every write validated\n")
 
         echo("1. An invalid write is refused, with the fix for each broken rule:")
-        echo('   $ ontoloom create Task -p title="Rotate keys" -p status=wip -p api_key=sk_live_123')
+        echo(
+            '   $ ontoloom create Task -p title="Rotate keys" -p status=wip -p api_key=sk_live_123'
+        )
         try:
             g.create("Task", {"title": "Rotate keys", "status": "wip", "api_key": "sk_live_123"})
         except ValidationFailed as exc:
@@ -67,7 +69,7 @@ def run_demo(keep: Path | None, echo: Callable[[str], None] = print) -> Path:
         for hit in g.traverse("task_deploy", rel="blocks", direction="in", depth=2):
             echo(f"   [{hit['distance']}] {hit['id']}: {hit['title']}")
 
-        entities = g.list()
+        entities = g.entities()
         types = Counter(e.type for e in entities)
         rels = Counter(r.rel for e in entities for r in g.relations(e.id, direction="out"))
     echo("\nsummary")

@@ -55,7 +55,12 @@ class ParseError(BadInput):
     kind = "parse"
 
     def __init__(
-        self, message: str, *, file: str | None = None, line: int | None = None, column: int | None = None
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
     ) -> None:
         where = ":".join(str(part) for part in (file, line, column) if part is not None)
         super().__init__(f"{where}: {message}" if where else message)

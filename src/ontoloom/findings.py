@@ -17,10 +17,10 @@ def path_name(path: Path | Term | None) -> str | None:
         return None
     if isinstance(path, Path):
         if path.is_predicate:
-            return vocab_name(path.iri)  # type: ignore[arg-type]
+            return vocab_name(path.iri)
         if path.kind == "inverse" and path.parts[0].is_predicate:
             # A relation's cardinality seen from its target: name the relation itself.
-            return vocab_name(path.parts[0].iri)  # type: ignore[arg-type]
+            return vocab_name(path.parts[0].iri)
         return path.sparql().replace(f"<{OL}", "ol:").replace(">", "")
     return vocab_name(path)
 
@@ -47,7 +47,9 @@ def finding_from_result(result: Result, ids: IdSpace, shapes: ShapeSet | None = 
                 path = vocab_name(target.term)
     message = "; ".join(m.value for m in result.messages) or _default_message(result)
     return Finding(
-        focus=ids.id_of(result.focus) if not isinstance(result.focus, Literal) else result.focus.value,
+        focus=ids.id_of(result.focus)
+        if not isinstance(result.focus, Literal)
+        else result.focus.value,
         path=path,
         constraint=result.constraint_name or vocab_name(result.component),
         value=term_json(result.value, ids),

@@ -38,8 +38,10 @@ def init_instance(directory: Path, data_dir: Path | None = None) -> dict[str, An
     if target is None:
         import os
 
-        target = Path(os.environ["ONTOLOOM_HOME"]).resolve() if os.environ.get("ONTOLOOM_HOME") else (
-            directory / DATA_DIR_NAME
+        target = (
+            Path(os.environ["ONTOLOOM_HOME"]).resolve()
+            if os.environ.get("ONTOLOOM_HOME")
+            else (directory / DATA_DIR_NAME)
         )
     created = not exists(target)
     with open_backend(target, write=True, create=True):

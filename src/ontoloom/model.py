@@ -63,7 +63,12 @@ def check_id(value: str) -> str:
     Traceback (most recent call last):
     ontoloom.errors.BadInput: invalid id 'bad id': ...
     """
-    if not isinstance(value, str) or not value or len(value) > MAX_ID_LENGTH or not _ID_RE.match(value):
+    if (
+        not isinstance(value, str)
+        or not value
+        or len(value) > MAX_ID_LENGTH
+        or not _ID_RE.match(value)
+    ):
         raise BadInput(
             f"invalid id {value!r}: an id starts with a letter or digit and holds only letters, "
             f"digits and _ . : / @ + - (at most {MAX_ID_LENGTH} characters), e.g. task_a1b2c3d4"
@@ -177,10 +182,21 @@ def _valid(parse: Any, text: str) -> bool:
 
 _INTEGER_TYPES = {
     XSD + t
-    for t in (
-        "integer long int short byte nonNegativeInteger positiveInteger nonPositiveInteger "
-        "negativeInteger unsignedLong unsignedInt unsignedShort unsignedByte"
-    ).split()
+    for t in [
+        "integer",
+        "long",
+        "int",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "nonPositiveInteger",
+        "negativeInteger",
+        "unsignedLong",
+        "unsignedInt",
+        "unsignedShort",
+        "unsignedByte",
+    ]
 }
 
 

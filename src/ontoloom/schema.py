@@ -42,7 +42,12 @@ class TypeSpec:
     comment: str | None = None
 
     def to_json(self) -> dict[str, object]:
-        return {"type": self.name, "required": self.required, "enums": self.enums, "builtin": self.builtin}
+        return {
+            "type": self.name,
+            "required": self.required,
+            "enums": self.enums,
+            "builtin": self.builtin,
+        }
 
 
 @dataclass
@@ -81,7 +86,11 @@ def builtin_triples() -> tuple[list[Triple], list[Triple]]:
 
 
 def _local(term: Term) -> str:
-    return term.value[len(OL) :] if isinstance(term, NamedNode) and term.value.startswith(OL) else str(term)
+    return (
+        term.value[len(OL) :]
+        if isinstance(term, NamedNode) and term.value.startswith(OL)
+        else str(term)
+    )
 
 
 class Schema:
@@ -115,7 +124,9 @@ class Schema:
         return [(s, o) for s, o in self.ontology.pairs(SUBCLASS) if isinstance(o, NamedNode)]
 
     def object_classes(self) -> list[NamedNode]:
-        return [c for c in self.hierarchy.subclasses(OBJECT) if isinstance(c, NamedNode) and c != OBJECT]
+        return [
+            c for c in self.hierarchy.subclasses(OBJECT) if isinstance(c, NamedNode) and c != OBJECT
+        ]
 
     # -- types ---------------------------------------------------------------------------
     @cached_property
@@ -140,17 +151,25 @@ class Schema:
                 if spec is None or target.kind != "targetClass":
                     continue
                 for c in shape.constraints:
-                    if c.name == "minCount" and getattr(c, "n", 0) >= 1 and prop not in spec.required:
+                    if (
+                        c.name == "minCount"
+                        and getattr(c, "n", 0) >= 1
+                        and prop not in spec.required
+                    ):
                         spec.required.append(prop)
                     if c.name == "in":
-                        spec.enums[prop] = [str(getattr(t, "value", t)) for t in getattr(c, "allowed", [])]
+                        spec.enums[prop] = [
+                            str(getattr(t, "value", t)) for t in getattr(c, "allowed", [])
+                        ]
         return out
 
     def _class_targeted_property_shapes(self) -> list[Shape]:
         return [
             s
             for s in self.shapes.targeted()
-            if s.path is not None and s.path.is_predicate and any(t.kind == "targetClass" for t in s.targets)
+            if s.path is not None
+            and s.path.is_predicate
+            and any(t.kind == "targetClass" for t in s.targets)
         ]
 
     # -- relations -------------------------------------------------------------------------
@@ -177,7 +196,8 @@ class Schema:
                 iri=prop,
                 from_types=self._classes_of(self.ontology.value(prop, NamedNode(RDFS + "domain"))),
                 to_types=self._classes_of(self.ontology.value(prop, NamedNode(RDFS + "range"))),
-                symmetric=NamedNode(OWL + "SymmetricProperty") in self.ontology.objects(prop, RDF_TYPE),
+                symmetric=NamedNode(OWL + "SymmetricProperty")
+                in self.ontology.objects(prop, RDF_TYPE),
                 builtin=prop in self._builtin_subjects,
             )
         forward_max: set[str] = set()
@@ -187,13 +207,13 @@ class Schema:
             if path is None:
                 continue
             for c in shape.constraints:
-                if path.is_predicate and c.short_name == "acyclic" and _local(path.iri) in out:  # type: ignore[arg-type]
-                    out[_local(path.iri)].acyclic = True  # type: ignore[arg-type]
+                if path.is_predicate and c.short_name == "acyclic" and _local(path.iri) in out:
+                    out[_local(path.iri)].acyclic = True
                 if c.name == "maxCount" and getattr(c, "n", None) == 1:
                     if path.is_predicate:
-                        forward_max.add(_local(path.iri))  # type: ignore[arg-type]
+                        forward_max.add(_local(path.iri))
                     elif path.kind == "inverse" and path.parts[0].is_predicate:
-                        inverse_max.add(_local(path.parts[0].iri))  # type: ignore[arg-type]
+                        inverse_max.add(_local(path.parts[0].iri))
         for name, spec in out.items():
             many_to_one, one_to_many = name in forward_max, name in inverse_max
             spec.cardinality = (

@@ -38,7 +38,7 @@ class WritePath:
         self.after_commit: list[Callable[[Delta, int], None]] = []
 
     @cached_property
-    def _footprint(self):  # type: ignore[no-untyped-def]
+    def _footprint(self):
         return footprint(self.schema.shapes)
 
     # -- the path ----------------------------------------------------------------------------
@@ -69,7 +69,9 @@ class WritePath:
         )
         findings = [finding_from_result(r, self.ids, self.schema.shapes) for r in report.violations]
         findings.extend(self._cycles(delta))
-        return sorted(set(findings), key=lambda f: (f.focus, f.path or "", f.constraint, str(f.value)))
+        return sorted(
+            set(findings), key=lambda f: (f.focus, f.path or "", f.constraint, str(f.value))
+        )
 
     # -- focus nodes and their neighbourhood -----------------------------------------------------
     def focus_nodes(self, delta: Delta) -> list[Term]:
@@ -93,7 +95,7 @@ class WritePath:
 
     def _predecessors(self, nodes: list[Term]) -> list[Term]:
         query = "SELECT DISTINCT ?s ?o WHERE { VALUES ?o { %s } ?s ?p ?o }"
-        return list(dict.fromkeys(row["s"] for row in self._rows(query, nodes, "o")))  # type: ignore[misc]
+        return list(dict.fromkeys(row["s"] for row in self._rows(query, nodes, "o")))
 
     def _neighbourhood(self, focus: list[Term]) -> list[Quad]:
         fp = self._footprint
@@ -110,23 +112,29 @@ class WritePath:
             for row in self._rows(
                 "SELECT ?s ?p ?o ?g WHERE { VALUES ?s { %s } GRAPH ?g { ?s ?p ?o } }", frontier, "s"
             ):
-                quads.add(Quad(row["s"], row["p"], row["o"], row["g"]))  # type: ignore[arg-type]
+                quads.add(Quad(row["s"], row["p"], row["o"], row["g"]))
                 if not isinstance(row["o"], Literal):
-                    reached.add(row["o"])  # type: ignore[arg-type]
+                    reached.add(row["o"])
             for predicate in inverse:  # one query each: Oxigraph plans two VALUES blocks badly
-                query = "SELECT ?s ?o ?g WHERE { VALUES ?o { %s } GRAPH ?g { ?s " + str(predicate) + " ?o } }"
+                query = (
+                    "SELECT ?s ?o ?g WHERE { VALUES ?o { %s } GRAPH ?g { ?s "
+                    + str(predicate)
+                    + " ?o } }"
+                )
                 for row in self._rows(query, frontier, "o"):
-                    quads.add(Quad(row["s"], predicate, row["o"], row["g"]))  # type: ignore[arg-type]
-                    reached.add(row["s"])  # type: ignore[arg-type]
+                    quads.add(Quad(row["s"], predicate, row["o"], row["g"]))
+                    reached.add(row["s"])
             frontier = list(reached)
         # The types of everything reached, for sh:class and class targets.
         edge = [n for n in frontier if n not in seen]
-        query = "SELECT ?s ?o ?g WHERE { VALUES ?s { %s } GRAPH ?g { ?s " + str(RDF_TYPE) + " ?o } }"
+        query = (
+            "SELECT ?s ?o ?g WHERE { VALUES ?s { %s } GRAPH ?g { ?s " + str(RDF_TYPE) + " ?o } }"
+        )
         for row in self._rows(query, edge, "s"):
-            quads.add(Quad(row["s"], RDF_TYPE, row["o"], row["g"]))  # type: ignore[arg-type]
+            quads.add(Quad(row["s"], RDF_TYPE, row["o"], row["g"]))
         return [q for q in quads if q.graph_name != META]
 
-    def _rows(self, template: str, nodes: Iterable[Term], var: str):  # type: ignore[no-untyped-def]
+    def _rows(self, template: str, nodes: Iterable[Term], var: str):
         """Run ``template`` (with ``%s`` for a VALUES list) over ``nodes`` in batches;
         blank nodes are bound one at a time (VALUES cannot hold them)."""
         nodes = list(nodes)
@@ -191,7 +199,7 @@ class WritePath:
             frontier.clear()
             successors: dict[Term, list[Term]] = defaultdict(list)
             for row in self._rows(query, level, "s"):
-                successors[row["s"]].append(row["o"])  # type: ignore[index]
+                successors[row["s"]].append(row["o"])
             for node in level:
                 for nxt in [*successors.get(node, []), *added.get(node, [])]:
                     if (node, nxt) in removes or nxt in parent:
@@ -200,7 +208,7 @@ class WritePath:
                     if nxt == goal:
                         path = [nxt]
                         while parent[path[-1]] is not None:
-                            path.append(parent[path[-1]])  # type: ignore[arg-type]
+                            path.append(parent[path[-1]])
                         return list(reversed(path))
                     frontier.append(nxt)
         return None

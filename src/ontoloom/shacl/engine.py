@@ -97,7 +97,7 @@ class Validator:
     def hierarchy(self, data: Backend) -> Hierarchy:
         rows = data.select(f"SELECT ?s ?o WHERE {{ ?s <{RDFS}subClassOf> ?o }}")
         pairs = [(r["s"], r["o"]) for r in rows if r["s"] is not None and r["o"] is not None]
-        return Hierarchy([*pairs, *self.extra_classes])  # type: ignore[list-item]
+        return Hierarchy([*pairs, *self.extra_classes])
 
     def plan(self, hierarchy: Hierarchy) -> tuple[list[Unit], list[Shape]]:
         """Compiled units, and the targeted shapes the compiler had to leave to pySHACL."""
@@ -110,7 +110,9 @@ class Validator:
         for top in self.shapes.targeted():
             compiler = Compiler(self.shapes, hierarchy)
             try:
-                units.extend(self._compile_shape(compiler, top, top, self._top_source(compiler, top)))
+                units.extend(
+                    self._compile_shape(compiler, top, top, self._top_source(compiler, top))
+                )
             except CompileError:
                 fallback.append(top)
         self._plans[key] = (units, fallback)
@@ -185,7 +187,9 @@ class Validator:
                 runs.append((unrestricted, None))
             else:
                 if restriction:
-                    runs.append((_FOCUS_MARK.sub(lambda m: restriction(m.group(1)), unit.query), None))
+                    runs.append(
+                        (_FOCUS_MARK.sub(lambda m: restriction(m.group(1)), unit.query), None)
+                    )
                 if blanks and "#FOCUS(?this)#" not in unit.query:
                     runs.append((unrestricted, None))  # nested focus: no way to bind a blank node
                 else:
@@ -226,12 +230,16 @@ class _Profile:
         out: set[Term] = set()
         into: set[Term] = set()
         if named:
-            for row in data.select(f"SELECT DISTINCT ?p ?o WHERE {{ VALUES ?s {{ {named} }} ?s ?p ?o }}"):
-                out.add(row["p"])  # type: ignore[arg-type]
+            for row in data.select(
+                f"SELECT DISTINCT ?p ?o WHERE {{ VALUES ?s {{ {named} }} ?s ?p ?o }}"
+            ):
+                out.add(row["p"])
                 if row["p"] == _RDF_TYPE:
-                    types.add(row["o"])  # type: ignore[arg-type]
-            for row in data.select(f"SELECT DISTINCT ?p WHERE {{ VALUES ?o {{ {named} }} ?s ?p ?o }}"):
-                into.add(row["p"])  # type: ignore[arg-type]
+                    types.add(row["o"])
+            for row in data.select(
+                f"SELECT DISTINCT ?p WHERE {{ VALUES ?o {{ {named} }} ?s ?p ?o }}"
+            ):
+                into.add(row["p"])
         if any(isinstance(f, BlankNode) for f in focus):  # cannot profile blank nodes cheaply
             return cls(set(focus), {_ANY}, {_ANY}, {_ANY})
         return cls(set(focus), hierarchy.superclasses_of(types), out, into)
@@ -276,7 +284,7 @@ def _restriction(focus: list[Term] | None) -> tuple[Callable[[str], str] | None,
     return (lambda var: f"VALUES {var} {{ {listed} }}"), blanks
 
 
-def _result(unit: Unit, row) -> Result:  # type: ignore[no-untyped-def]
+def _result(unit: Unit, row) -> Result:
     v = unit.violation
     focus = row["this"]
     value = row.get(v.value.lstrip("?")) if v.value else None
@@ -304,7 +312,9 @@ def _result(unit: Unit, row) -> Result:  # type: ignore[no-untyped-def]
     )
 
 
-def _fill(message: Literal, focus: Term, value: Term | None, path: object, constraint: Constraint) -> Literal:
+def _fill(
+    message: Literal, focus: Term, value: Term | None, path: object, constraint: Constraint
+) -> Literal:
     """Fill ``{$this}``, ``{?value}``, ``{?path}`` and ``{$parameter}`` in SPARQL messages."""
     names: dict[str, object] = {"this": focus, "value": value, "path": path}
     names.update(getattr(constraint, "parameter_bindings", {}))

@@ -59,7 +59,9 @@ def to_rdflib(triples: Iterable[Triple]) -> rdflib.Graph:
 
 
 def from_rdflib(graph: rdflib.Graph) -> list[Triple]:
-    return [Triple(from_rdflib_term(s), from_rdflib_term(p), from_rdflib_term(o)) for s, p, o in graph]
+    return [
+        Triple(from_rdflib_term(s), from_rdflib_term(p), from_rdflib_term(o)) for s, p, o in graph
+    ]
 
 
 def pyshacl_results(
@@ -114,14 +116,16 @@ def results_from_report(triples: list[Triple]) -> list[Result]:
         severity, component = one(node, "resultSeverity"), one(node, "sourceConstraintComponent")
         out.append(
             Result(
-                focus=one(node, "focusNode"),  # type: ignore[arg-type]
+                focus=one(node, "focusNode"),
                 path=path,
                 value=one(node, "value"),
-                source_shape=one(node, "sourceShape"),  # type: ignore[arg-type]
-                component=component,  # type: ignore[arg-type]
-                severity=severity,  # type: ignore[arg-type]
+                source_shape=one(node, "sourceShape"),
+                component=component,
+                severity=severity,
                 messages=tuple(
-                    m for m in g.objects(node, NamedNode(SH + "resultMessage")) if isinstance(m, Literal)
+                    m
+                    for m in g.objects(node, NamedNode(SH + "resultMessage"))
+                    if isinstance(m, Literal)
                 ),
                 source_constraint=one(node, "sourceConstraint"),
                 constraint_name=_short(component),
@@ -146,7 +150,7 @@ def validate_shapes_with_pyshacl(
     extra_classes: Iterable[tuple[Term, Term]],
 ) -> list[Result]:
     triples = list(data.construct("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }"))
-    ontology = [Triple(s, NamedNode(RDFS + "subClassOf"), o) for s, o in extra_classes]  # type: ignore[arg-type]
+    ontology = [Triple(s, NamedNode(RDFS + "subClassOf"), o) for s, o in extra_classes]
     _, results, _ = pyshacl_results(
         triples,
         shapes.graph.triples,

@@ -57,9 +57,10 @@ class Path:
         if self.kind in ("zeroOrMore", "oneOrMore"):
             return None
         depths = [p.depth() for p in self.parts]
-        if any(d is None for d in depths):
+        known = [d for d in depths if d is not None]
+        if len(known) < len(depths):
             return None
-        return sum(depths) if self.kind == "sequence" else max(depths)  # type: ignore[arg-type, type-var]
+        return sum(known) if self.kind == "sequence" else max(known)
 
     def predicates(self, inverse: bool = False) -> set[tuple[NamedNode, bool]]:
         """Every predicate the path walks, with the direction it walks it in."""
@@ -86,7 +87,9 @@ def parse_path(g: TripleIndex, node: Term, _depth: int = 0) -> Path:
         raise PathError(f"a path cannot be the literal {node}")
     members = g.items(node)
     if members:
-        return Path("sequence", parts=tuple(parse_path(g, m, _depth + 1) for m in members), node=node)
+        return Path(
+            "sequence", parts=tuple(parse_path(g, m, _depth + 1) for m in members), node=node
+        )
     for kind_iri, kind in _KINDS.items():
         target = g.value(node, NamedNode(kind_iri))
         if target is None:

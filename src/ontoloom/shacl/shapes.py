@@ -14,7 +14,7 @@ from ontoloom.vocab import RDF, RDFS, SH
 if TYPE_CHECKING:
     from ontoloom.shacl.components import Constraint
 
-__all__ = ["ShapeSet", "Shape", "Target", "ShapesError"]
+__all__ = ["Shape", "ShapeSet", "ShapesError", "Target"]
 
 
 def sh(local: str) -> NamedNode:

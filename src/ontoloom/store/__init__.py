@@ -15,7 +15,15 @@ from ontoloom.store.base import Backend, Delta, Row
 from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.lock import DataDirLock
 
-__all__ = ["Backend", "Delta", "EmbeddedBackend", "Row", "lock_timeout", "open_backend", "store_path"]
+__all__ = [
+    "Backend",
+    "Delta",
+    "EmbeddedBackend",
+    "Row",
+    "lock_timeout",
+    "open_backend",
+    "store_path",
+]
 
 DEFAULT_LOCK_TIMEOUT = 10.0
 

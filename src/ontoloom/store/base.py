@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 
 from ontoloom.store.terms import Quad, Term, Triple
 
 __all__ = ["Backend", "Delta", "Row"]
 
-Row = Mapping[str, Term | None]
+Row = Mapping[str, Any]  # variable name → term (None when unbound)
 
 
 @dataclass

@@ -13,7 +13,6 @@ from ontoloom.store.base import Delta, Row
 from ontoloom.store.terms import (
     BlankNode,
     DefaultGraph,
-    Literal,
     NamedNode,
     Quad,
     RdfFormat,
@@ -24,7 +23,7 @@ from ontoloom.store.terms import (
 )
 from ontoloom.vocab import GENERATION, LAST_CHANGE, META, STORE_NODE, XSD
 
-__all__ = ["EmbeddedBackend", "quad_text", "FORMATS"]
+__all__ = ["FORMATS", "EmbeddedBackend", "quad_text"]
 
 FORMATS = {
     "turtle": RdfFormat.TURTLE,
@@ -63,6 +62,7 @@ def quad_text(quad: Quad) -> str:
 class EmbeddedBackend:
     """pyoxigraph behind the :class:`~ontoloom.store.base.Backend` seam.
 
+    >>> from ontoloom.store.terms import Literal, NamedNode, Quad
     >>> b = EmbeddedBackend.memory()
     >>> q = Quad(NamedNode("http://a"), NamedNode("http://p"), Literal("x"), NamedNode("http://g"))
     >>> b.apply(Delta(adds={q}))
@@ -107,7 +107,7 @@ class EmbeddedBackend:
             raise OntoloomError(f"cannot open the store at {path}: {exc}") from exc
 
     # -- reads ---------------------------------------------------------------------------
-    def _query(self, sparql: str, bindings: Mapping[str, Term] | None):  # type: ignore[no-untyped-def]
+    def _query(self, sparql: str, bindings: Mapping[str, Term] | None):
         subs = {Variable(k): v for k, v in bindings.items()} if bindings else None
         try:
             return self._store.query(sparql, use_default_graph_as_union=True, substitutions=subs)
@@ -120,14 +120,16 @@ class EmbeddedBackend:
         for solution in solutions:
             yield {name: solution[name] for name in names}
 
-    def select_raw(self, sparql: str, bindings: Mapping[str, Term] | None = None):  # type: ignore[no-untyped-def]
+    def select_raw(self, sparql: str, bindings: Mapping[str, Term] | None = None):
         """The backend's own solution object (for SPARQL results serialisation)."""
         return self._query(sparql, bindings)
 
     def ask(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> bool:
         return bool(self._query(sparql, bindings))
 
-    def construct(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[Triple]:
+    def construct(
+        self, sparql: str, bindings: Mapping[str, Term] | None = None
+    ) -> Iterator[Triple]:
         return iter(self._query(sparql, bindings))
 
     def quads(self, graph: Term | None = None) -> Iterator[Quad]:

@@ -34,7 +34,10 @@ def format_for(path: str | Path, explicit: str | None = None) -> RdfFormat:
 
 
 def read_quads(
-    *, path: str | Path | None = None, data: bytes | str | None = None, format_name: str | None = None,
+    *,
+    path: str | Path | None = None,
+    data: bytes | str | None = None,
+    format_name: str | None = None,
     base_iri: str | None = None,
 ) -> list[Quad]:
     """Parse a file or a string. :raises ParseError: with file, line and column."""
@@ -45,12 +48,14 @@ def read_quads(
             return list(parse(path=str(path), format=fmt, base_iri=base_iri))
         return list(parse(data, format=fmt, base_iri=base_iri))
     except SyntaxError as exc:
-        raise ParseError(exc.msg or str(exc), file=label, line=exc.lineno, column=exc.offset) from None
+        raise ParseError(
+            exc.msg or str(exc), file=label, line=exc.lineno, column=exc.offset
+        ) from None
     except FileNotFoundError:
         raise BadInput(f"{label}: no such file") from None
     except (OSError, ValueError) as exc:
         raise BadInput(f"{label}: {exc}") from None
 
 
-def read_triples(**kwargs) -> list[Triple]:  # type: ignore[no-untyped-def]
+def read_triples(**kwargs) -> list[Triple]:
     return [q.triple for q in read_quads(**kwargs)]

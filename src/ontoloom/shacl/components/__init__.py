@@ -92,7 +92,7 @@ def parse_constraints(shapes: ShapeSet, shape: Shape) -> list[Constraint]:
     return out
 
 
-def custom_components(g: TripleIndex) -> list:  # type: ignore[type-arg]
+def custom_components(g: TripleIndex) -> list:
     from ontoloom.shacl.components.sparql import CustomComponentDefinition
 
     return CustomComponentDefinition.all_in(g)

@@ -25,7 +25,9 @@ class _Count(Constraint):
                 out.append(cls(n))
         return out
 
-    def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation | None:
+    def pattern(
+        self, cx: Compiler, shape: Shape, focus: str, source: Source | None
+    ) -> Violation | None:
         if self.op == "<" and self.n <= 0:
             return None
         assert shape.path is not None

@@ -50,7 +50,9 @@ class _ShapeList(Constraint):
 class AndConstraintComponent(_ShapeList):
     component, name, parameter = "AndConstraintComponent", "and", "and"
 
-    def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation | None:
+    def pattern(
+        self, cx: Compiler, shape: Shape, focus: str, source: Source | None
+    ) -> Violation | None:
         values, v = cx.value_nodes(shape, focus)
         fails = [f for f in self.member_fails(cx, v) if f is not None]
         if not fails:
@@ -61,7 +63,9 @@ class AndConstraintComponent(_ShapeList):
 class OrConstraintComponent(_ShapeList):
     component, name, parameter = "OrConstraintComponent", "or", "or"
 
-    def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation | None:
+    def pattern(
+        self, cx: Compiler, shape: Shape, focus: str, source: Source | None
+    ) -> Violation | None:
         values, v = cx.value_nodes(shape, focus)
         fails = self.member_fails(cx, v)
         if any(f is None for f in fails):  # one member always conforms

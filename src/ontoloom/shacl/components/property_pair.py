@@ -27,7 +27,9 @@ class EqualsConstraintComponent(_Pair):
         values, v = cx.value_nodes(shape, focus)
         w = cx.fresh("w")
         missing_other = f"{values} FILTER NOT EXISTS {{ {focus} {self.other} {v} }}"
-        missing_here = f"{focus} {self.other} {w} . FILTER NOT EXISTS {{ {cx.has_value(shape, focus, w)} }}"
+        missing_here = (
+            f"{focus} {self.other} {w} . FILTER NOT EXISTS {{ {cx.has_value(shape, focus, w)} }}"
+        )
         if values:
             text = f"{{ {missing_other} }} UNION {{ {missing_here} BIND({w} AS {v}) }}"
             return Violation(text, value=v)

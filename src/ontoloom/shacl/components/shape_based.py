@@ -25,7 +25,9 @@ class NodeConstraintComponent(Constraint):
     def shape_refs(self) -> list[Term]:
         return [self.node_shape]
 
-    def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation | None:
+    def pattern(
+        self, cx: Compiler, shape: Shape, focus: str, source: Source | None
+    ) -> Violation | None:
         values, v = cx.value_nodes(shape, focus)
         fails = cx.fails(cx.shapes.shape(self.node_shape), v)
         if fails is None:
@@ -54,7 +56,9 @@ class _Qualified(Constraint):
                     for sibling_prop in shapes.shape(parent).properties:
                         if sibling_prop == shape.node:
                             continue
-                        siblings.extend(sh_values(g, shapes.shape(sibling_prop), "qualifiedValueShape"))
+                        siblings.extend(
+                            sh_values(g, shapes.shape(sibling_prop), "qualifiedValueShape")
+                        )
             for term in sh_values(g, shape, cls.parameter):
                 n = literal_int(term)
                 if n is not None:
@@ -64,7 +68,9 @@ class _Qualified(Constraint):
     def shape_refs(self) -> list[Term]:
         return [self.qualified, *self.siblings]
 
-    def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation | None:
+    def pattern(
+        self, cx: Compiler, shape: Shape, focus: str, source: Source | None
+    ) -> Violation | None:
         if self.op == "<" and self.n <= 0:
             return None
         assert shape.path is not None

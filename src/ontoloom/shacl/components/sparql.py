@@ -35,7 +35,7 @@ def prefixes_of(g: TripleIndex, node: Term) -> str:
 
 def split_prologue(query: str) -> tuple[str, str]:
     """Hoist PREFIX/BASE lines out of a query so that it can be used as a subquery."""
-    prologue = []
+    prologue: list[str] = []
     while True:
         match = _PREFIX_LINE.match(query)
         if not match:
@@ -112,7 +112,9 @@ class SPARQLConstraintComponent(_SelectBased):
             c.source_constraint = node
             label = g.value(node, NamedNode(RDFS + "label"))
             c.label = label.value if isinstance(label, Literal) else None
-            c.default_messages = tuple(m for m in g.objects(node, sh("message")) if isinstance(m, Literal))
+            c.default_messages = tuple(
+                m for m in g.objects(node, sh("message")) if isinstance(m, Literal)
+            )
             out.append(c)
         return out
 
@@ -120,7 +122,9 @@ class SPARQLConstraintComponent(_SelectBased):
 class CustomSelectConstraint(_SelectBased):
     component: ClassVar[str] = ""
 
-    def __init__(self, iri: NamedNode, select: str, prologue: str, bindings: dict[str, Term]) -> None:
+    def __init__(
+        self, iri: NamedNode, select: str, prologue: str, bindings: dict[str, Term]
+    ) -> None:
         super().__init__(select, prologue, bindings)
         self.iri = iri
 
@@ -182,7 +186,9 @@ class CustomComponentDefinition:
 
     @classmethod
     def all_in(cls, g: TripleIndex) -> list[CustomComponentDefinition]:
-        nodes = [n for n in g.subjects(RDF_TYPE, sh("ConstraintComponent")) if isinstance(n, NamedNode)]
+        nodes = [
+            n for n in g.subjects(RDF_TYPE, sh("ConstraintComponent")) if isinstance(n, NamedNode)
+        ]
         return [cls(g, n) for n in sorted(nodes, key=str)]
 
     def instantiate(self, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
@@ -190,18 +196,22 @@ class CustomComponentDefinition:
         required = [p for p, optional in self.parameters if not optional]
         if not required or any(not g.objects(shape.node, p) for p in required):
             return []
-        validator = (self.property_validator if shape.path is not None else self.node_validator) or (
-            self.validator
-        )
+        validator = (
+            self.property_validator if shape.path is not None else self.node_validator
+        ) or (self.validator)
         if validator is None:
             return []
         names = [p for p, _ in self.parameters if g.objects(shape.node, p)]
         choices = [g.objects(shape.node, p) for p in names]
         out: list[Constraint] = []
         for combo in itertools.product(*choices):
-            bindings = {re.split(r"[#/]", p.value)[-1]: t for p, t in zip(names, combo, strict=True)}
+            bindings = {
+                re.split(r"[#/]", p.value)[-1]: t for p, t in zip(names, combo, strict=True)
+            }
             prologue = prefixes_of(g, validator)
-            messages = tuple(m for m in g.objects(validator, sh("message")) if isinstance(m, Literal))
+            messages = tuple(
+                m for m in g.objects(validator, sh("message")) if isinstance(m, Literal)
+            )
             select, ask = g.value(validator, sh("select")), g.value(validator, sh("ask"))
             c: Constraint
             if isinstance(select, Literal):
@@ -211,7 +221,7 @@ class CustomComponentDefinition:
             else:
                 continue
             c.default_messages = messages
-            c.parameter_bindings = bindings  # type: ignore[attr-defined]
+            c.parameter_bindings = bindings
             out.append(c)
         return out
 

@@ -29,19 +29,39 @@ class _Range(Constraint):
 
 
 class MinExclusiveConstraintComponent(_Range):
-    component, name, parameter, op = "MinExclusiveConstraintComponent", "minExclusive", "minExclusive", ">"
+    component, name, parameter, op = (
+        "MinExclusiveConstraintComponent",
+        "minExclusive",
+        "minExclusive",
+        ">",
+    )
 
 
 class MinInclusiveConstraintComponent(_Range):
-    component, name, parameter, op = "MinInclusiveConstraintComponent", "minInclusive", "minInclusive", ">="
+    component, name, parameter, op = (
+        "MinInclusiveConstraintComponent",
+        "minInclusive",
+        "minInclusive",
+        ">=",
+    )
 
 
 class MaxExclusiveConstraintComponent(_Range):
-    component, name, parameter, op = "MaxExclusiveConstraintComponent", "maxExclusive", "maxExclusive", "<"
+    component, name, parameter, op = (
+        "MaxExclusiveConstraintComponent",
+        "maxExclusive",
+        "maxExclusive",
+        "<",
+    )
 
 
 class MaxInclusiveConstraintComponent(_Range):
-    component, name, parameter, op = "MaxInclusiveConstraintComponent", "maxInclusive", "maxInclusive", "<="
+    component, name, parameter, op = (
+        "MaxInclusiveConstraintComponent",
+        "maxInclusive",
+        "maxInclusive",
+        "<=",
+    )
 
 
 COMPONENTS: list[type[Constraint]] = [

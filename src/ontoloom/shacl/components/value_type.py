@@ -28,7 +28,17 @@ class ClassConstraintComponent(Constraint):
 # Datatypes whose lexical space SPARQL casts can check (ill-formed literals violate sh:datatype).
 _CASTABLE = {
     XSD + t
-    for t in ("integer", "decimal", "float", "double", "boolean", "date", "dateTime", "time", "string")
+    for t in (
+        "integer",
+        "decimal",
+        "float",
+        "double",
+        "boolean",
+        "date",
+        "dateTime",
+        "time",
+        "string",
+    )
 }
 _INTEGER_RANGES = {
     XSD + "nonNegativeInteger": ">= 0",
