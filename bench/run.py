@@ -81,7 +81,8 @@ def bench_writes(n: int, repeat: int, oracle_repeat: int) -> dict[str, list[floa
     ):
         quads = synthetic_quads(g, n)
         g.backend.bulk_load(quads)
-        tasks = [f"task_{i:08x}" for i in range(0, n - n // 20 - n // 50, max(1, n // repeat))][
+        n_tasks = n - n // 20 - n // 50
+        tasks = [f"task_{(i * 7919) % n_tasks:08x}" for i in range(repeat)]
             :repeat
         ]
         # Warm the compiled plans, as a long-lived process would have them.
