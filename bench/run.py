@@ -83,8 +83,6 @@ def bench_writes(n: int, repeat: int, oracle_repeat: int) -> dict[str, list[floa
         g.backend.bulk_load(quads)
         n_tasks = n - n // 20 - n // 50
         tasks = [f"task_{(i * 7919) % n_tasks:08x}" for i in range(repeat)]
-            :repeat
-        ]
         # Warm the compiled plans, as a long-lived process would have them.
         g.create("Task", {"title": "warm", "status": "open"}, id="task_warm")
         counter = iter(range(10**9))
