@@ -35,9 +35,14 @@ class Violation:
     text: str
     value: str | None = None  # variable holding sh:value
     path: str | None = None  # variable holding sh:resultPath (sh:closed, SPARQL constraints)
-    key: str | None = None  # extra distinguishing variable (one result per language tag…)
+    # Variables that tell results apart beyond focus, path and value (one result per
+    # language tag, per compared value, per parent focus…), as the spec counts them.
+    distinct: tuple[str, ...] = ()
     sourced: bool = False  # the text already joins the focus source
-    message_vars: tuple[str, ...] = ()  # SPARQL constraint variables a message may cite
+    # A SPARQL constraint that must see $this pre-bound: ``text`` selects the focus nodes,
+    # and this query runs once per focus node with $this substituted.
+    per_focus: str | None = None
+    value_is_focus: bool = False  # no ?value bound: sh:value is the focus (SPARQL, node shapes)
 
 
 def term_sparql(term: Term) -> str:
@@ -48,12 +53,22 @@ def term_sparql(term: Term) -> str:
 
 
 class Compiler:
-    def __init__(self, shapes: ShapeSet, hierarchy: Hierarchy) -> None:
+    def __init__(
+        self, shapes: ShapeSet, hierarchy: Hierarchy, shapes_graph: NamedNode | None = None
+    ) -> None:
         self.shapes = shapes
         self.hierarchy = hierarchy
+        self.shapes_graph = shapes_graph
         self._counter = 0
         self._active: list[Term] = []
         self.prologues: set[str] = set()  # PREFIX lines SPARQL-based constraints need
+
+    def union(self, branches: list[str], focus: str, source: Source | None) -> tuple[str, bool]:
+        """UNION of patterns; at top level each branch joins the focus source itself, since
+        SPARQL evaluates a branch before it sees the bindings outside it."""
+        if source is None:
+            return " UNION ".join(f"{{ {b} }}" for b in branches), False
+        return " UNION ".join(f"{{ {source(focus)} {b} }}" for b in branches), True
 
     def fresh(self, stem: str = "v") -> str:
         self._counter += 1
@@ -184,7 +199,8 @@ def literal_int(term: Term | None) -> int | None:
 
 
 def is_true(term: Term | None) -> bool:
-    return isinstance(term, Literal) and term.value in ("true", "1")
+    """SHACL's boolean parameters are switched on by ``true`` only (not ``"1"``)."""
+    return isinstance(term, Literal) and term.value == "true"
 
 
 def iri(term: Term) -> NamedNode:

@@ -10,7 +10,7 @@ from ontoloom.shacl.compiler import CompileError, Compiler, Violation, term_spar
 from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.paths import Path
-from ontoloom.shacl.shapes import Shape, ShapeSet
+from ontoloom.shacl.shapes import Shape, ShapesError, ShapeSet
 from ontoloom.store.base import Backend
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term, Triple
 from ontoloom.vocab import RDFS
@@ -72,6 +72,7 @@ class Unit:
     constraint: Constraint
     query: str
     violation: Violation
+    parents: tuple[str, ...] = ()  # focus variables of the shapes above a nested property shape
 
 
 class Validator:
@@ -87,10 +88,12 @@ class Validator:
         *,
         extra_classes: Iterable[tuple[Term, Term]] = (),
         skip: Callable[[Shape, Constraint], bool] | None = None,
+        shapes_graph: NamedNode | None = None,
     ) -> None:
         self.shapes = shapes if isinstance(shapes, ShapeSet) else ShapeSet(shapes)
         self.extra_classes = list(extra_classes)
         self.skip = skip
+        self.shapes_graph = shapes_graph  # where $shapesGraph points, when the data has it
         self._plans: dict[frozenset[tuple[Term, Term]], tuple[list[Unit], list[Shape]]] = {}
 
     # -- compilation ---------------------------------------------------------------------
@@ -108,13 +111,15 @@ class Validator:
         units: list[Unit] = []
         fallback: list[Shape] = []
         for top in self.shapes.targeted():
-            compiler = Compiler(self.shapes, hierarchy)
+            compiler = Compiler(self.shapes, hierarchy, self.shapes_graph)
             try:
                 units.extend(
                     self._compile_shape(compiler, top, top, self._top_source(compiler, top))
                 )
             except CompileError:
                 fallback.append(top)
+            except ShapesError:
+                raise
         self._plans[key] = (units, fallback)
         return units, fallback
 
@@ -123,7 +128,12 @@ class Validator:
         return lambda var: f"#FOCUS({var})# {_rename(targets, var)}"
 
     def _compile_shape(
-        self, cx: Compiler, top: Shape, shape: Shape, source: Callable[[str], str]
+        self,
+        cx: Compiler,
+        top: Shape,
+        shape: Shape,
+        source: Callable[[str], str],
+        parents: tuple[str, ...] = (),
     ) -> list[Unit]:
         if shape.deactivated:
             return []
@@ -135,19 +145,19 @@ class Validator:
             violation = constraint.pattern(cx, shape, "?this", source)
             if violation is None:
                 continue
-            units.append(Unit(top, shape, constraint, _select(cx, violation, source), violation))
+            query = _select(cx, violation, source, parents)
+            units.append(Unit(top, shape, constraint, query, violation, parents))
         for prop in shape.properties:
             child = self.shapes.shape(prop)
+            child_parents = parents
             if shape.path is None:
                 child_source = source
             else:
-                parent_path = shape.path.sparql()
+                parent = cx.fresh("parent")  # each parent focus validates its values anew
+                child_parents = (*parents, parent)
+                child_source = _values_of(source, parent, shape.path.sparql())
 
-                def child_source(var: str, _src=source, _path=parent_path) -> str:
-                    parent = cx.fresh("parent")
-                    return f"{_src(parent)} {parent} {_path} {var} ."
-
-            units.extend(self._compile_shape(cx, top, child, child_source))
+            units.extend(self._compile_shape(cx, top, child, child_source, child_parents))
         return units
 
     def explain(self, data: Backend) -> dict[str, str]:
@@ -176,7 +186,6 @@ class Validator:
             return report
         restriction, blanks = _restriction(focus_list)
         profile = None if focus_list is None else _Profile.of(data, focus_list, hierarchy)
-        seen: set[tuple[str, ...]] = set()
         for unit in units:
             report.engines[_shape_label(unit.top.node)] = "sparql"
             if profile is not None and not profile.may_target(unit.top):
@@ -194,23 +203,25 @@ class Validator:
                     runs.append((unrestricted, None))  # nested focus: no way to bind a blank node
                 else:
                     runs.extend((unrestricted, {"this": b}) for b in blanks)
+            seen: set[tuple[object, ...]] = set()  # one result per distinct row, per unit
+            extra = [*unit.violation.distinct, *unit.parents]
             for query, bindings in runs:
-                for row in data.select(query, bindings):
+                for row in _rows(data, unit, query, bindings):
                     result = _result(unit, row)
-                    if result.key() not in seen:
-                        seen.add(result.key())
+                    key = (result.key(), *(str(row.get(v.lstrip("?"))) for v in extra))
+                    if key not in seen:
+                        seen.add(key)
                         report.results.append(result)
         if fallback:
             from ontoloom.shacl.oracle import validate_shapes_with_pyshacl
 
             for shape in fallback:
                 report.engines[_shape_label(shape.node)] = "pyshacl"
-            for result in validate_shapes_with_pyshacl(
-                data, self.shapes, fallback, focus_list, self.extra_classes
-            ):
-                if result.key() not in seen:
-                    seen.add(result.key())
-                    report.results.append(result)
+            report.results.extend(
+                validate_shapes_with_pyshacl(
+                    data, self.shapes, fallback, focus_list, self.extra_classes
+                )
+            )
         return report
 
 
@@ -261,13 +272,40 @@ _ANY = NamedNode("urn:ontoloom:any")
 _RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 
 
-def _select(cx: Compiler, violation: Violation, source: Callable[[str], str]) -> str:
+def _rows(data: Backend, unit: Unit, query: str, bindings: dict[str, Term] | None):
+    per_focus = unit.violation.per_focus
+    if per_focus is None:
+        yield from data.select(query, bindings)
+        return
+    from ontoloom.shacl.components.sparql import prebind_this
+
+    for focus_row in data.select(query, bindings):
+        focus = focus_row["this"]
+        if isinstance(focus, BlankNode):  # cannot be written in: bind it instead
+            yield from data.select(per_focus, {"this": focus})
+        else:
+            for row in data.select(prebind_this(per_focus, focus)):
+                yield {**row, "this": focus}
+
+
+def _select(
+    cx: Compiler, violation: Violation, source: Callable[[str], str], parents: tuple[str, ...]
+) -> str:
     names = ["?this"] + [
-        v for v in (violation.value, violation.path, violation.key) if v and v != "?this"
+        v
+        for v in (violation.value, violation.path, *violation.distinct, *parents)
+        if v and v != "?this"
     ]
+    if violation.per_focus is not None:
+        return f"SELECT DISTINCT ?this WHERE {{ {violation.text} }}"
     where = violation.text if violation.sourced else f"{source('?this')} {violation.text}"
     prologue = "\n".join(sorted(p for p in cx.prologues if p))
     return f"{prologue}\nSELECT DISTINCT {' '.join(dict.fromkeys(names))} WHERE {{ {where} }}"
+
+
+def _values_of(source: Callable[[str], str], parent: str, path: str) -> Callable[[str], str]:
+    """A focus source for nested property shapes: the values of the parent's focus nodes."""
+    return lambda var: f"{source(parent)} {parent} {path} {var} ."
 
 
 def _rename(pattern: str, var: str) -> str:
@@ -288,7 +326,7 @@ def _result(unit: Unit, row) -> Result:
     v = unit.violation
     focus = row["this"]
     value = row.get(v.value.lstrip("?")) if v.value else None
-    if v.value == "?this":
+    if v.value == "?this" or (value is None and v.value_is_focus):
         value = focus
     path: Path | Term | None = unit.shape.path
     if v.path:

@@ -71,20 +71,23 @@ class EmbeddedBackend:
     ['x']
     """
 
-    def __init__(self, store: pyoxigraph.Store, *, writable: bool) -> None:
+    def __init__(self, store: pyoxigraph.Store, *, writable: bool, union: bool = True) -> None:
         self._store = store
         self.writable = writable
+        # Queries see every graph as the default graph; a scratch store validating a
+        # standalone data graph turns that off so that a shapes graph beside it stays apart.
+        self.union = union
 
     @classmethod
     def memory(cls) -> EmbeddedBackend:
         return cls(pyoxigraph.Store(), writable=True)
 
     @classmethod
-    def scratch(cls, quads: Iterable[Quad] = ()) -> EmbeddedBackend:
+    def scratch(cls, quads: Iterable[Quad] = (), *, union: bool = True) -> EmbeddedBackend:
         """An in-memory working copy (validation overlays): no generation bookkeeping."""
         store = pyoxigraph.Store()
         store.extend(quads)
-        return cls(store, writable=True)
+        return cls(store, writable=True, union=union)
 
     def patch(self, delta: Delta) -> None:
         """Apply ``delta`` to a scratch store, without bookkeeping or atomicity."""
@@ -110,7 +113,9 @@ class EmbeddedBackend:
     def _query(self, sparql: str, bindings: Mapping[str, Term] | None):
         subs = {Variable(k): v for k, v in bindings.items()} if bindings else None
         try:
-            return self._store.query(sparql, use_default_graph_as_union=True, substitutions=subs)
+            return self._store.query(
+                sparql, use_default_graph_as_union=self.union, substitutions=subs
+            )
         except SyntaxError as exc:
             raise BadInput(f"SPARQL syntax error: {exc}") from exc
 

@@ -25,21 +25,21 @@ class EqualsConstraintComponent(_Pair):
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
-        w = cx.fresh("w")
-        missing_other = f"{values} FILTER NOT EXISTS {{ {focus} {self.other} {v} }}"
+        w, x = cx.fresh("w"), cx.fresh("x")
         missing_here = (
-            f"{focus} {self.other} {w} . FILTER NOT EXISTS {{ {cx.has_value(shape, focus, w)} }}"
+            f"{focus} {self.other} {w} . FILTER NOT EXISTS {{ {cx.has_value(shape, focus, w)} }} "
+            f"BIND({w} AS {x})"
         )
         if values:
-            text = f"{{ {missing_other} }} UNION {{ {missing_here} BIND({w} AS {v}) }}"
-            return Violation(text, value=v)
-        # Node shape: the value is the focus itself; report both directions.
-        x = cx.fresh("x")
-        text = (
-            f"{{ FILTER NOT EXISTS {{ {focus} {self.other} {focus} }} BIND({focus} AS {x}) }} "
-            f"UNION {{ {missing_here} BIND({w} AS {x}) }}"
-        )
-        return Violation(text, value=x)
+            missing_other = (
+                f"{values} FILTER NOT EXISTS {{ {focus} {self.other} {v} }} BIND({v} AS {x})"
+            )
+        else:  # node shape: the value node is the focus itself
+            missing_other = (
+                f"FILTER NOT EXISTS {{ {focus} {self.other} {focus} }} BIND({focus} AS {x})"
+            )
+        text, sourced = cx.union([missing_other, missing_here], focus, source)
+        return Violation(text, value=x, sourced=sourced)
 
 
 class DisjointConstraintComponent(_Pair):
@@ -57,7 +57,7 @@ class _Order(_Pair):
         values, v = cx.value_nodes(shape, focus)
         w = cx.fresh("w")
         text = f"{values} {focus} {self.other} {w} . FILTER(!COALESCE({v} {self.op} {w}, false))"
-        return Violation(text, value=v)
+        return Violation(text, value=v, distinct=(w,))
 
 
 class LessThanConstraintComponent(_Order):

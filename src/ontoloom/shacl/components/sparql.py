@@ -15,17 +15,29 @@ from typing import ClassVar
 from ontoloom.shacl.compiler import CompileError, Compiler, Source, Violation, is_true
 from ontoloom.shacl.components import Constraint, sh_values
 from ontoloom.shacl.rdfgraph import TripleIndex
-from ontoloom.shacl.shapes import RDF_TYPE, Shape, ShapeSet, sh
+from ontoloom.shacl.shapes import RDF_TYPE, Shape, ShapesError, ShapeSet, sh
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
-from ontoloom.vocab import RDFS
+from ontoloom.vocab import OWL, RDFS
 
 _PREFIX_LINE = re.compile(r"^\s*(PREFIX\s+[\w-]*:\s*<[^>]*>|BASE\s+<[^>]*>)\s*", re.IGNORECASE)
 _FORBIDDEN = re.compile(r"\b(MINUS|SERVICE|VALUES)\b", re.IGNORECASE)
+_STRINGS = re.compile(
+    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
+)
+_COMMENTS = re.compile(r"(?m)#[^\n>]*$")
+_CALLS = re.compile(r"\b(FILTER|BIND)\s*\(", re.IGNORECASE)
 
 
 def prefixes_of(g: TripleIndex, node: Term) -> str:
+    """PREFIX lines from the sh:declare of sh:prefixes values, following owl:imports."""
     lines = []
-    for ontology in g.objects(node, sh("prefixes")):
+    stack, seen = list(g.objects(node, sh("prefixes"))), set()
+    while stack:
+        ontology = stack.pop()
+        if ontology in seen:
+            continue
+        seen.add(ontology)
+        stack.extend(g.objects(ontology, NamedNode(OWL + "imports")))
         for decl in g.objects(ontology, sh("declare")):
             prefix, namespace = g.value(decl, sh("prefix")), g.value(decl, sh("namespace"))
             if prefix is not None and namespace is not None:
@@ -44,17 +56,32 @@ def split_prologue(query: str) -> tuple[str, str]:
         query = query[match.end() :]
 
 
+def _projection(select: str) -> str:
+    return re.split(r"(?i)\bWHERE\b|\{", code_of(select), maxsplit=1)[0]
+
+
 def substitute(query: str, name: str, text: str) -> str:
     return re.sub(rf"[$?]{re.escape(name)}\b", lambda _: text, query)
 
 
-def bind_parameters(query: str, shape: Shape, bindings: dict[str, Term]) -> str:
+def bind_parameters(
+    query: str, shape: Shape, bindings: dict[str, Term], shapes_graph: NamedNode | None = None
+) -> str:
+    """Pre-bind $PATH, $currentShape, $shapesGraph and parameters by writing them in."""
+    check_prebinding(query, [*bindings, "this", "value", "currentShape", "shapesGraph"])
     if "$PATH" in query:
         if shape.path is None:
             raise CompileError("$PATH used in a node shape")
         query = query.replace("$PATH", shape.path.sparql())
+    query = always_bound(query, "currentShape", "shapesGraph")
     if isinstance(shape.node, NamedNode):
         query = substitute(query, "currentShape", str(shape.node))
+    elif re.search(r"[$?]currentShape\b", query):
+        raise CompileError("$currentShape is a blank node")
+    if re.search(r"[$?]shapesGraph\b", query):
+        if shapes_graph is None:
+            raise CompileError("$shapesGraph is not available against this store")
+        query = substitute(query, "shapesGraph", str(shapes_graph))
     for name, term in bindings.items():
         if isinstance(term, BlankNode):
             raise CompileError(f"parameter ${name} is a blank node")
@@ -69,9 +96,80 @@ def component_short_name(iri: NamedNode) -> str:
     return name[:1].lower() + name[1:]
 
 
-def check_prebinding(query: str) -> None:
-    if _FORBIDDEN.search(query):
-        raise CompileError("the query uses MINUS, SERVICE or VALUES, which pre-binding forbids")
+def always_bound(query: str, *names: str) -> str:
+    """Pre-bound variables are always bound: ``bound($x)`` holds."""
+    alternatives = "|".join(names)
+    return re.sub(rf"(?i)\bbound\s*\(\s*[$?]({alternatives})\s*\)", "(true)", query)
+
+
+def prebind_this(query: str, focus: Term) -> str:
+    """Write the focus node in for $this, as SHACL's pre-binding defines it. The outer
+    projection keeps a ?this column bound to the focus; subqueries drop it."""
+    query = always_bound(query, "this")
+    out, last, first = [], 0, True
+    for match in re.finditer(r"(?is)\bSELECT\b(.*?)(\bWHERE\b|\{)", query):
+        out.append(substitute(query[last : match.start()], "this", str(focus)))
+        if first:
+            projection = substitute(match.group(1), "this", f"({focus} AS ?this)")
+        else:
+            projection = re.sub(r"[$?]this\b", "", match.group(1))
+            if not re.search(r"[$?]\w|\*", projection):
+                projection = " * "
+        out.append("SELECT" + projection + match.group(2))
+        last, first = match.end(), False
+    out.append(substitute(query[last:], "this", str(focus)))
+    return "".join(out)
+
+
+def code_of(query: str) -> str:
+    """The query with string literals and comments blanked out, for syntactic checks."""
+    return _COMMENTS.sub("", _STRINGS.sub('""', query))
+
+
+def check_prebinding(query: str, prebound: list[str]) -> None:
+    """SHACL-SPARQL's restrictions on queries with pre-bound variables (spec 5.2.1).
+
+    :raises ShapesError: the shapes graph is ill-formed.
+    """
+    code = code_of(query)
+    if _FORBIDDEN.search(code):
+        raise ShapesError("a SPARQL constraint may not use MINUS, SERVICE or VALUES (pre-binding)")
+    names = "|".join(re.escape(n) for n in prebound)
+    if re.search(rf"(?i)\bAS\s+[$?]({names})\b", code):
+        raise ShapesError("a SPARQL constraint may not assign a pre-bound variable with AS")
+    selects = [m.end() for m in re.finditer(r"(?i)\bSELECT\b", code)]
+    nested = selects[1:] if re.match(r"(?is)\s*(PREFIX[^<]*<[^>]*>\s*)*SELECT\b", code) else selects
+    for start in nested:
+        projection, _, rest = re.split(r"(?i)(\bWHERE\b|\{)", code[start:], maxsplit=1)
+        if re.search(r"[$?]this\b", projection):
+            continue
+        # SELECT * projects $this only when the subquery binds it itself.
+        if "*" not in projection or not _binds_this(
+            "{" + rest.split("{", 1)[-1] if "{" in rest else rest
+        ):
+            raise ShapesError("a subquery of a SPARQL constraint must project $this (pre-binding)")
+
+
+def joins_safely(body: str) -> bool:
+    """True when joining the query with the focus nodes equals pre-binding $this: a flat
+    group in which $this occurs in a triple pattern (not only in FILTER or BIND)."""
+    code = code_of(body)
+    start, end = code.find("{"), code.rfind("}")
+    inner = code[start + 1 : end]
+    if "{" in inner or "}" in inner:
+        return False
+    return _binds_this(inner)
+
+
+def _binds_this(inner: str) -> bool:
+    """Whether $this occurs in ``inner`` outside FILTER and BIND expressions."""
+    while (match := _CALLS.search(inner)) is not None:
+        depth, i = 1, match.end()
+        while i < len(inner) and depth:
+            depth += {"(": 1, ")": -1}.get(inner[i], 0)
+            i += 1
+        inner = inner[: match.start()] + inner[i:]
+    return re.search(r"[$?]this\b", inner) is not None
 
 
 class _SelectBased(Constraint):
@@ -81,13 +179,25 @@ class _SelectBased(Constraint):
         self.select, self.prologue, self.bindings = select, prologue, bindings
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
-        prologue, body = split_prologue(bind_parameters(self.select, shape, self.bindings))
-        check_prebinding(body)
-        cx.prologues.add(self.prologue)
-        cx.prologues.add(prologue)
-        if focus == "?this":
-            return Violation(f"{{ {body} }}", value="?value", path="?path")
-        return Violation(f"{{ SELECT ({'?this'} AS {focus}) WHERE {{ {{ {body} }} }} }}")
+        text = bind_parameters(self.select, shape, self.bindings, cx.shapes_graph)
+        prologue, body = split_prologue(text)
+        safe = joins_safely(body)
+        if focus != "?this" or source is None:
+            if not safe:
+                raise CompileError("a nested SPARQL constraint needs pre-binding")
+            cx.prologues.update((self.prologue, prologue))
+            return Violation(f"{{ SELECT (?this AS {focus}) WHERE {{ {{ {body} }} }} }}")
+        value = "?value" if re.search(r"[$?]value\b", _projection(body)) else None
+        path = "?path" if re.search(r"[$?]path\b", _projection(body)) else None
+        node_shape = shape.path is None
+        if safe:
+            cx.prologues.update((self.prologue, prologue))
+            return Violation(f"{{ {body} }}", value=value, path=path, value_is_focus=node_shape)
+        # Pre-binding by writing each focus node in: one run per focus node.
+        query = "\n".join(p for p in (self.prologue, prologue) if p) + "\n" + body
+        return Violation(
+            source("?this"), value=value, path=path, per_focus=query, value_is_focus=node_shape
+        )
 
 
 class SPARQLConstraintComponent(_SelectBased):
@@ -158,15 +268,15 @@ class CustomAskConstraint(Constraint):
         return []
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
-        prologue, query = split_prologue(bind_parameters(self.ask, shape, self.bindings))
-        check_prebinding(query)
+        prologue, query = split_prologue(
+            bind_parameters(self.ask, shape, self.bindings, cx.shapes_graph)
+        )
         start, end = query.find("{"), query.rfind("}")
         if start < 0 or end < start:
             raise CompileError("an ASK validator needs a { … } body")
         values, v = cx.value_nodes(shape, focus)
         body = substitute(substitute(query[start + 1 : end], "this", focus), "value", v)
-        cx.prologues.add(self.prologue)
-        cx.prologues.add(prologue)
+        cx.prologues.update((self.prologue, prologue))
         return Violation(f"{values} FILTER NOT EXISTS {{ {body} }}", value=v)
 
 
@@ -186,9 +296,12 @@ class CustomComponentDefinition:
 
     @classmethod
     def all_in(cls, g: TripleIndex) -> list[CustomComponentDefinition]:
-        nodes = [
-            n for n in g.subjects(RDF_TYPE, sh("ConstraintComponent")) if isinstance(n, NamedNode)
-        ]
+        from ontoloom.shacl.hierarchy import Hierarchy
+
+        # Components may be typed with a subclass of sh:ConstraintComponent.
+        subclass = NamedNode(RDFS + "subClassOf")
+        classes = Hierarchy(g.pairs(subclass)).subclasses(sh("ConstraintComponent"))
+        nodes = {n for c in classes for n in g.subjects(RDF_TYPE, c) if isinstance(n, NamedNode)}
         return [cls(g, n) for n in sorted(nodes, key=str)]
 
     def instantiate(self, shapes: ShapeSet, shape: Shape) -> list[Constraint]:

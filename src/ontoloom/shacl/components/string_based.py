@@ -101,7 +101,7 @@ class UniqueLangConstraintComponent(Constraint):
             f"FILTER(!sameTerm({a}, {b}) && lang({a}) != '' && LCASE(lang({a})) = LCASE(lang({b}))) "
             f"BIND(LCASE(lang({a})) AS {lang})"
         )
-        return Violation(text, key=lang)
+        return Violation(text, distinct=(lang,))
 
 
 COMPONENTS: list[type[Constraint]] = [

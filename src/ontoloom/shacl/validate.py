@@ -1,0 +1,60 @@
+"""Validate standalone RDF graphs against a shapes graph, with no store: what
+``ontoloom validate`` and the W3C test suite run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from ontoloom.shacl.engine import Report, Validator
+from ontoloom.shacl.shapes import ShapesError
+from ontoloom.store.embedded import EmbeddedBackend
+from ontoloom.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Term, Triple
+
+__all__ = ["SHAPES_GRAPH", "ShapesGraphError", "validate_graphs"]
+
+# Where the shapes graph sits beside the data, for SPARQL constraints that use $shapesGraph.
+SHAPES_GRAPH = NamedNode("urn:ontoloom:shapes-graph")
+
+ShapesGraphError = ShapesError
+
+
+def validate_graphs(
+    data: Iterable[Triple],
+    shapes: Iterable[Triple],
+    *,
+    extra_classes: Iterable[tuple[Term, Term]] = (),
+) -> Report:
+    """Validate ``data`` against ``shapes``.
+
+    :raises ShapesGraphError: when the shapes graph is not well-formed (e.g. a SPARQL
+        constraint that pre-binding forbids).
+    """
+    shapes = list(shapes)
+    quads = [Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in data]
+    quads += [Quad(t.subject, t.predicate, t.object, SHAPES_GRAPH) for t in shapes]
+    backend = EmbeddedBackend.scratch(quads, union=False)
+    validator = Validator(shapes, extra_classes=extra_classes, shapes_graph=SHAPES_GRAPH)
+    report = validator.validate(backend)
+    originals = _original_literals(t.object for t in (*quads,) if isinstance(t.object, Literal))
+    report.results = [
+        replace(r, focus=originals.get(r.focus, r.focus), value=originals.get(r.value, r.value))
+        for r in report.results
+    ]
+    return report
+
+
+def _original_literals(literals: Iterable[Literal]) -> dict[Term | None, Term]:
+    """Oxigraph stores literals in canonical form ("4.0"^^xsd:decimal as "4"); map each
+    canonical form back to the literal the input wrote, so reports quote the input."""
+    written = list(dict.fromkeys(literals))
+    probe = NamedNode("urn:ontoloom:probe")
+    store = EmbeddedBackend.scratch(
+        Quad(BlankNode(f"l{i}"), probe, lit, DefaultGraph()) for i, lit in enumerate(written)
+    )
+    out: dict[Term | None, Term] = {}
+    for quad in store.quads():
+        original = written[int(quad.subject.value[1:])]
+        if quad.object != original:
+            out.setdefault(quad.object, original)
+    return out
