@@ -69,3 +69,24 @@ def test_focus_restricted_validation_finds_the_same_results_per_node(case: Path)
     for node in sorted({r.focus for r in full}, key=str):
         only = validator.validate(backend, focus=[node]).results
         assert result_keys(only, index) == result_keys([r for r in full if r.focus == node], index)
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.name.startswith("core-")], ids=lambda p: p.name
+)
+def test_turtle_report_is_isomorphic_to_pyshacls(case: Path) -> None:
+    from rdflib.compare import isomorphic
+
+    from ontoloom.shacl.oracle import to_rdflib
+    from ontoloom.shacl.report import report_triples
+
+    shapes, ontology, data, _ = load_case(case)
+    subclasses = [
+        (t.subject, t.object) for t in ontology if t.predicate.value == RDFS + "subClassOf"
+    ]
+    backend = EmbeddedBackend.memory()
+    backend.apply(Delta(adds=set(data)))
+    validator = Validator(shapes, extra_classes=subclasses)
+    ours = report_triples(validator.validate(backend).results, validator.shapes)
+    _, _, theirs = pyshacl_results([q.triple for q in data], shapes, ontology=ontology)
+    assert isomorphic(to_rdflib(ours), to_rdflib(theirs))

@@ -75,11 +75,13 @@ class Graph:
     """A typed, validated graph in one data dir."""
 
     def __init__(
-        self, backend: EmbeddedBackend, data_dir: Path, id_base: str | None = None
+        self, backend: EmbeddedBackend, data_dir: Path | None = None, id_base: str | None = None
     ) -> None:
+        """A graph over ``backend``; ``data_dir`` is None for scratch graphs (no instance)."""
         self.backend = backend
         self.data_dir = data_dir
-        self.ids = IdSpace(id_base or load_config(data_dir).id_base)
+        config_base = load_config(data_dir).id_base if data_dir is not None else None
+        self.ids = IdSpace(id_base or config_base or IdSpace().base)
         self.schema = Schema.load(extensions=[q.triple for q in backend.quads(SCHEMA_GRAPH)])
         self.writes = WritePath(backend, self.schema, self.ids)
 

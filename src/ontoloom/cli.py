@@ -434,3 +434,212 @@ def demo(keep: Path | None) -> None:
     from ontoloom.demo import run_demo
 
     run_demo(keep, echo=click.echo)
+
+
+# -- audit and validation ----------------------------------------------------------------------
+_SEVERITY_MARK = {"Violation": "✗", "Warning": "!", "Info": "i"}
+
+
+@main.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "turtle"]),
+    default=None,
+    help="Output format (default text; --json is the same as --format json).",
+)
+@click.option("--explain", is_flag=True, help="List which engine validated which shape.")
+@click.option("--repair", is_flag=True, help="Propose repairs (a dry run unless --yes).")
+@click.option(
+    "--yes", is_flag=True, help="With --repair: apply the repairs through the write path."
+)
+@click.option(
+    "--legacy-json",
+    "legacy",
+    metavar="FILE|-",
+    help="Validate a sage-memory ontology JSON graph instead of the store.",
+)
+@click.option(
+    "--check",
+    "checks",
+    multiple=True,
+    metavar="NAME",
+    help="With --legacy-json: required, enums, forbidden, event_times, cycles, cardinality, relation_types or all.",
+)
+@_common
+def check(
+    fmt: str | None,
+    explain: bool,
+    repair: bool,
+    yes: bool,
+    legacy: str | None,
+    checks: tuple[str, ...],
+) -> None:
+    """Audit the whole graph: every shape, cycles, orphans. Exit 0 conforms, 1 violations.
+
+    Warnings and infos are shown but do not fail.
+
+    \b
+    Examples:
+      ontoloom check
+      ontoloom check --format turtle > report.ttl
+      ontoloom check --repair          # then --repair --yes to apply
+      ontoloom check --legacy-json graph.json --check cycles
+    """
+    fmt = "json" if _opts()["json"] and fmt is None else (fmt or "text")
+    if legacy is not None:
+        _legacy_check(legacy, checks)
+        return
+    if checks:
+        raise BadInput("--check selects checks of --legacy-json; the store audit runs them all")
+    from ontoloom.audit import apply_repairs, audit, plan_repairs
+
+    with _graph(write=repair and yes) as g:
+        result = audit(g)
+        repairs = plan_repairs(g, result) if repair else []
+        applied = apply_repairs(g, repairs) if repair and yes else []
+        if applied:
+            result = audit(g)
+        turtle = _turtle(g, result) if fmt == "turtle" else ""
+    if fmt == "turtle":
+        click.echo(turtle, nl=False)
+    elif fmt == "json":
+        data = result.to_json()
+        if explain:
+            data["engines"] = result.engines
+        if repair:
+            data["repairs"] = [r.to_json() for r in repairs]
+            if yes:
+                data["applied"] = [
+                    {"description": r.description, "refused": why} for r, why in applied
+                ]
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    else:
+        _audit_text(result, explain, repairs, applied, yes)
+    sys.exit(0 if result.conforms else 1)
+
+
+def _turtle(g: Any, result: Any) -> str:
+    from ontoloom.shacl.report import report_turtle
+
+    return report_turtle(result.report, g.schema.shapes)
+
+
+def _audit_text(result: Any, explain: bool, repairs: list, applied: list, yes: bool) -> None:
+    by_focus: dict[str, list] = {}
+    for f in result.findings:
+        by_focus.setdefault(f.focus, []).append(f)
+    for focus, findings in by_focus.items():
+        click.echo(focus)
+        for f in findings:
+            where = f" {f.path}" if f.path else ""
+            value = (
+                ""
+                if f.value is None or f.value == f.focus
+                else f" = {json.dumps(f.value, ensure_ascii=False)}"
+            )
+            click.echo(f"  {_SEVERITY_MARK.get(f.severity, '?')}{where} [{f.constraint}]{value}")
+            click.echo(f"      {f.message}")
+    counts = result.to_json()
+    click.echo(
+        f"{counts['violations']} violation(s), {counts['warnings']} warning(s), {counts['infos']} info(s)"
+        + (" — the graph conforms" if result.conforms else "")
+    )
+    if explain:
+        click.echo("engines:")
+        for shape, engine in result.engines.items():
+            click.echo(f"  {engine:<8} {shape}")
+    if repairs:
+        click.echo(
+            "repairs"
+            + (" applied:" if yes else " (dry run; add --yes to apply the automatic ones):")
+        )
+        outcomes = {id(r): why for r, why in applied}
+        for r in repairs:
+            mark = "auto " if r.automatic else "manual"
+            status = ""
+            if yes and r.automatic:
+                why = outcomes.get(id(r))
+                status = "  [done]" if why is None else f"  [refused: {why.splitlines()[0]}]"
+            click.echo(f"  {mark} {r.description}{status}")
+    elif not result.conforms:
+        click.echo("run `ontoloom check --repair` to see proposed repairs")
+
+
+def _legacy_check(source: str, checks: tuple[str, ...]) -> None:
+    from ontoloom.legacy import CHECKS, legacy_check
+
+    unknown = [c for c in checks if c not in (*CHECKS, "all")]
+    if unknown:
+        raise click.UsageError(
+            f"unknown check {unknown[0]!r}: use one of {', '.join((*CHECKS, 'all'))}"
+        )
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+        result = legacy_check(json.loads(text), set(checks))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, BadInput) as exc:
+        message = exc.message if isinstance(exc, BadInput) else str(exc)
+        click.echo(
+            json.dumps(
+                {"valid": False, "errors": [f"bad input: {message}"], "warnings": []}, indent=2
+            )
+        )
+        sys.exit(2)
+    click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+    sys.exit(0 if result["valid"] else 1)
+
+
+@main.command()
+@click.argument("data", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "-s",
+    "--shapes",
+    "shapes",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A shapes file; repeat it. Default: ontoloom's shapes (or the data's own).",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "turtle"]), default=None)
+@click.option(
+    "--data-format", help="RDF format of the data files when their extension does not tell."
+)
+@click.option("--explain", is_flag=True, help="List which engine validated which shape.")
+@click.option("--allow-warnings", is_flag=True, help="Warnings and infos do not fail (exit 0).")
+@_common
+def validate(
+    data: tuple[Path, ...],
+    shapes: tuple[Path, ...],
+    fmt: str | None,
+    data_format: str | None,
+    explain: bool,
+    allow_warnings: bool,
+) -> None:
+    """Validate RDF files against SHACL shapes, with no store (like `pyshacl -s`).
+
+    Exit 0 conforms, 1 does not conform, 2 load or usage error.
+
+    \b
+    Examples:
+      ontoloom validate data.ttl -s shapes.ttl
+      ontoloom validate graph.ttl --format turtle
+    """
+    from ontoloom.validation import validate_files
+
+    fmt = "json" if _opts()["json"] and fmt is None else (fmt or "text")
+    outcome = validate_files(list(data), list(shapes), data_format)
+    report = outcome.report
+    failed = report.violations if allow_warnings else report.results
+    if fmt == "turtle":
+        click.echo(outcome.turtle(), nl=False)
+    elif fmt == "json":
+        out = outcome.to_json()
+        if explain:
+            out["engines"] = report.engines
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        click.echo(outcome.text())
+        if explain:
+            click.echo("engines:")
+            for shape, engine in sorted(report.engines.items()):
+                click.echo(f"  {engine:<8} {shape}")
+    sys.exit(1 if failed else 0)

@@ -281,6 +281,8 @@ class Finding:
     value: Any
     message: str
     severity: str = "Violation"
+    kind: str = "shape"  # shape | cycle | orphan
+    cycle: tuple[str, ...] | None = None  # the ids around a cycle, first one repeated last
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -290,6 +292,13 @@ class Finding:
             "value": self.value,
             "message": self.message,
         }
+
+    def to_audit_json(self) -> dict[str, Any]:
+        """The refusal shape plus what an audit says about it."""
+        out = {**self.to_json(), "severity": self.severity, "kind": self.kind}
+        if self.cycle is not None:
+            out["cycle"] = list(self.cycle)
+        return out
 
     def describe(self) -> str:
         where = self.focus + (f" · {self.path}" if self.path else "")

@@ -62,16 +62,24 @@ class WritePath:
         """What would break if ``delta`` were applied (shapes, then acyclicity)."""
         delta = delta.normalized()
         focus = self.focus_nodes(delta)
-        overlay = EmbeddedBackend.scratch(self._neighbourhood(focus))
+        neighbourhood = self._neighbourhood(focus)
+        overlay = EmbeddedBackend.scratch(neighbourhood)
         overlay.patch(delta)
-        report = self.schema.write_validator.validate(
-            overlay, focus, hierarchy=self.schema.hierarchy
-        )
-        findings = [finding_from_result(r, self.ids, self.schema.shapes) for r in report.violations]
-        findings.extend(self._cycles(delta))
+        findings = self._violations(overlay, focus)
+        if findings:
+            # Only what the delta breaks is refused: a violation the store already had
+            # (data from before a schema change) must not block unrelated writes or repairs.
+            findings -= self._violations(EmbeddedBackend.scratch(neighbourhood), focus)
+        findings |= set(self._cycles(delta))
         return sorted(
             set(findings), key=lambda f: (f.focus, f.path or "", f.constraint, str(f.value))
         )
+
+    def _violations(self, overlay: EmbeddedBackend, focus: list[Term]) -> set[Finding]:
+        report = self.schema.write_validator.validate(
+            overlay, focus, hierarchy=self.schema.hierarchy
+        )
+        return {finding_from_result(r, self.ids, self.schema.shapes) for r in report.violations}
 
     # -- focus nodes and their neighbourhood -----------------------------------------------------
     def focus_nodes(self, delta: Delta) -> list[Term]:
@@ -225,6 +233,8 @@ class WritePath:
                 f"{spec.name} is acyclic, and this would close the cycle {arrow}; "
                 f"unrelate one of these {spec.name} links first"
             ),
+            kind="cycle",
+            cycle=tuple(ids),
         )
 
 

@@ -1,0 +1,332 @@
+"""``ontoloom check``: audit the whole graph — every shape, cycles in every acyclic
+relation (each cycle once, with its path), orphaned relations — and plan repairs."""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
+
+from ontoloom.errors import ValidationFailed
+from ontoloom.findings import finding_from_result
+from ontoloom.model import Finding, vocab_name
+from ontoloom.schema import RelationSpec
+from ontoloom.shacl import Report
+from ontoloom.store.base import Delta
+from ontoloom.store.terms import NamedNode, Quad, Term
+from ontoloom.vocab import FACTS, OL, RDF_TYPE
+
+if TYPE_CHECKING:
+    from ontoloom.api import Graph
+
+__all__ = ["Audit", "Repair", "apply_repairs", "audit", "plan_repairs"]
+
+MAX_CYCLES = 100
+
+
+@dataclass
+class Audit:
+    report: Report  # the shape-based results, as a W3C report
+    findings: list[Finding]  # what people read: shapes, each cycle once, orphans
+    engines: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def violations(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "Violation"]
+
+    @property
+    def conforms(self) -> bool:
+        return not self.violations
+
+    def to_json(self) -> dict[str, Any]:
+        counts: dict[str, int] = defaultdict(int)
+        for f in self.findings:
+            counts[f.severity] += 1
+        return {
+            "conforms": self.conforms,
+            "violations": counts["Violation"],
+            "warnings": counts["Warning"],
+            "infos": counts["Info"],
+            "results": [f.to_audit_json() for f in self.findings],
+        }
+
+
+def audit(graph: Graph) -> Audit:
+    """Audit every shape, cycle and orphan of the graph."""
+    validator = graph.schema.audit_validator
+    report = validator.validate(graph.backend, hierarchy=graph.schema.hierarchy)
+    shape_findings = {
+        finding_from_result(r, graph.ids, graph.schema.shapes)
+        for r in report.results
+        if r.constraint_name != "acyclic"  # reported below, each cycle once with its path
+    }
+    findings = sorted(shape_findings, key=_order)
+    for spec in graph.schema.relations.values():
+        if spec.acyclic:
+            findings += [_cycle_finding(graph, spec, c) for c in find_cycles(graph, spec)]
+    findings += find_orphans(graph)
+    return Audit(report=report, findings=findings, engines=dict(sorted(report.engines.items())))
+
+
+def _order(f: Finding) -> tuple[str, ...]:
+    return (f.focus, f.path or "", f.constraint, str(f.value))
+
+
+# -- cycles ------------------------------------------------------------------------------------
+def find_cycles(graph: Graph, spec: RelationSpec) -> list[list[Term]]:
+    """Every cycle of an acyclic relation once, as [a, b, …, a], shortest first found."""
+    rel = spec.iri
+    on_cycle = [
+        r["n"] for r in graph.backend.select(f"SELECT DISTINCT ?n WHERE {{ ?n {rel}+ ?n }}")
+    ]
+    if not on_cycle:
+        return []
+    listed = " ".join(str(n) for n in on_cycle)
+    edges: dict[Term, list[Term]] = defaultdict(list)
+    query = (
+        f"SELECT ?a ?b WHERE {{ VALUES ?a {{ {listed} }} VALUES ?b {{ {listed} }} ?a {rel} ?b }}"
+    )
+    for row in graph.backend.select(query):
+        edges[row["a"]].append(row["b"])
+    cycles: list[list[Term]] = []
+    seen_edges: set[tuple[Term, Term]] = set()
+    for start in sorted(on_cycle, key=str):
+        for first in sorted(edges.get(start, []), key=str):
+            if (start, first) in seen_edges or len(cycles) >= MAX_CYCLES:
+                continue
+            path = _shortest_path(edges, first, start)
+            if path is None:
+                continue
+            cycle = [start, *path]
+            cycles.append(cycle)
+            seen_edges.update(pairwise(cycle))
+    return cycles
+
+
+def _shortest_path(edges: dict[Term, list[Term]], start: Term, goal: Term) -> list[Term] | None:
+    parent: dict[Term, Term | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        if node == goal:
+            path = [node]
+            while parent[path[-1]] is not None:
+                path.append(parent[path[-1]])
+            return list(reversed(path))
+        for nxt in sorted(edges.get(node, []), key=str):
+            if nxt not in parent:
+                parent[nxt] = node
+                queue.append(nxt)
+    return None
+
+
+def _cycle_finding(graph: Graph, spec: RelationSpec, cycle: list[Term]) -> Finding:
+    ids = [graph.ids.id_of(n) for n in cycle]
+    return Finding(
+        focus=ids[0],
+        path=spec.name,
+        constraint="acyclic",
+        value=ids[1],
+        message=(
+            f"{spec.name} is acyclic but forms the cycle {' → '.join(ids)}: unrelate one link, "
+            f"e.g. `ontoloom unrelate {ids[-2]} {spec.name} {ids[-1]}`"
+        ),
+        kind="cycle",
+        cycle=tuple(ids),
+    )
+
+
+# -- orphans -----------------------------------------------------------------------------------
+def find_orphans(graph: Graph) -> list[Finding]:
+    """Relations one of whose endpoints is no object (it has no type)."""
+    base = graph.ids.base
+    query = f"""
+        SELECT DISTINCT ?s ?p ?o WHERE {{
+            ?s ?p ?o .
+            FILTER (isIRI(?o) && ?p != {RDF_TYPE} && STRSTARTS(STR(?p), "{OL}"))
+            FILTER (STRSTARTS(STR(?s), "{base}") && STRSTARTS(STR(?o), "{base}"))
+            FILTER (NOT EXISTS {{ ?o {RDF_TYPE} ?t1 }} || NOT EXISTS {{ ?s {RDF_TYPE} ?t2 }})
+        }}"""
+    out = []
+    for row in graph.backend.select(query):
+        s, p, o = graph.ids.id_of(row["s"]), vocab_name(row["p"]), graph.ids.id_of(row["o"])
+        missing = o if not graph.exists(o) else s
+        out.append(
+            Finding(
+                focus=s,
+                path=p,
+                constraint="orphan",
+                value=o,
+                message=(
+                    f"{s} {p} {o}: {missing} does not exist (deleted or renamed); "
+                    f"remove the relation with `ontoloom unrelate {s} {p} {o}` or `check --repair --yes`"
+                ),
+                kind="orphan",
+            )
+        )
+    return sorted(out, key=_order)
+
+
+# -- repairs -----------------------------------------------------------------------------------
+@dataclass
+class Repair:
+    """What to do about one finding: delete quads (applied with --yes), or a manual step."""
+
+    finding: Finding
+    action: str  # delete | unset | fill | fix
+    description: str
+    removes: set[Quad] = field(default_factory=set)
+
+    @property
+    def automatic(self) -> bool:
+        return bool(self.removes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "automatic": self.automatic,
+            "description": self.description,
+            "finding": self.finding.to_audit_json(),
+        }
+
+
+def plan_repairs(graph: Graph, result: Audit) -> list[Repair]:
+    """The repairs the seeds describe: delete broken relations (and stored secrets); list
+    missing required properties and other values to fix by hand."""
+    repairs = []
+    for f in result.violations:
+        repairs.append(_repair(graph, f))
+    return repairs
+
+
+def _repair(graph: Graph, f: Finding) -> Repair:
+    rel = graph.schema.relations.get(f.path or "")
+    node = graph.ids.iri(f.focus)
+    if f.kind == "cycle" and f.cycle and rel is not None:
+        a, b = f.cycle[-2], f.cycle[-1]
+        return _delete(
+            graph,
+            f,
+            [(graph.ids.iri(a), rel.iri, graph.ids.iri(b))],
+            f"unrelate {a} {rel.name} {b} (closes the cycle)",
+        )
+    if f.kind == "orphan" and rel is not None:
+        return _delete(
+            graph,
+            f,
+            [(node, rel.iri, graph.ids.iri(str(f.value)))],
+            f"unrelate {f.focus} {rel.name} {f.value}",
+        )
+    if rel is not None:
+        if f.constraint == "maxCount":
+            return _thin_out(graph, f, rel)
+        if f.value is not None and f.value != f.focus:  # the target has the wrong type
+            target = graph.ids.iri(str(f.value))
+            return _delete(
+                graph, f, [(node, rel.iri, target)], f"unrelate {f.focus} {rel.name} {f.value}"
+            )
+        # the source has the wrong type: none of its relations of this kind can stay
+        targets = [
+            r["o"]
+            for r in graph.backend.select(f"SELECT ?s ?o WHERE {{ ?s {rel.iri} ?o }}", {"s": node})
+        ]
+        return _delete(
+            graph,
+            f,
+            [(node, rel.iri, t) for t in targets],
+            f"unrelate every {rel.name} of {f.focus}",
+        )
+    if f.constraint == "forbidden" and f.path:
+        prop = NamedNode(OL + f.path)
+        values = [
+            r["o"]
+            for r in graph.backend.select(f"SELECT ?s ?o WHERE {{ ?s {prop} ?o }}", {"s": node})
+        ]
+        return _delete(
+            graph,
+            f,
+            [(node, prop, v) for v in values],
+            f"unset {f.path} on {f.focus} (store a secret_ref instead)",
+            "unset",
+        )
+    if f.constraint == "minCount" and f.path:
+        return Repair(
+            f, "fill", f"fill in {f.path} on {f.focus}: `ontoloom update {f.focus} -p {f.path}=…`"
+        )
+    return Repair(f, "fix", f"fix {f.focus} by hand: {f.message}")
+
+
+def _thin_out(graph: Graph, f: Finding, rel: RelationSpec) -> Repair:
+    """Too many relations of a many_to_one (or one_to_many) kind: keep the first, drop the rest."""
+    node = graph.ids.iri(f.focus)
+    forward = [
+        r["o"]
+        for r in graph.backend.select(f"SELECT ?s ?o WHERE {{ ?s {rel.iri} ?o }}", {"s": node})
+    ]
+    if len(forward) > 1:
+        keep, *drop = sorted(forward, key=str)
+        triples = [(node, rel.iri, d) for d in drop]
+        return _delete(
+            graph,
+            f,
+            triples,
+            f"keep {f.focus} {rel.name} {graph.ids.id_of(keep)}, unrelate the others",
+        )
+    backward = [
+        r["s"]
+        for r in graph.backend.select(f"SELECT ?s ?o WHERE {{ ?s {rel.iri} ?o }}", {"o": node})
+    ]
+    keep, *drop = sorted(backward, key=str)
+    triples = [(d, rel.iri, node) for d in drop]
+    return _delete(
+        graph, f, triples, f"keep {graph.ids.id_of(keep)} {rel.name} {f.focus}, unrelate the others"
+    )
+
+
+def _delete(
+    graph: Graph,
+    f: Finding,
+    triples: list[tuple[Term, NamedNode, Term]],
+    description: str,
+    action: str = "delete",
+) -> Repair:
+    removes: set[Quad] = set()
+    from_records = False
+    for s, p, o in triples:
+        graphs = [
+            r["g"]
+            for r in graph.backend.select(
+                "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }", {"s": s, "p": p, "o": o}
+            )
+        ]
+        for g in graphs:
+            if g == FACTS or not str(g.value).startswith("https://ontoloom.dev/graph/record/"):
+                removes.add(Quad(s, p, o, g))
+            else:
+                from_records = True
+    if from_records and not removes:
+        return Repair(
+            f, "fix", f"{description}: it comes from a record; edit the record and rebuild"
+        )
+    return Repair(f, action, description, removes)
+
+
+def apply_repairs(graph: Graph, repairs: list[Repair]) -> list[tuple[Repair, str | None]]:
+    """Apply each automatic repair through the write path; (repair, refusal or None)."""
+    outcomes: list[tuple[Repair, str | None]] = []
+    done: set[Quad] = set()
+    for repair in repairs:
+        if not repair.automatic:
+            continue
+        removes = repair.removes - done
+        if not removes:
+            outcomes.append((repair, None))
+            continue
+        try:
+            graph.writes.commit(Delta(removes=removes))
+            done |= removes
+            outcomes.append((repair, None))
+        except ValidationFailed as refused:
+            outcomes.append((repair, refused.message))
+    return outcomes

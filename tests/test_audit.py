@@ -1,0 +1,311 @@
+"""`check` audits the whole graph; `validate` checks files with no store; `--legacy-json`
+is the sage-memory audit drop-in."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import Cli
+from ontoloom.api import Graph
+from ontoloom.store.terms import Quad
+from ontoloom.vocab import FACTS
+
+CASES = Path(__file__).parent / "cases"
+
+
+def smuggle(data_dir: Path, turtle_file: Path) -> None:
+    """Put invalid data in a store behind the write path's back (as an old version or a
+    raw import might have), so that the audit has something to find."""
+    from ontoloom.store.rdfio import read_triples
+
+    with Graph.open(data_dir, write=True, create=True) as g:
+        quads = [
+            Quad(t.subject, t.predicate, t.object, FACTS) for t in read_triples(path=turtle_file)
+        ]
+        g.backend.bulk_load(quads)
+
+
+@pytest.fixture
+def broken(cli: Cli) -> Cli:
+    smuggle(cli.data_dir, CASES / "core-task-required" / "data.ttl")
+    smuggle(cli.data_dir, CASES / "core-acyclic" / "data.ttl")
+    return cli
+
+
+def test_a_clean_graph_conforms(cli: Cli) -> None:
+    cli("create", "Person", "-p", "name=Ann")
+    result = cli("check")
+    assert result.exit_code == 0 and "the graph conforms" in result.output
+    assert json.loads(cli.json("check").output)["conforms"] is True
+
+
+def test_check_reports_every_rule_grouped_by_focus_and_exits_1(broken: Cli) -> None:
+    result = broken("check")
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert "t3" in lines and '  ✗ status [in] = "wip"' in lines
+    assert "A Task's status is exactly one of" in result.output
+
+
+def test_each_cycle_is_reported_once_with_its_path(broken: Cli) -> None:
+    data = json.loads(broken.json("check").output)
+    cycles = [r for r in data["results"] if r["kind"] == "cycle"]
+    assert sorted(tuple(c["cycle"]) for c in cycles) == [("a", "b", "c", "a"), ("d", "d")]
+    assert not [r for r in data["results"] if r["constraint"] == "acyclic" and r["kind"] == "shape"]
+
+
+def test_orphans_are_relations_to_nothing(cli: Cli) -> None:
+    cli("create", "Task", "--id", "t1", "-p", "title=T", "-p", "status=open")
+    with Graph.open(cli.data_dir, write=True) as g:
+        g.backend.bulk_load(
+            [Quad(g.ids.iri("t1"), g.schema.relations["blocks"].iri, g.ids.iri("gone"), FACTS)]
+        )
+    data = json.loads(cli.json("check").output)
+    orphans = [r for r in data["results"] if r["kind"] == "orphan"]
+    assert [(o["focus"], o["path"], o["value"]) for o in orphans] == [("t1", "blocks", "gone")]
+
+
+def test_warnings_are_shown_but_do_not_fail(cli: Cli, tmp_path: Path) -> None:
+    shapes = tmp_path / "warn.ttl"
+    shapes.write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ol: <https://ontoloom.dev/ns#> .\n"
+        "ol:TaskDescriptionHint a sh:PropertyShape ; sh:targetClass ol:Task ; sh:path ol:description ;\n"
+        '  sh:minCount 1 ; sh:severity sh:Warning ; sh:message "Tasks read better with a description" .\n'
+    )
+    cli("create", "Task", "-p", "title=T", "-p", "status=open")
+    with Graph.open(cli.data_dir, write=True) as g:
+        from ontoloom.store.rdfio import read_triples
+        from ontoloom.vocab import SCHEMA_GRAPH
+
+        g.backend.bulk_load(
+            Quad(t.subject, t.predicate, t.object, SCHEMA_GRAPH) for t in read_triples(path=shapes)
+        )
+    result = cli("check")
+    assert result.exit_code == 0
+    assert "! description [minCount]" in result.output and "1 warning(s)" in result.output
+
+
+def test_turtle_report_is_a_w3c_report_isomorphic_to_pyshacls(broken: Cli) -> None:
+    from rdflib.compare import isomorphic
+
+    from ontoloom.schema import builtin_triples
+    from ontoloom.shacl.oracle import pyshacl_results, to_rdflib
+    from ontoloom.store.rdfio import read_triples
+
+    smuggle(broken.data_dir, CASES / "core-domain-range" / "data.ttl")
+    result = broken("check", "--format", "turtle")
+    assert result.exit_code == 1
+    ours = read_triples(data=result.output, format_name="turtle")
+    ontology, shapes = builtin_triples()
+    data = []
+    for name in ("core-task-required", "core-acyclic", "core-domain-range"):
+        data += read_triples(path=CASES / name / "data.ttl")
+    _, _, theirs = pyshacl_results(data, shapes, ontology=ontology)
+    assert isomorphic(to_rdflib(ours), to_rdflib(theirs))
+
+
+def test_explain_lists_the_engine_of_every_shape(broken: Cli) -> None:
+    result = broken("check", "--explain")
+    assert "engines:" in result.output
+    assert "sparql   https://ontoloom.dev/ns#TaskTitle" in result.output
+    assert "pyshacl" not in result.output
+
+
+def test_repair_is_a_dry_run_until_yes(broken: Cli) -> None:
+    before = broken.json("check").output
+    dry = broken("check", "--repair")
+    assert dry.exit_code == 1
+    assert "auto  unrelate c blocks a (closes the cycle)" in dry.output
+    assert "manual fill in title on t1" in dry.output
+    assert "manual fix t3 by hand: A Task's status is exactly one of" in dry.output
+    assert broken.json("check").output == before
+    applied = broken("check", "--repair", "--yes")
+    assert "[done]" in applied.output
+    data = json.loads(broken.json("check").output)
+    assert {r["kind"] for r in data["results"]} == {"shape"}, "the cycles are gone"
+    assert {r["constraint"] for r in data["results"]} == {"minCount", "in", "maxCount", "datatype"}
+
+
+def test_repair_keeps_one_of_too_many_relations(cli: Cli) -> None:
+    smuggle(cli.data_dir, CASES / "core-cardinality" / "data.ttl")
+    dry = cli("check", "--repair")
+    assert "auto  keep t1 assigned_to a, unrelate the others" in dry.output
+    assert "auto  keep p1 has_task t1, unrelate the others" in dry.output
+    cli("check", "--repair", "--yes")
+    assert cli("check").exit_code == 0
+    kept = json.loads(cli.json("relations", "t1").output)
+    assert sorted((r["from_id"], r["rel"], r["to_id"]) for r in kept) == [
+        ("p1", "has_task", "t1"),
+        ("t1", "assigned_to", "a"),
+    ]
+
+
+def test_repairs_go_through_the_write_path(broken: Cli) -> None:
+    """A repair that would itself break a rule is refused, not forced."""
+    data = json.loads(broken.json("check", "--repair").output)
+    assert all({"action", "automatic", "description", "finding"} <= set(r) for r in data["repairs"])
+
+
+# -- validate ----------------------------------------------------------------------------------
+def test_validate_uses_our_shapes_by_default(cli: Cli) -> None:
+    result = cli.runner.invoke(
+        __import__("ontoloom.cli", fromlist=["main"]).main,
+        ["validate", str(CASES / "core-task-required" / "data.ttl"), "--json"],
+    )
+    assert result.exit_code == 1
+    out = json.loads(result.output)
+    assert out["conforms"] is False and len(out["results"]) == 6
+
+
+def test_validate_with_shapes_files_and_exit_codes(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ontoloom.cli import main
+
+    runner = CliRunner()
+    case = CASES / "counts-and-values"
+    bad = runner.invoke(main, ["validate", str(case / "data.ttl"), "-s", str(case / "shapes.ttl")])
+    assert bad.exit_code == 1 and "Conforms: False (16 result(s))" in bad.output
+    good = tmp_path / "good.ttl"
+    good.write_text("@prefix ex: <http://example.org/> . ex:x ex:y ex:z .")
+    assert (
+        runner.invoke(main, ["validate", str(good), "-s", str(case / "shapes.ttl")]).exit_code == 0
+    )
+    broken = tmp_path / "broken.ttl"
+    broken.write_text('@prefix ex: <http://example.org/> .\nex:x ex:y "unterminated .\n')
+    result = runner.invoke(main, ["validate", str(broken)])
+    assert result.exit_code == 2 and "broken.ttl:2:" in result.output
+    assert runner.invoke(main, ["validate", str(tmp_path / "missing.ttl")]).exit_code == 2
+
+
+def test_a_file_holding_data_and_shapes_validates_itself() -> None:
+    from click.testing import CliRunner
+
+    from ontoloom.cli import main
+
+    test = Path(__file__).parent / "w3c" / "core" / "property" / "minCount-001.ttl"
+    result = CliRunner().invoke(main, ["validate", str(test), "--format", "turtle"])
+    assert result.exit_code == 1 and "MinCountConstraintComponent" in result.output
+
+
+def test_ill_formed_shapes_are_a_load_error() -> None:
+    from click.testing import CliRunner
+
+    from ontoloom.cli import main
+
+    test = Path(__file__).parent / "w3c" / "sparql" / "pre-binding" / "unsupported-sparql-001.ttl"
+    result = CliRunner().invoke(main, ["validate", str(test)])
+    assert result.exit_code == 2 and "not well-formed" in result.output
+
+
+# -- legacy JSON -------------------------------------------------------------------------------
+LEGACY = {
+    "entities": [
+        {"id": "task_001", "type": "Task", "properties": {"title": "A", "status": "wip"}},
+        {
+            "id": "task_002",
+            "type": "Task",
+            "properties": {"title": "B", "status": "open", "api_key": "k"},
+        },
+        {"id": "p_001", "type": "Person", "properties": {"name": "Alice"}},
+        {
+            "id": "ev_1",
+            "type": "Event",
+            "properties": {"title": "E", "start": "2026-02-02", "end": "2026-02-01"},
+        },
+    ],
+    "relations": [
+        {
+            "from_id": "task_001",
+            "from_type": "Task",
+            "rel": "blocks",
+            "to_id": "task_002",
+            "to_type": "Task",
+        },
+        {
+            "from_id": "task_002",
+            "from_type": "Task",
+            "rel": "blocks",
+            "to_id": "task_001",
+            "to_type": "Task",
+        },
+        {
+            "from_id": "task_001",
+            "from_type": "Task",
+            "rel": "assigned_to",
+            "to_id": "task_002",
+            "to_type": "Task",
+        },
+        {
+            "from_id": "task_001",
+            "from_type": "Task",
+            "rel": "invented_rel",
+            "to_id": "p_001",
+            "to_type": "Person",
+        },
+    ],
+}
+
+
+def run_legacy(payload: object, *checks: str):  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from ontoloom.cli import main
+
+    args = ["check", "--legacy-json", "-"] + [a for c in checks for a in ("--check", c)]
+    return CliRunner().invoke(main, args, input=json.dumps(payload))
+
+
+def test_legacy_json_reports_errors_and_warnings_by_entity() -> None:
+    result = run_legacy(LEGACY)
+    assert result.exit_code == 1
+    out = json.loads(result.output)
+    assert set(out) == {"valid", "errors", "warnings", "checked"}
+    assert out["valid"] is False and out["checked"] == 4
+    assert any("task_001" in e and "status" in e for e in out["errors"])
+    assert any("task_002" in e and "api_key" in e for e in out["errors"])
+    assert any("ev_1" in e for e in out["errors"])
+    assert any(e.startswith("cycle in blocks: ") and "task_001" in e for e in out["errors"])
+    assert any("assigned_to" in w for w in out["warnings"]), "domain/range is a warning here"
+    assert not any("invented_rel" in x for x in out["errors"] + out["warnings"])
+
+
+def test_legacy_json_selects_checks() -> None:
+    out = json.loads(run_legacy(LEGACY, "cycles").output)
+    assert len(out["errors"]) == 1 and out["errors"][0].startswith("cycle in blocks")
+    assert json.loads(run_legacy(LEGACY, "forbidden").output)["errors"][0].count("api_key") == 1
+    assert run_legacy(LEGACY, "nonsense").exit_code == 2
+
+
+def test_legacy_json_accepts_a_bare_list_and_valid_graphs() -> None:
+    result = run_legacy([{"id": "p", "type": "Person", "properties": {"name": "Ann"}}])
+    assert result.exit_code == 0
+    assert json.loads(result.output) == {"valid": True, "errors": [], "warnings": [], "checked": 1}
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"relations": [{"rel": "blocks", "to_id": "x"}]},
+        "not json",
+        {"entities": [{"type": "Task"}]},
+        42,
+    ],
+)
+def test_legacy_json_bad_input_exits_2_with_the_same_shape(payload: object) -> None:
+    from click.testing import CliRunner
+
+    from ontoloom.cli import main
+
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    result = CliRunner().invoke(main, ["check", "--legacy-json", "-"], input=text)
+    assert result.exit_code == 2
+    out = json.loads(result.output)
+    assert (
+        out["valid"] is False
+        and out["errors"][0].startswith("bad input: ")
+        and out["warnings"] == []
+    )
