@@ -10,65 +10,41 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ontoloom.changes import Changes, RelateOutcome
 from ontoloom.config import load_config, resolve_data_dir
-from ontoloom.errors import BadInput, NotFound, ValidationFailed
+from ontoloom.errors import BadInput, NotFound
 from ontoloom.model import (
     Entity,
-    Finding,
     IdSpace,
     Relation,
-    check_id,
     check_property_name,
     literal_from_json,
-    new_id,
     value_to_json,
     vocab_iri,
     vocab_name,
 )
 from ontoloom.schema import Schema
-from ontoloom.store import Delta, Row, open_backend
+from ontoloom.store import Row, open_backend
 from ontoloom.store.embedded import EmbeddedBackend
-from ontoloom.store.terms import Literal, NamedNode, Quad, Term
+from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import (
     DCTERMS_MODIFIED,
-    FACTS,
     OL,
     PROV_GENERATED,
     RDF_TYPE,
     SCHEMA_GRAPH,
-    XSD,
 )
 from ontoloom.writes import WritePath
 
 __all__ = ["MAX_DEPTH", "Graph", "RelateOutcome"]
 
 MAX_DEPTH = 5
-
-
-@dataclass
-class RelateOutcome:
-    relation: Relation
-    created: bool = True
-    replaced: list[Relation] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        out = self.relation.to_json()
-        out["created"] = self.created
-        out["replaced"] = [r.to_json() for r in self.replaced]
-        return out
-
-
-def _now() -> Literal:
-    stamp = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    return Literal(stamp, datatype=NamedNode(XSD + "dateTime"))
 
 
 class Graph:
@@ -164,7 +140,7 @@ class Graph:
     ) -> list[Entity]:
         """Entities, optionally of one type and with given property values."""
         if type_name is not None:
-            self._type_iri(type_name)
+            self.changes().type_iri(type_name, "(list)")
         classes = (
             self.schema.hierarchy.subclasses(vocab_iri(type_name))
             if type_name
@@ -197,7 +173,7 @@ class Graph:
             raise BadInput(f"direction must be out, in or both, not {direction!r}")
         node = self.ids.iri(entity_id)
         out: list[Relation] = []
-        rel_filter = f"VALUES ?p {{ {self._relation_iri(rel)} }}" if rel else ""
+        rel_filter = f"VALUES ?p {{ {self.changes().relation(rel).iri} }}" if rel else ""
         if direction in ("out", "both"):
             query = f"SELECT DISTINCT ?s ?p ?o WHERE {{ {rel_filter} ?s ?p ?o . FILTER(isIRI(?o) && ?p != {RDF_TYPE}) }}"
             out.extend(self._relations(self.backend.select(query, {"s": node})))
@@ -250,7 +226,7 @@ class Graph:
             raise BadInput(f"depth must be between 1 and {MAX_DEPTH}, not {depth}")
         self.get(entity_id)
         start = self.ids.iri(entity_id)
-        rel_filter = f"VALUES ?p {{ {self._relation_iri(rel)} }}" if rel else ""
+        rel_filter = f"VALUES ?p {{ {self.changes().relation(rel).iri} }}" if rel else ""
         symmetric = {s.iri for s in self.schema.relations.values() if s.symmetric}
         reached: dict[Term, tuple[list[Term], list[str]]] = {start: ([start], [])}
         frontier: list[Term] = [start]
@@ -304,207 +280,50 @@ class Graph:
         return self._entities(self.backend.select(query))
 
     # -- writing ---------------------------------------------------------------------------------
-    def _type_iri(self, type_name: str, focus: str = "(new)") -> NamedNode:
-        spec = self.schema.types.get(type_name)
-        if spec is None:
-            known = ", ".join(sorted(self.schema.types))
-            raise ValidationFailed(
-                [
-                    Finding(
-                        focus=focus,
-                        path=None,
-                        constraint="type",
-                        value=type_name,
-                        message=(
-                            f"unknown entity type {type_name!r}; known types: {known}. "
-                            "Add a type with `ontoloom schema add-type`"
-                        ),
-                    )
-                ]
-            )
-        return spec.iri
+    def changes(self) -> Changes:
+        """Stage several operations; commit them at once with :meth:`commit`."""
+        return Changes(self)
 
-    def _relation_iri(self, rel: str | None, focus: str = "(relation)") -> NamedNode:
-        spec = self.schema.relations.get(rel or "")
-        if spec is None:
-            known = ", ".join(self.schema.relations)
-            raise ValidationFailed(
-                [
-                    Finding(
-                        focus=focus,
-                        path=rel,
-                        constraint="relation",
-                        value=rel,
-                        message=(
-                            f"unknown relation {rel!r}; known relations: {known}. "
-                            "Add one with `ontoloom schema add-relation`"
-                        ),
-                    )
-                ]
-            )
-        return spec.iri
-
-    def _property_quads(self, node: NamedNode, properties: dict[str, Any]) -> set[Quad]:
-        quads = set()
-        for key, value in properties.items():
-            check_property_name(key)
-            if key in self.schema.relations:
-                raise BadInput(
-                    f"{key!r} is a relation, not a property: use `ontoloom relate FROM {key} TO`"
-                )
-            for literal in literal_from_json(value, field_name=key):
-                quads.add(Quad(node, vocab_iri(key), literal, FACTS))
-        return quads
-
-    def _graphs_of(self, node: NamedNode) -> set[Term]:
-        query = f"SELECT DISTINCT ?e ?g WHERE {{ GRAPH ?g {{ ?e {RDF_TYPE} ?t }} }}"
-        rows = self.backend.select(query, {"e": node})
-        return {r["g"] for r in rows}
-
-    def _require_fact(self, entity_id: str) -> NamedNode:
-        node = self.ids.iri(entity_id)
-        graphs = self._graphs_of(node)
-        if not graphs:
-            raise NotFound(f"no entity with id {entity_id!r}: check the id with `ontoloom list`")
-        if FACTS not in graphs:
-            raise BadInput(
-                f"{entity_id} comes from a record, not from a direct write: edit the record "
-                "and run `ontoloom rebuild`"
-            )
-        return node
+    def commit(self, changes: Changes) -> int:
+        """Validate and commit staged changes. :raises ValidationFailed: nothing stored."""
+        return self.writes.commit(changes.delta)
 
     def create(
         self, type_name: str, properties: dict[str, Any] | None = None, id: str | None = None
     ) -> Entity:
         """Create an entity. :raises ValidationFailed: when it breaks a rule."""
-        type_iri = self._type_iri(type_name, id or f"(new {type_name})")
-        entity_id = check_id(id) if id is not None else new_id(type_name)
-        node = self.ids.iri(entity_id)
-        if self.exists(entity_id):
-            raise ValidationFailed(
-                [
-                    Finding(
-                        focus=entity_id,
-                        path=None,
-                        constraint="unique",
-                        value=entity_id,
-                        message=f"{entity_id} already exists: pick another id, or change it with `ontoloom update`",
-                    )
-                ]
-            )
-        now = _now()
-        adds = {
-            Quad(node, RDF_TYPE, type_iri, FACTS),
-            Quad(node, PROV_GENERATED, now, FACTS),
-            Quad(node, DCTERMS_MODIFIED, now, FACTS),
-        }
-        adds |= self._property_quads(
-            node, {k: v for k, v in (properties or {}).items() if v is not None}
-        )
-        self.writes.commit(Delta(adds=adds))
+        changes = self.changes()
+        entity_id = changes.create(type_name, properties, id)
+        self.commit(changes)
         return self.get(entity_id)
 
     def update(
         self, entity_id: str, properties: dict[str, Any] | None = None, unset: Iterable[str] = ()
     ) -> Entity:
         """Set (replacing every previous value) and unset properties; ``None`` unsets too."""
-        node = self._require_fact(entity_id)
-        properties = dict(properties or {})
-        unset = [*unset, *(k for k, v in properties.items() if v is None)]
-        properties = {k: v for k, v in properties.items() if v is not None}
-        for key in unset:
-            check_property_name(key)
-            if key in self.schema.relations:
-                raise BadInput(f"{key!r} is a relation: use `ontoloom unrelate`")
-        adds = self._property_quads(node, properties)
-        removes = self._current_values(node, [*properties, *unset])
-        removes |= {
-            Quad(node, DCTERMS_MODIFIED, o, FACTS) for o in self._values(node, DCTERMS_MODIFIED)
-        }
-        adds.add(Quad(node, DCTERMS_MODIFIED, _now(), FACTS))
-        self.writes.commit(Delta(adds=adds, removes=removes))
+        changes = self.changes()
+        changes.update(entity_id, properties, unset)
+        self.commit(changes)
         return self.get(entity_id)
-
-    def _values(self, node: NamedNode, predicate: NamedNode) -> list[Term]:
-        query = f"SELECT ?s ?o WHERE {{ GRAPH {FACTS} {{ ?s {predicate} ?o }} }}"
-        rows = self.backend.select(query, {"s": node})
-        return [r["o"] for r in rows]
-
-    def _current_values(self, node: NamedNode, keys: Iterable[str]) -> set[Quad]:
-        out: set[Quad] = set()
-        for key in keys:
-            for value in self._values(node, vocab_iri(key)):
-                if isinstance(value, Literal):
-                    out.add(Quad(node, vocab_iri(key), value, FACTS))
-        return out
 
     def delete(self, entity_id: str) -> tuple[Entity, list[Relation]]:
         """Delete an entity and every relation touching it, in one atomic step."""
-        node = self._require_fact(entity_id)
-        entity = self.get(entity_id)
-        touching = self.relations(entity_id)
-        query = (
-            "SELECT ?g ?s ?p ?o ?e WHERE { { GRAPH ?g { ?e ?p ?o } BIND(?e AS ?s) } "
-            "UNION { GRAPH ?g { ?s ?p ?e } BIND(?e AS ?o) } }"
-        )
-        removes = {
-            Quad(r["s"], r["p"], r["o"], r["g"]) for r in self.backend.select(query, {"e": node})
-        }
-        self.writes.commit(Delta(removes=removes))
+        changes = self.changes()
+        changes.delete(entity_id)
+        entity, touching = self.get(entity_id), self.relations(entity_id)
+        self.commit(changes)
         return entity, touching
 
     def relate(self, from_id: str, rel: str, to_id: str) -> RelateOutcome:
         """Relate two entities. A many_to_one relation replaces the source's previous one."""
-        rel_iri = self._relation_iri(rel, from_id)
-        spec = self.schema.relations[rel]
-        missing = [i for i in (from_id, to_id) if not self.exists(check_id(i))]
-        if missing:
-            raise ValidationFailed(
-                [
-                    Finding(
-                        focus=from_id,
-                        path=rel,
-                        constraint="exists",
-                        value=m,
-                        message=f"{m} does not exist: create it first, or check the id with `ontoloom list`",
-                    )
-                    for m in missing
-                ]
-            )
-        s, o = self.ids.iri(from_id), self.ids.iri(to_id)
-        existing = self.backend.ask(f"ASK {{ ?s {rel_iri} ?o }}", {"s": s, "o": o})
-        if spec.symmetric:
-            existing = existing or self.backend.ask(f"ASK {{ ?o {rel_iri} ?s }}", {"s": s, "o": o})
-        types = self._types([s, o])
-        relation = Relation(from_id, rel, to_id, types.get(s), types.get(o))
-        if existing:
-            return RelateOutcome(relation, created=False)
-        removes: set[Quad] = set()
-        replaced: list[Relation] = []
-        if spec.cardinality in ("many_to_one", "one_to_one"):
-            for old in self._values(s, rel_iri):
-                removes.add(Quad(s, rel_iri, old, FACTS))
-                replaced.append(
-                    Relation(
-                        from_id, rel, self.ids.id_of(old), types.get(s), self._types([old]).get(old)
-                    )
-                )
-        self.writes.commit(Delta(adds={Quad(s, rel_iri, o, FACTS)}, removes=removes))
-        return RelateOutcome(relation, created=True, replaced=replaced)
+        changes = self.changes()
+        outcome = changes.relate(from_id, rel, to_id)
+        self.commit(changes)
+        return outcome
 
     def unrelate(self, from_id: str, rel: str, to_id: str) -> Relation:
         """Remove a relation. :raises NotFound: when it does not exist."""
-        rel_iri = self._relation_iri(rel, from_id)
-        s, o = self.ids.iri(check_id(from_id)), self.ids.iri(check_id(to_id))
-        quad = Quad(s, rel_iri, o, FACTS)
-        if not self.backend.ask(f"ASK {{ GRAPH {FACTS} {{ ?s {rel_iri} ?o }} }}", {"s": s, "o": o}):
-            if self.backend.ask(f"ASK {{ ?s {rel_iri} ?o }}", {"s": s, "o": o}):
-                raise BadInput(
-                    f"{from_id} {rel} {to_id} comes from a record: edit the record and run `ontoloom rebuild`"
-                )
-            raise NotFound(
-                f"no relation {from_id} {rel} {to_id}: see `ontoloom relations {from_id}`"
-            )
-        types = self._types([s, o])
-        self.writes.commit(Delta(removes={quad}))
-        return Relation(from_id, rel, to_id, types.get(s), types.get(o))
+        changes = self.changes()
+        relation = changes.unrelate(from_id, rel, to_id)
+        self.commit(changes)
+        return relation

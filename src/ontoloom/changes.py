@@ -1,0 +1,263 @@
+"""Staged changes: write operations that build one delta, reading the store *as changed
+so far*. A single CLI write stages one operation; a plan stages many and commits once.
+
+Nothing here commits: :meth:`ontoloom.writes.WritePath.commit` does, after validation.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ontoloom.errors import BadInput, NotFound, ValidationFailed
+from ontoloom.model import (
+    Finding,
+    Relation,
+    check_id,
+    check_property_name,
+    literal_from_json,
+    new_id,
+    vocab_iri,
+)
+from ontoloom.schema import RelationSpec
+from ontoloom.store.base import Delta
+from ontoloom.store.terms import Literal, NamedNode, Quad, Term
+from ontoloom.vocab import DCTERMS_MODIFIED, FACTS, PROV_GENERATED, RDF_TYPE, XSD
+
+if TYPE_CHECKING:
+    from ontoloom.api import Graph
+
+__all__ = ["Changes", "RelateOutcome", "now_literal"]
+
+
+def now_literal() -> Literal:
+    stamp = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return Literal(stamp, datatype=NamedNode(XSD + "dateTime"))
+
+
+@dataclass
+class RelateOutcome:
+    relation: Relation
+    created: bool = True
+    replaced: list[Relation] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.relation.to_json()
+        out["created"] = self.created
+        out["replaced"] = [r.to_json() for r in self.replaced]
+        return out
+
+
+def refusal(
+    focus: str, path: str | None, constraint: str, value: Any, message: str
+) -> ValidationFailed:
+    return ValidationFailed([Finding(focus, path, constraint, value, message)])
+
+
+class Changes:
+    """A pending delta over a graph, with reads that see it."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.delta = Delta()
+        self._now = now_literal()
+
+    # -- reading through the delta -----------------------------------------------------------
+    def _add(self, quads: Iterable[Quad]) -> None:
+        self.delta = self.delta.merge(Delta(adds=set(quads)))
+
+    def _remove(self, quads: Iterable[Quad]) -> None:
+        self.delta = self.delta.merge(Delta(removes=set(quads)))
+
+    def quads_about(
+        self, node: Term, predicate: Term | None = None, *, incoming: bool = False
+    ) -> set[Quad]:
+        """Quads with ``node`` as subject (or object), in any graph, as changed so far."""
+        var = "o" if incoming else "s"
+        query = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
+        bindings: dict[str, Term] = {var: node}
+        if predicate is not None:
+            bindings["p"] = predicate
+        found = {
+            Quad(r["s"], r["p"], r["o"], r["g"]) for r in self.graph.backend.select(query, bindings)
+        }
+        found -= self.delta.removes
+        for q in self.delta.adds:
+            if (q.object if incoming else q.subject) == node and (
+                predicate is None or q.predicate == predicate
+            ):
+                found.add(q)
+        return found
+
+    def exists(self, entity_id: str) -> bool:
+        return bool(self.quads_about(self.graph.ids.iri(entity_id), RDF_TYPE))
+
+    def type_of(self, node: Term) -> str | None:
+        types = [q.object for q in self.quads_about(node, RDF_TYPE)]
+        return self.graph._type_of(types) if types else None
+
+    # -- schema lookups ----------------------------------------------------------------------
+    def type_iri(self, type_name: str, focus: str) -> NamedNode:
+        spec = self.graph.schema.types.get(type_name)
+        if spec is None:
+            known = ", ".join(sorted(self.graph.schema.types))
+            raise refusal(
+                focus,
+                None,
+                "type",
+                type_name,
+                f"unknown entity type {type_name!r}; known types: {known}. "
+                "Add a type with `ontoloom schema add-type`",
+            )
+        return spec.iri
+
+    def relation(self, rel: str | None, focus: str = "(relation)") -> RelationSpec:
+        spec = self.graph.schema.relations.get(rel or "")
+        if spec is None:
+            known = ", ".join(self.graph.schema.relations)
+            raise refusal(
+                focus,
+                rel,
+                "relation",
+                rel,
+                f"unknown relation {rel!r}; known relations: {known}. "
+                "Add one with `ontoloom schema add-relation`",
+            )
+        return spec
+
+    def _property_quads(self, node: NamedNode, properties: dict[str, Any]) -> set[Quad]:
+        quads = set()
+        for key, value in properties.items():
+            check_property_name(key)
+            if key in self.graph.schema.relations:
+                raise BadInput(
+                    f"{key!r} is a relation, not a property: use `ontoloom relate FROM {key} TO`"
+                )
+            for literal in literal_from_json(value, field_name=key):
+                quads.add(Quad(node, vocab_iri(key), literal, FACTS))
+        return quads
+
+    def _require_fact(self, entity_id: str) -> NamedNode:
+        node = self.graph.ids.iri(check_id(entity_id))
+        graphs = {q.graph_name for q in self.quads_about(node, RDF_TYPE)}
+        if not graphs:
+            raise NotFound(f"no entity with id {entity_id!r}: check the id with `ontoloom list`")
+        if FACTS not in graphs:
+            raise BadInput(
+                f"{entity_id} comes from a record, not from a direct write: edit the record "
+                "and run `ontoloom rebuild`"
+            )
+        return node
+
+    # -- operations --------------------------------------------------------------------------
+    def create(
+        self, type_name: str, properties: dict[str, Any] | None = None, id: str | None = None
+    ) -> str:
+        type_iri = self.type_iri(type_name, id or f"(new {type_name})")
+        entity_id = check_id(id) if id is not None else new_id(type_name)
+        if self.exists(entity_id):
+            raise refusal(
+                entity_id,
+                None,
+                "unique",
+                entity_id,
+                f"{entity_id} already exists: pick another id, or change it with `ontoloom update`",
+            )
+        node = self.graph.ids.iri(entity_id)
+        self._add(
+            {
+                Quad(node, RDF_TYPE, type_iri, FACTS),
+                Quad(node, PROV_GENERATED, self._now, FACTS),
+                Quad(node, DCTERMS_MODIFIED, self._now, FACTS),
+            }
+        )
+        self._add(
+            self._property_quads(
+                node, {k: v for k, v in (properties or {}).items() if v is not None}
+            )
+        )
+        return entity_id
+
+    def update(
+        self, entity_id: str, properties: dict[str, Any] | None = None, unset: Iterable[str] = ()
+    ) -> None:
+        node = self._require_fact(entity_id)
+        properties = dict(properties or {})
+        unset = [*unset, *(k for k, v in properties.items() if v is None)]
+        properties = {k: v for k, v in properties.items() if v is not None}
+        for key in unset:
+            check_property_name(key)
+            if key in self.graph.schema.relations:
+                raise BadInput(f"{key!r} is a relation: use `ontoloom unrelate`")
+        adds = self._property_quads(node, properties)
+        for key in [*properties, *unset, "modified"]:
+            predicate = DCTERMS_MODIFIED if key == "modified" else vocab_iri(key)
+            self._remove(
+                q
+                for q in self.quads_about(node, predicate)
+                if q.graph_name == FACTS and isinstance(q.object, Literal)
+            )
+        self._add(adds | {Quad(node, DCTERMS_MODIFIED, self._now, FACTS)})
+
+    def delete(self, entity_id: str) -> None:
+        node = self._require_fact(entity_id)
+        self._remove(self.quads_about(node) | self.quads_about(node, incoming=True))
+
+    def relate(self, from_id: str, rel: str, to_id: str) -> RelateOutcome:
+        spec = self.relation(rel, from_id)
+        missing = [i for i in (from_id, to_id) if not self.exists(check_id(i))]
+        if missing:
+            raise ValidationFailed(
+                [
+                    Finding(
+                        from_id,
+                        rel,
+                        "exists",
+                        m,
+                        f"{m} does not exist: create it first, or check the id with `ontoloom list`",
+                    )
+                    for m in missing
+                ]
+            )
+        ids = self.graph.ids
+        s, o = ids.iri(from_id), ids.iri(to_id)
+        relation = Relation(from_id, rel, to_id, self.type_of(s), self.type_of(o))
+        current = {q.object for q in self.quads_about(s, spec.iri)}
+        if o in current or (
+            spec.symmetric and s in {q.object for q in self.quads_about(o, spec.iri)}
+        ):
+            return RelateOutcome(relation, created=False)
+        replaced = []
+        if spec.cardinality in ("many_to_one", "one_to_one"):
+            for old in self.quads_about(s, spec.iri):
+                if old.graph_name == FACTS:
+                    self._remove([old])
+                    replaced.append(
+                        Relation(
+                            from_id,
+                            rel,
+                            ids.id_of(old.object),
+                            relation.from_type,
+                            self.type_of(old.object),
+                        )
+                    )
+        self._add([Quad(s, spec.iri, o, FACTS)])
+        return RelateOutcome(relation, created=True, replaced=replaced)
+
+    def unrelate(self, from_id: str, rel: str, to_id: str) -> Relation:
+        spec = self.relation(rel, from_id)
+        ids = self.graph.ids
+        s, o = ids.iri(check_id(from_id)), ids.iri(check_id(to_id))
+        found = {q for q in self.quads_about(s, spec.iri) if q.object == o}
+        if not found:
+            raise NotFound(
+                f"no relation {from_id} {rel} {to_id}: see `ontoloom relations {from_id}`"
+            )
+        if not any(q.graph_name == FACTS for q in found):
+            raise BadInput(
+                f"{from_id} {rel} {to_id} comes from a record: edit the record and run `ontoloom rebuild`"
+            )
+        self._remove(q for q in found if q.graph_name == FACTS)
+        return Relation(from_id, rel, to_id, self.type_of(s), self.type_of(o))
