@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ontoloom.changes import Changes, RelateOutcome
 from ontoloom.config import load_config, resolve_data_dir
@@ -41,6 +41,9 @@ from ontoloom.vocab import (
     SCHEMA_GRAPH,
 )
 from ontoloom.writes import WritePath
+
+if TYPE_CHECKING:
+    from ontoloom.plans import PlanResult
 
 __all__ = ["MAX_DEPTH", "Graph", "RelateOutcome"]
 
@@ -287,6 +290,12 @@ class Graph:
     def commit(self, changes: Changes) -> int:
         """Validate and commit staged changes. :raises ValidationFailed: nothing stored."""
         return self.writes.commit(changes.delta)
+
+    def apply_plan(self, steps: list[dict[str, Any]], *, dry_run: bool = False) -> PlanResult:
+        """Apply a plan (see :mod:`ontoloom.plans`) as one validated, atomic delta."""
+        from ontoloom.plans import apply_plan, steps_of
+
+        return apply_plan(self, steps_of(steps), dry_run=dry_run)
 
     def create(
         self, type_name: str, properties: dict[str, Any] | None = None, id: str | None = None

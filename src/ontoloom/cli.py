@@ -643,3 +643,49 @@ def validate(
             for shape, engine in sorted(report.engines.items()):
                 click.echo(f"  {engine:<8} {shape}")
     sys.exit(1 if failed else 0)
+
+
+# -- plans -------------------------------------------------------------------------------------
+@main.group()
+def plan() -> None:
+    """Plans: several operations validated and committed as one."""
+
+
+@plan.command(name="apply")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Validate and print the delta; store nothing.")
+@_common
+def plan_apply(file: Path, dry_run: bool) -> None:
+    """Apply a plan FILE (YAML or JSON) atomically, or refuse it whole naming the failing step.
+
+    \b
+    Example:
+      ontoloom plan apply sprint.yaml --dry-run
+    """
+    from ontoloom.plans import load_plan
+
+    steps = load_plan(file)
+    with _graph(write=not dry_run, create=not dry_run) as g:
+        result = g.apply_plan(steps, dry_run=dry_run)
+
+    def text() -> None:
+        if dry_run:
+            click.echo(
+                f"dry run: {result.steps} step(s), {'valid' if result.valid else 'would be refused'}"
+            )
+            for q in result.removes:
+                click.echo(f"  - {q}")
+            for q in result.adds:
+                click.echo(f"  + {q}")
+            for f in result.findings:
+                click.echo(f"  ✗ {f.describe()}")
+        else:
+            click.echo(
+                f"applied {result.steps} step(s): +{len(result.adds)} -{len(result.removes)} quads"
+            )
+        for alias, entity_id in result.aliases.items():
+            click.echo(f"  {alias} = {entity_id}")
+
+    _emit(result.to_json(with_delta=dry_run), text)
+    if not result.valid:
+        sys.exit(1)

@@ -283,15 +283,19 @@ class Finding:
     severity: str = "Violation"
     kind: str = "shape"  # shape | cycle | orphan
     cycle: tuple[str, ...] | None = None  # the ids around a cycle, first one repeated last
+    step: int | None = None  # the plan step (1-based) it is blamed on
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "focus": self.focus,
             "path": self.path,
             "constraint": self.constraint,
             "value": self.value,
             "message": self.message,
         }
+        if self.step is not None:
+            out["step"] = self.step
+        return out
 
     def to_audit_json(self) -> dict[str, Any]:
         """The refusal shape plus what an audit says about it."""
@@ -301,6 +305,10 @@ class Finding:
         return out
 
     def describe(self) -> str:
-        where = self.focus + (f" · {self.path}" if self.path else "")
+        where = (
+            (f"step {self.step}: " if self.step else "")
+            + self.focus
+            + (f" · {self.path}" if self.path else "")
+        )
         value = "" if self.value is None else f" (value: {self.value!r})"
         return f"{where} [{self.constraint}]{value}: {self.message}"

@@ -1,0 +1,218 @@
+"""Plans as graph transformations: a list of operations (create with a local alias,
+relate, update, delete, unrelate) validated as one delta — cycles and cardinality
+included — and committed atomically, or refused whole, naming the failing step.
+
+A plan file is YAML or JSON::
+
+    steps:
+      - op: create
+        type: Task
+        as: fix                      # a local alias, usable in later steps
+        properties: {title: Fix the timeout, status: open}
+      - op: relate
+        from: fix
+        rel: blocks
+        to: task_deploy
+      - {op: update, id: task_deploy, properties: {status: blocked}, unset: [priority]}
+      - {op: unrelate, from: task_a, rel: blocks, to: task_b}
+      - {op: delete, id: task_old}
+
+A step may also name its operation as a key: ``{create: Task, as: fix, properties: …}``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from itertools import pairwise
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ontoloom.errors import BadInput, NotFound, ParseError, ValidationFailed
+from ontoloom.model import Finding
+from ontoloom.store.terms import Quad
+
+if TYPE_CHECKING:
+    from ontoloom.api import Graph
+
+__all__ = ["PlanResult", "apply_plan", "load_plan"]
+
+OPS = ("create", "relate", "update", "delete", "unrelate")
+
+
+@dataclass
+class PlanResult:
+    applied: bool
+    steps: int
+    aliases: dict[str, str] = field(default_factory=dict)
+    adds: list[Quad] = field(default_factory=list)
+    removes: list[Quad] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return not self.findings
+
+    def to_json(self, *, with_delta: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "applied": self.applied,
+            "valid": self.valid,
+            "steps": self.steps,
+            "aliases": self.aliases,
+            "delta": {"adds": len(self.adds), "removes": len(self.removes)},
+        }
+        if with_delta:
+            out["delta"] = {
+                "adds": sorted(str(q) for q in self.adds),
+                "removes": sorted(str(q) for q in self.removes),
+            }
+        if self.findings:
+            out["error"] = "validation"
+            out["results"] = [f.to_json() for f in self.findings]
+        return out
+
+
+def load_plan(path: Path) -> list[dict[str, Any]]:
+    """Read a plan file (YAML or JSON). :raises BadInput: with file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: cannot read the plan ({exc})") from None
+    if path.suffix.lower() == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ParseError(exc.msg, file=str(path), line=exc.lineno, column=exc.colno) from None
+    else:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.error import MarkedYAMLError
+
+        try:
+            data = YAML(typ="safe").load(text)
+        except MarkedYAMLError as exc:
+            mark = exc.problem_mark
+            raise ParseError(
+                str(exc.problem),
+                file=str(path),
+                line=mark.line + 1 if mark else None,
+                column=mark.column + 1 if mark else None,
+            ) from None
+    return steps_of(data)
+
+
+def steps_of(data: Any) -> list[dict[str, Any]]:
+    steps = data.get("steps") if isinstance(data, dict) else data
+    if not isinstance(steps, list) or not steps:
+        raise BadInput('a plan is a non-empty list of steps, or {"steps": [...]}')
+    return [_normalise(i, step) for i, step in enumerate(steps, start=1)]
+
+
+def _normalise(n: int, step: Any) -> dict[str, Any]:
+    if not isinstance(step, dict):
+        raise BadInput(f"step {n}: a step is a mapping, e.g. {{op: create, type: Task, ...}}")
+    step = dict(step)
+    if "op" not in step:
+        keyed = [op for op in OPS if op in step]
+        if len(keyed) != 1:
+            raise BadInput(f"step {n}: say what to do with op: one of {', '.join(OPS)}")
+        op = keyed[0]
+        target = step.pop(op)
+        step["op"] = op
+        if op == "create":
+            step.setdefault("type", target)
+        elif op in ("update", "delete"):
+            step.setdefault("id", target)
+        elif isinstance(target, list) and len(target) == 3:
+            step.update({"from": target[0], "rel": target[1], "to": target[2]})
+    if step["op"] not in OPS:
+        raise BadInput(f"step {n}: unknown op {step['op']!r}; use one of {', '.join(OPS)}")
+    return step
+
+
+def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = False) -> PlanResult:
+    """Stage every step, validate the whole delta, and commit it unless ``dry_run``.
+
+    :raises ValidationFailed: (not in a dry run) with each finding's step.
+    :raises BadInput / NotFound: naming the step that could not be staged.
+    """
+    changes = graph.changes()
+    aliases: dict[str, str] = {}
+    touched: dict[str, int] = {}  # id → last step that touched it
+    edges: dict[tuple[str, str, str], int] = {}
+
+    def ref(step: dict[str, Any], key: str, n: int) -> str:
+        value = step.get(key)
+        if not isinstance(value, str) or not value:
+            raise BadInput(f"step {n}: {step['op']} needs {key!r}")
+        return aliases.get(value, value)
+
+    for n, step in enumerate(steps, start=1):
+        op = step["op"]
+        try:
+            if op == "create":
+                props = step.get("properties", {})
+                if not isinstance(props, dict):
+                    raise BadInput(f"step {n}: properties must be a mapping")
+                entity_id = changes.create(str(step.get("type", "")), props, step.get("id"))
+                if step.get("as"):
+                    aliases[str(step["as"])] = entity_id
+                touched[entity_id] = n
+            elif op == "update":
+                entity_id = ref(step, "id", n)
+                changes.update(entity_id, step.get("properties", {}), step.get("unset", []))
+                touched[entity_id] = n
+            elif op == "delete":
+                entity_id = ref(step, "id", n)
+                changes.delete(entity_id)
+                touched[entity_id] = n
+            else:
+                a, rel, b = ref(step, "from", n), str(step.get("rel", "")), ref(step, "to", n)
+                if op == "relate":
+                    changes.relate(a, rel, b)
+                    edges[(a, rel, b)] = n
+                else:
+                    changes.unrelate(a, rel, b)
+                touched[a] = touched[b] = n
+        except ValidationFailed as refused:
+            raise ValidationFailed(
+                [replace(f, step=n) for f in refused.findings],
+                f"refused at step {n} ({op}); nothing was stored",
+            ) from None
+        except (BadInput, NotFound) as exc:
+            message = (
+                exc.message
+                if exc.message.startswith("step ")
+                else f"step {n} ({op}): {exc.message}"
+            )
+            raise type(exc)(message) from None
+
+    findings = [_blame(f, touched, edges) for f in graph.writes.check(changes.delta)]
+    result = PlanResult(
+        applied=False,
+        steps=len(steps),
+        aliases=aliases,
+        adds=sorted(changes.delta.adds, key=str),
+        removes=sorted(changes.delta.removes, key=str),
+        findings=findings,
+    )
+    if dry_run:
+        return result
+    if findings:
+        raise ValidationFailed(
+            findings, f"plan refused: {len(findings)} rule(s) broken; nothing was stored"
+        )
+    graph.commit(changes)
+    result.applied = True
+    return result
+
+
+def _blame(f: Finding, touched: dict[str, int], edges: dict[tuple[str, str, str], int]) -> Finding:
+    if f.cycle:
+        steps = [
+            edges[(a, f.path or "", b)]
+            for a, b in pairwise(f.cycle)
+            if (a, f.path or "", b) in edges
+        ]
+        if steps:
+            return replace(f, step=max(steps))
+    return replace(f, step=touched.get(f.focus) or touched.get(str(f.value)))
