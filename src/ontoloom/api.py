@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -61,8 +62,12 @@ class Graph:
         self.data_dir = data_dir
         config_base = load_config(data_dir).id_base if data_dir is not None else None
         self.ids = IdSpace(id_base or config_base or IdSpace().base)
-        self.schema = Schema.load(extensions=[q.triple for q in backend.quads(SCHEMA_GRAPH)])
-        self.writes = WritePath(backend, self.schema, self.ids)
+        self.reload_schema()
+
+    def reload_schema(self) -> None:
+        """Read the shipped schema and the store's extensions (after a schema change)."""
+        self.schema = Schema.load(extensions=[q.triple for q in self.backend.quads(SCHEMA_GRAPH)])
+        self.writes = WritePath(self.backend, self.schema, self.ids)
 
     @classmethod
     @contextmanager
@@ -281,6 +286,37 @@ class Graph:
             f"SELECT ?e ?p ?o WHERE {{ VALUES ?e {{ {listed} }} ?e ?p ?o . FILTER(isLiteral(?o)) }}"
         )
         return self._entities(self.backend.select(query))
+
+    def summary(self) -> dict[str, Any]:
+        """Counts per type, relation and property (the vocabulary in use), and last change."""
+        ol = f"STRSTARTS(STR(?p), {json.dumps(OL)})"
+        types = {
+            vocab_name(r["t"]): int(r["n"].value)
+            for r in self.backend.select(
+                f"SELECT ?t (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s {RDF_TYPE} ?t "
+                f"FILTER(STRSTARTS(STR(?t), {json.dumps(OL)})) }} GROUP BY ?t"
+            )
+            if vocab_name(r["t"]) in self.schema.types
+        }
+        rows = self.backend.select(
+            f"SELECT ?p ?literal (COUNT(*) AS ?n) WHERE {{ ?s ?p ?o "
+            f"FILTER({ol} && ?p != {RDF_TYPE} && STRSTARTS(STR(?s), {json.dumps(self.ids.base)})) "
+            f"BIND(isLiteral(?o) AS ?literal) }} GROUP BY ?p ?literal"
+        )
+        relations: dict[str, int] = {}
+        properties: dict[str, int] = {}
+        for r in rows:
+            target = properties if r["literal"].value == "true" else relations
+            target[vocab_name(r["p"])] = int(r["n"].value)
+        return {
+            "objects": sum(types.values()),
+            "relations": sum(relations.values()),
+            "types": dict(sorted(types.items())),
+            "relations_by_type": dict(sorted(relations.items())),
+            "properties": dict(sorted(properties.items())),
+            "generation": self.backend.generation(),
+            "last_change": self.backend.last_change(),
+        }
 
     # -- writing ---------------------------------------------------------------------------------
     def changes(self) -> Changes:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,11 +16,9 @@ from typing import Any
 import click
 
 from ontoloom.errors import BadInput, OntoloomError, ValidationFailed
+from ontoloom.model import parse_scalar
 
 __all__ = ["main"]
-
-_INT = re.compile(r"^-?\d+$")
-_FLOAT = re.compile(r"^-?\d+\.\d+$")
 
 
 # -- shared options and error handling -------------------------------------------------------
@@ -81,24 +78,6 @@ def _graph(write: bool = False, create: bool = False):
     return Graph.open(_opts()["data_dir"], write=write, create=create)
 
 
-def parse_value(text: str) -> Any:
-    """A ``-p`` value: JSON literals (numbers, booleans, null, lists) or else a string.
-
-    >>> parse_value("3"), parse_value("1.5"), parse_value("true"), parse_value("open")
-    (3, 1.5, True, 'open')
-    >>> parse_value('["a", "b"]')
-    ['a', 'b']
-    """
-    if text in ("true", "false", "null") or _INT.match(text) or _FLOAT.match(text):
-        return json.loads(text)
-    if text.startswith("["):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError:
-            return text
-    return text
-
-
 def parse_properties(
     pairs: tuple[str, ...], props_json: str | None, option: str = "-p"
 ) -> dict[str, Any]:
@@ -117,7 +96,7 @@ def parse_properties(
         key, sep, raw = pair.partition("=")
         if not sep or not key:
             raise BadInput(f"{option} {pair!r}: write key=value, e.g. {option} status=open")
-        value = parse_value(raw)
+        value = parse_scalar(raw)
         if key in repeated:
             previous = props[key] if isinstance(props[key], list) else [props[key]]
             props[key] = [*previous, *(value if isinstance(value, list) else [value])]
@@ -689,3 +668,353 @@ def plan_apply(file: Path, dry_run: bool) -> None:
     _emit(result.to_json(with_delta=dry_run), text)
     if not result.valid:
         sys.exit(1)
+
+
+# -- SPARQL, interchange, summary, inference ---------------------------------------------------
+def _show_term(g: Any, term: Any) -> str:
+    from ontoloom.model import value_to_json, vocab_name
+    from ontoloom.store.terms import Literal, NamedNode
+
+    if term is None:
+        return ""
+    if isinstance(term, Literal):
+        return str(value_to_json(term))
+    if isinstance(term, NamedNode) and g.ids.is_instance(term):
+        return g.ids.id_of(term)
+    if isinstance(term, NamedNode):
+        return (
+            vocab_name(term)
+            if term.value.startswith("https://ontoloom.dev/ns#")
+            else f"<{term.value}>"
+        )
+    return str(term)
+
+
+@main.command()
+@click.argument("query_spec", metavar="QUERY|FILE.rq|NAME", required=False)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv", "tsv", "xml", "turtle", "ntriples"]),
+    default=None,
+    help="SPARQL 1.1 results format (table by default; RDF for CONSTRUCT).",
+)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Bind ?NAME to a typed term; repeat it.",
+)
+@click.option("--list", "list_queries", is_flag=True, help="List the named queries.")
+@click.option("--infer", is_flag=True, help="Include the inferred graph (see `ontoloom infer`).")
+@_common
+def query(
+    query_spec: str | None,
+    fmt: str | None,
+    params: tuple[str, ...],
+    list_queries: bool,
+    infer: bool,
+) -> None:
+    """Run a read-only SPARQL query: text, a .rq file, or a named query.
+
+    \b
+    Examples:
+      ontoloom query --list
+      ontoloom query open-tasks-by-project
+      ontoloom query neighbourhood --param start=task_a1b2c3d4 --param hops=2 --format json
+      ontoloom query 'SELECT ?t WHERE { ?t a ol:Task }' --format csv
+    """
+    from ontoloom.query import named_queries, run_query
+
+    if list_queries:
+        named = named_queries()
+        data = [q.to_json() for q in named.values()]
+
+        def listing() -> None:
+            for q in named.values():
+                args = " ".join(f"--param {k}=…" for k in q.params)
+                click.echo(f"{q.name}  {args}".rstrip())
+                click.echo(f"    {q.description}")
+
+        _emit(data, listing)
+        return
+    if not query_spec:
+        raise click.UsageError("give a query, a .rq file or a named query (see --list)")
+    fmt = fmt or ("json" if _opts()["json"] else "table")
+    bindings = {}
+    for pair in params:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise BadInput(f"--param {pair!r}: write name=value")
+        bindings[name.lstrip("?$")] = value
+    with _graph() as g:
+        target = g
+        if infer:
+            from ontoloom.api import Graph as _Graph
+            from ontoloom.infer import inferred_quads
+            from ontoloom.store.embedded import EmbeddedBackend
+            from ontoloom.vocab import META
+
+            scratch = EmbeddedBackend.scratch(
+                [*(q for q in g.backend.quads() if q.graph_name != META), *inferred_quads(g)]
+            )
+            target = _Graph(scratch, None, g.ids.base)
+        _, result = run_query(target, query_spec, bindings, fmt)
+        if fmt == "table":
+            _table(g, result)
+        else:
+            click.echo(result.decode("utf-8") if isinstance(result, bytes) else result, nl=False)
+
+
+def _table(g: Any, rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        click.echo("(no results)")
+        return
+    columns = list(rows[0])
+    cells = [[_show_term(g, row.get(c)) for c in columns] for row in rows]
+    widths = [min(60, max(len(c), *(len(r[i]) for r in cells))) for i, c in enumerate(columns)]
+    click.echo("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip())
+    click.echo("  ".join("-" * w for w in widths))
+    for r in cells:
+        click.echo("  ".join(v[:60].ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+    click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+
+
+@main.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld"]),
+    default="turtle",
+    show_default=True,
+)
+@click.option(
+    "--graph",
+    "which",
+    type=click.Choice(["facts", "records", "confirmed", "proposals", "schema", "inferred", "all"]),
+    default="all",
+    show_default=True,
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write here instead of stdout.",
+)
+@click.option("--infer", is_flag=True, help="Add the inferred triples.")
+@_common
+def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
+    """Export graphs as RDF (TriG and N-Quads keep the named graphs).
+
+    \b
+    Example:
+      ontoloom export --format trig --graph all -o backup.trig
+    """
+    from ontoloom.interchange import export_graph
+
+    with _graph() as g:
+        if output is not None:
+            with output.open("wb") as out:
+                export_graph(g, out, fmt, which, infer)
+            click.echo(f"exported {which} to {output}", err=True)
+        else:
+            export_graph(g, sys.stdout.buffer, fmt, which, infer)
+
+
+@main.command(name="import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
+    default=None,
+    help="Default: from the file extension.",
+)
+@click.option(
+    "--graph",
+    "which",
+    type=click.Choice(["facts", "confirmed", "proposals", "schema"]),
+    default=None,
+    help="Target graph (default: facts, or the graphs a TriG/N-Quads file names).",
+)
+@_common
+def import_(file: Path, fmt: str | None, which: str | None) -> None:
+    """Import RDF, validated together with the store: all of it, or nothing.
+
+    \b
+    Example:
+      ontoloom import team.ttl
+    """
+    from ontoloom.interchange import import_file
+
+    with _graph(write=True, create=True) as g:
+        result = import_file(g, file, fmt, which)
+    _emit(result.to_json(), f"imported {result.quads} quads from {file}")
+
+
+@main.command()
+@_common
+def summary() -> None:
+    """Counts per type and relation, the vocabulary in use, and the last change.
+
+    \b
+    Example:
+      ontoloom summary --json
+    """
+    with _graph() as g:
+        data = g.summary()
+
+    def text() -> None:
+        click.echo(
+            f"{data['objects']} objects, {data['relations']} relations (last change: {data['last_change'] or 'never'})"
+        )
+        for title, key in (
+            ("types", "types"),
+            ("relations", "relations_by_type"),
+            ("properties", "properties"),
+        ):
+            if data[key]:
+                click.echo(f"{title}: " + ", ".join(f"{k} {v}" for k, v in data[key].items()))
+
+    _emit(data, text)
+
+
+@main.command()
+@_common
+def infer() -> None:
+    """Materialise OWL RL consequences (inverses, alignments) into the inferred graph.
+
+    Validation never sees it; `query --infer` and `export --infer` add it.
+
+    \b
+    Example:
+      ontoloom infer && ontoloom query --infer 'SELECT ?p WHERE { ?t ol:part_of ?p }'
+    """
+    from ontoloom.infer import infer as run_inference
+
+    with _graph(write=True) as g:
+        data = run_inference(g)
+    _emit(
+        data,
+        lambda: click.echo(
+            f"inferred {data['inferred']} triples: "
+            + ", ".join(f"{k} {v}" for k, v in data["by_predicate"].items())
+        ),
+    )
+
+
+# -- schema --------------------------------------------------------------------------------
+@main.group()
+def schema() -> None:
+    """The schema: list it, show a type, extend it (stored as OWL + SHACL)."""
+
+
+@schema.command(name="list")
+@_common
+def schema_list() -> None:
+    """List every type and relation, built in or added.
+
+    \b
+    Example:
+      ontoloom schema list --json
+    """
+    from ontoloom.extensions import describe_schema
+
+    with _graph() as g:
+        data = describe_schema(g)
+
+    def text() -> None:
+        click.echo("types:")
+        for t in data["types"]:
+            extra = "" if t["builtin"] else "  (extension)"
+            click.echo(f"  {t['type']:<14} required: {', '.join(t['required']) or '-'}{extra}")
+        click.echo("relations:")
+        for r in data["relations"]:
+            flags = " acyclic" if r["acyclic"] else ""
+            click.echo(
+                f"  {r['rel']:<14} {', '.join(r['from_types'])} → {', '.join(r['to_types'])}  {r['cardinality']}{flags}"
+            )
+
+    _emit(data, text)
+
+
+@schema.command(name="show")
+@click.argument("type_name", metavar="TYPE")
+@_common
+def schema_show(type_name: str) -> None:
+    """Show one type: required properties, enums, relations and every rule.
+
+    \b
+    Example:
+      ontoloom schema show Task
+    """
+    from ontoloom.extensions import show_type
+
+    with _graph() as g:
+        data = show_type(g, type_name)
+
+    def text() -> None:
+        click.echo(
+            f"{data['type']}" + (f": {data['description']}" if data.get("description") else "")
+        )
+        click.echo(f"  required: {', '.join(data['required']) or '-'}")
+        for prop, values in data["enums"].items():
+            click.echo(f"  {prop} ∈ {', '.join(values)}")
+        click.echo(f"  relations from: {', '.join(data['relations_from']) or '-'}")
+        click.echo(f"  relations to:   {', '.join(data['relations_to']) or '-'}")
+        for rule in data["rules"]:
+            click.echo(f"  rule {rule['shape'].rsplit('#', 1)[-1]}: {rule['message']}")
+
+    _emit(data, text)
+
+
+@schema.command(name="add-type")
+@click.argument("spec", metavar="JSON")
+@_common
+def schema_add_type(spec: str) -> None:
+    """Add an entity type: required properties and enums become shapes.
+
+    \b
+    Example:
+      ontoloom schema add-type '{"type":"Sprint","required":["name","start"],"enums":{"status":["planning","active","closed"]}}'
+    """
+    from ontoloom.extensions import add_type
+
+    with _graph(write=True, create=True) as g:
+        data = add_type(g, spec)
+    _emit(data, f"added type {data['type']}")
+
+
+@schema.command(name="add-relation")
+@click.argument("spec", metavar="JSON")
+@_common
+def schema_add_relation(spec: str) -> None:
+    """Add a relation: domain, range, cardinality and acyclicity become shapes.
+
+    \b
+    Example:
+      ontoloom schema add-relation '{"rel":"mentors","from_types":["Person"],"to_types":["Person"],"cardinality":"many_to_many","acyclic":false}'
+    """
+    from ontoloom.extensions import add_relation
+
+    with _graph(write=True, create=True) as g:
+        data = add_relation(g, spec)
+    _emit(data, f"added relation {data['rel']}")
+
+
+@schema.command(name="add-shapes")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@_common
+def schema_add_shapes(file: Path) -> None:
+    """Add a SHACL shapes file (checked against SHACL-SHACL and the data already stored).
+
+    \b
+    Example:
+      ontoloom schema add-shapes team-rules.ttl
+    """
+    from ontoloom.extensions import add_shapes
+
+    with _graph(write=True, create=True) as g:
+        data = add_shapes(g, file)
+    _emit(data, f"added {data['triples']} shape triples from {file}")

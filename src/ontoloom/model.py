@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import math
 import re
 import secrets
@@ -39,6 +40,8 @@ __all__ = [
 JSONScalar = str | int | float | bool
 _ID_RE = re.compile(r"^[^\W_][\w.:/@+-]*$")
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+_INT_RE = re.compile(r"^-?\d+$")
+_FLOAT_RE = re.compile(r"^-?\d+\.\d+$")
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATETIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$")
 MAX_ID_LENGTH = 200
@@ -131,6 +134,24 @@ def vocab_name(term: Term) -> str:
     if isinstance(term, NamedNode) and term.value.startswith(OL):
         return term.value[len(OL) :]
     return term.value if isinstance(term, NamedNode) else str(term)
+
+
+def parse_scalar(text: str) -> Any:
+    """A command-line value: JSON literals (numbers, booleans, null, lists) or else a string.
+
+    >>> parse_scalar("3"), parse_scalar("1.5"), parse_scalar("true"), parse_scalar("open")
+    (3, 1.5, True, 'open')
+    >>> parse_scalar('["a", "b"]')
+    ['a', 'b']
+    """
+    if text in ("true", "false", "null") or _INT_RE.match(text) or _FLOAT_RE.match(text):
+        return json.loads(text)
+    if text.startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            return text
+    return text
 
 
 def literal_from_json(value: Any, *, field_name: str = "value") -> list[Literal]:

@@ -34,6 +34,14 @@ def sparql_prefixes() -> str:
     return "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())
 
 
+def compact(iri: str) -> str:
+    """``https://schema.org/name`` → ``schema:name``; unknown namespaces stay whole."""
+    for prefix, namespace in PREFIXES.items():
+        if iri.startswith(namespace):
+            return f"{prefix}:{iri[len(namespace) :]}"
+    return iri
+
+
 def ol(local: str) -> NamedNode:
     return NamedNode(OL + local)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from io import BytesIO
 from pathlib import Path
 from typing import IO
 
@@ -38,6 +39,13 @@ FORMATS = {
     "rdfxml": RdfFormat.RDF_XML,
     "rdf": RdfFormat.RDF_XML,
     "n3": RdfFormat.N3,
+}
+
+_RESULT_FORMATS = {
+    "json": pyoxigraph.QueryResultsFormat.JSON,
+    "csv": pyoxigraph.QueryResultsFormat.CSV,
+    "tsv": pyoxigraph.QueryResultsFormat.TSV,
+    "xml": pyoxigraph.QueryResultsFormat.XML,
 }
 
 _BUMP_GENERATION = f"""
@@ -128,6 +136,22 @@ class EmbeddedBackend:
     def select_raw(self, sparql: str, bindings: Mapping[str, Term] | None = None):
         """The backend's own solution object (for SPARQL results serialisation)."""
         return self._query(sparql, bindings)
+
+    def serialize_results(
+        self, sparql: str, bindings: Mapping[str, Term] | None, format_name: str
+    ) -> tuple[str, bytes]:
+        """Run any read query and serialise its result: SPARQL 1.1 results formats (json,
+        csv, tsv, xml) for SELECT and ASK, RDF (turtle, ntriples) for CONSTRUCT/DESCRIBE.
+        Returns (kind, bytes) with kind one of select, ask, graph."""
+        result = self._query(sparql, bindings)
+        out = BytesIO()
+        if isinstance(result, pyoxigraph.QueryBoolean | pyoxigraph.QuerySolutions):
+            kind = "ask" if isinstance(result, pyoxigraph.QueryBoolean) else "select"
+            fmt = _RESULT_FORMATS.get(format_name, pyoxigraph.QueryResultsFormat.JSON)
+            result.serialize(out, fmt)
+            return kind, out.getvalue()
+        serialize(result, out, FORMATS.get(format_name, RdfFormat.TURTLE))
+        return "graph", out.getvalue()
 
     def ask(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> bool:
         return bool(self._query(sparql, bindings))

@@ -1,0 +1,379 @@
+"""Schema extensions made at run time: new entity types, new relations, whole shapes
+files. They are stored as OWL + SHACL in the store's schema graph and apply to every
+later write. An extension that the data already in the graph would violate is refused,
+with the report of which data.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ontoloom.errors import BadInput, ValidationFailed
+from ontoloom.findings import finding_from_result
+from ontoloom.model import Finding, check_property_name, literal_from_json
+from ontoloom.resources import resource_dir
+from ontoloom.schema import Schema
+from ontoloom.store.base import Delta
+from ontoloom.store.rdfio import read_triples
+from ontoloom.store.terms import BlankNode, Literal, NamedNode, Quad, Term, Triple
+from ontoloom.vocab import OL, OWL, RDF, RDFS, SCHEMA_GRAPH, SH, XSD
+
+if TYPE_CHECKING:
+    from ontoloom.api import Graph
+
+__all__ = [
+    "add_relation",
+    "add_schema_triples",
+    "add_shapes",
+    "add_type",
+    "describe_schema",
+    "show_type",
+]
+
+CARDINALITIES = ("many_to_one", "one_to_many", "one_to_one", "many_to_many")
+_TYPE_NAME = re.compile(r"^[A-Z][A-Za-z0-9_]{0,63}$")
+_REL_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+
+A = NamedNode(RDF + "type")
+
+
+def _ol(local: str) -> NamedNode:
+    return NamedNode(OL + local)
+
+
+def _sh(local: str) -> NamedNode:
+    return NamedNode(SH + local)
+
+
+def _lit(text: str) -> Literal:
+    return Literal(text)
+
+
+class _Triples:
+    """Collects triples; writes RDF lists."""
+
+    def __init__(self) -> None:
+        self.items: list[Triple] = []
+
+    def add(self, s: Term, p: NamedNode, o: Term) -> None:
+        self.items.append(Triple(s, p, o))
+
+    def rdf_list(self, members: list[Term]) -> Term:
+        head: Term = NamedNode(RDF + "nil")
+        for member in reversed(members):
+            node = BlankNode()
+            self.add(node, NamedNode(RDF + "first"), member)
+            self.add(node, NamedNode(RDF + "rest"), head)
+            head = node
+        return head
+
+
+def _article(name: str) -> str:
+    return "An" if name[:1].lower() in "aeiou" else "A"
+
+
+def _spec(value: Any, what: str) -> dict[str, Any]:
+    if isinstance(value, str):
+        import json
+
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"{what}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(value, dict):
+        raise BadInput(f"{what}: give a JSON object")
+    return value
+
+
+def add_type(graph: Graph, spec: Any) -> dict[str, Any]:
+    """``{"type": "Sprint", "required": [...], "enums": {prop: [values]}, "description": …}``"""
+    spec = _spec(spec, "add-type")
+    name = spec.get("type")
+    if not isinstance(name, str) or not _TYPE_NAME.match(name):
+        raise BadInput('add-type: "type" is a CamelCase name, e.g. {"type": "Sprint"}')
+    if name in graph.schema.types or name in ("Object", "Entity", "Record"):
+        raise BadInput(
+            f"add-type: the type {name} already exists; `ontoloom schema show {name}` describes it"
+        )
+    required = spec.get("required", [])
+    enums = spec.get("enums", {})
+    if not isinstance(required, list) or not isinstance(enums, dict):
+        raise BadInput(
+            'add-type: "required" is a list of property names, "enums" maps a property to its values'
+        )
+    unknown = set(spec) - {"type", "required", "enums", "description"}
+    if unknown:
+        raise BadInput(
+            f"add-type: unknown key {sorted(unknown)[0]!r}; use type, required, enums, description"
+        )
+    t = _Triples()
+    cls = _ol(name)
+    t.add(cls, A, NamedNode(OWL + "Class"))
+    t.add(cls, NamedNode(RDFS + "subClassOf"), _ol("Entity"))
+    t.add(cls, NamedNode(RDFS + "label"), _lit(name))
+    if isinstance(spec.get("description"), str):
+        t.add(cls, NamedNode(RDFS + "comment"), _lit(spec["description"]))
+    for prop in required:
+        check_property_name(prop)
+        shape = _ol(f"{name}{prop.capitalize()}Required")
+        t.add(shape, A, _sh("PropertyShape"))
+        t.add(shape, _sh("targetClass"), cls)
+        t.add(shape, _sh("path"), _ol(prop))
+        t.add(shape, _sh("minCount"), Literal("1", datatype=NamedNode(XSD + "integer")))
+        t.add(
+            shape,
+            _sh("message"),
+            _lit(f"{_article(name)} {name} needs {prop}: set it with -p {prop}=…"),
+        )
+    for prop, values in enums.items():
+        check_property_name(prop)
+        if not isinstance(values, list) or not values:
+            raise BadInput(f"add-type: enums.{prop} is a non-empty list of allowed values")
+        literals = [lit for v in values for lit in literal_from_json(v, field_name=f"enums.{prop}")]
+        shape = _ol(f"{name}{prop.capitalize()}Enum")
+        t.add(shape, A, _sh("PropertyShape"))
+        t.add(shape, _sh("targetClass"), cls)
+        t.add(shape, _sh("path"), _ol(prop))
+        t.add(shape, _sh("in"), t.rdf_list(list(literals)))
+        t.add(shape, _sh("maxCount"), Literal("1", datatype=NamedNode(XSD + "integer")))
+        allowed = ", ".join(str(v) for v in values)
+        t.add(
+            shape,
+            _sh("message"),
+            _lit(f"{_article(name)} {name}'s {prop} is exactly one of {allowed}"),
+        )
+    add_schema_triples(graph, t.items, source=f"add-type {name}")
+    graph.reload_schema()
+    return {"added": "type", **graph.schema.types[name].to_json()}
+
+
+def add_relation(graph: Graph, spec: Any) -> dict[str, Any]:
+    """``{"rel": "mentors", "from_types": [...], "to_types": [...], "cardinality": …,
+    "acyclic": bool, "symmetric": bool}``"""
+    spec = _spec(spec, "add-relation")
+    name = spec.get("rel")
+    if not isinstance(name, str) or not _REL_NAME.match(name):
+        raise BadInput('add-relation: "rel" is a lower-case name, e.g. {"rel": "mentors"}')
+    if name in graph.schema.relations:
+        raise BadInput(f"add-relation: the relation {name} already exists")
+    unknown = set(spec) - {
+        "rel",
+        "from_types",
+        "to_types",
+        "cardinality",
+        "acyclic",
+        "symmetric",
+        "description",
+    }
+    if unknown:
+        raise BadInput(f"add-relation: unknown key {sorted(unknown)[0]!r}")
+    ends = {}
+    for key in ("from_types", "to_types"):
+        types = spec.get(key)
+        if not isinstance(types, list) or not types or not all(isinstance(x, str) for x in types):
+            raise BadInput(f'add-relation: "{key}" is a non-empty list of types')
+        missing = [x for x in types if x not in graph.schema.types]
+        if missing:
+            raise BadInput(
+                f"add-relation: unknown type {missing[0]!r} in {key}; add it first with `schema add-type`"
+            )
+        ends[key] = types
+    cardinality = spec.get("cardinality", "many_to_many")
+    if cardinality not in CARDINALITIES:
+        raise BadInput(f"add-relation: cardinality is one of {', '.join(CARDINALITIES)}")
+    t = _Triples()
+    prop = _ol(name)
+    t.add(prop, A, NamedNode(OWL + "ObjectProperty"))
+    t.add(prop, NamedNode(RDFS + "label"), _lit(name))
+    if spec.get("symmetric"):
+        t.add(prop, A, NamedNode(OWL + "SymmetricProperty"))
+    for key, axis in (("from_types", "domain"), ("to_types", "range")):
+        classes = [_ol(x) for x in ends[key]]
+        if len(classes) == 1:
+            t.add(prop, NamedNode(RDFS + axis), classes[0])
+        else:
+            union = BlankNode()
+            t.add(union, NamedNode(OWL + "unionOf"), t.rdf_list(list(classes)))
+            t.add(prop, NamedNode(RDFS + axis), union)
+    from_words = " or ".join(ends["from_types"])
+    to_words = " or ".join(ends["to_types"])
+    _class_constraint(
+        t,
+        _ol(f"{name}Domain"),
+        "NodeShape",
+        "targetSubjectsOf",
+        prop,
+        None,
+        ends["from_types"],
+        f"{name} starts at a {from_words}",
+    )
+    _class_constraint(
+        t,
+        _ol(f"{name}Range"),
+        "PropertyShape",
+        "targetSubjectsOf",
+        prop,
+        prop,
+        ends["to_types"],
+        f"{name} points at a {to_words}",
+    )
+    one = Literal("1", datatype=NamedNode(XSD + "integer"))
+    if cardinality in ("many_to_one", "one_to_one"):
+        shape = _ol(f"{name}Cardinality")
+        _property_shape(t, shape, "targetSubjectsOf", prop, prop)
+        t.add(shape, _sh("maxCount"), one)
+        t.add(
+            shape, _sh("message"), _lit(f"{name} is {cardinality}: a {from_words} has at most one")
+        )
+    if cardinality in ("one_to_many", "one_to_one"):
+        shape = _ol(f"{name}InverseCardinality")
+        inverse = BlankNode()
+        t.add(inverse, _sh("inversePath"), prop)
+        _property_shape(t, shape, "targetObjectsOf", prop, inverse)
+        t.add(shape, _sh("maxCount"), one)
+        t.add(
+            shape,
+            _sh("message"),
+            _lit(
+                f"{name} is {cardinality}: a {to_words} is the target of at most one; unrelate the other first"
+            ),
+        )
+    if spec.get("acyclic"):
+        shape = _ol(f"{name}Acyclic")
+        _property_shape(t, shape, "targetSubjectsOf", prop, prop)
+        t.add(shape, _ol("acyclic"), Literal("true", datatype=NamedNode(XSD + "boolean")))
+        t.add(
+            shape,
+            _sh("message"),
+            _lit(f"{name} is acyclic: nothing can reach itself through {name}"),
+        )
+    add_schema_triples(graph, t.items, source=f"add-relation {name}")
+    graph.reload_schema()
+    return {"added": "relation", **graph.schema.relations[name].to_json()}
+
+
+def _property_shape(
+    t: _Triples, shape: NamedNode, target: str, target_term: Term, path: Term
+) -> None:
+    t.add(shape, A, _sh("PropertyShape"))
+    t.add(shape, _sh(target), target_term)
+    t.add(shape, _sh("path"), path)
+
+
+def _class_constraint(
+    t: _Triples,
+    shape: NamedNode,
+    kind: str,
+    target: str,
+    prop: NamedNode,
+    path: Term | None,
+    types: list[str],
+    message: str,
+) -> None:
+    t.add(shape, A, _sh(kind))
+    t.add(shape, _sh(target), prop)
+    if path is not None:
+        t.add(shape, _sh("path"), path)
+    if len(types) == 1:
+        t.add(shape, _sh("class"), _ol(types[0]))
+    else:
+        members = []
+        for x in types:
+            member = BlankNode()
+            t.add(member, _sh("class"), _ol(x))
+            members.append(member)
+        t.add(shape, _sh("or"), t.rdf_list(list(members)))
+    t.add(shape, _sh("message"), _lit(message))
+
+
+def add_shapes(graph: Graph, path: Any) -> dict[str, Any]:
+    triples = read_triples(path=path, base_iri=path.resolve().as_uri())
+    add_schema_triples(graph, triples, source=str(path))
+    graph.reload_schema()
+    return {"added": "shapes", "file": str(path), "triples": len(triples)}
+
+
+def add_schema_triples(graph: Graph, triples: list[Triple], *, source: str) -> None:
+    """Check the new schema triples, then the data against them, then store them.
+
+    :raises ValidationFailed: the shapes are not valid SHACL, or data would break them.
+    """
+    from ontoloom.shacl.validate import validate_graphs
+
+    meta = read_triples(path=resource_dir("shapes") / "meta" / "shacl-shacl.ttl")
+    report = validate_graphs(triples, meta)
+    if not report.conforms:
+        findings = [
+            Finding(
+                focus=str(r.focus),
+                path=r.path_key(),
+                constraint=r.constraint_name,
+                value=None if r.value is None else str(r.value),
+                message=f"not valid SHACL ({source}): "
+                + ("; ".join(m.value for m in r.messages) or "see SHACL-SHACL"),
+            )
+            for r in report.results
+        ]
+        raise ValidationFailed(findings, f"refused: {source} is not a valid SHACL shapes graph")
+    before = Schema.load(graph.schema.extensions)
+    after = Schema.load([*graph.schema.extensions, *triples])
+    old = {_key(f) for f in _audit(graph, before)}
+    broken = [f for f in _audit(graph, after) if _key(f) not in old]
+    if broken:
+        raise ValidationFailed(broken, f"refused: data already in the graph would break {source}")
+    graph.backend.apply(
+        Delta(adds={Quad(t.subject, t.predicate, t.object, SCHEMA_GRAPH) for t in triples})
+    )
+
+
+def _audit(graph: Graph, schema: Schema) -> list[Finding]:
+    report = schema.audit_validator.validate(graph.backend, hierarchy=schema.hierarchy)
+    return [finding_from_result(r, graph.ids, schema.shapes) for r in report.violations]
+
+
+def _key(f: Finding) -> tuple[Any, ...]:
+    return (f.focus, f.path, f.constraint, str(f.value))
+
+
+def describe_schema(graph: Graph) -> dict[str, Any]:
+    return {
+        "types": [t.to_json() for t in sorted(graph.schema.types.values(), key=lambda t: t.name)],
+        "relations": [r.to_json() for r in graph.schema.relations.values()],
+    }
+
+
+def show_type(graph: Graph, name: str) -> dict[str, Any]:
+    spec = graph.schema.types.get(name)
+    if spec is None:
+        from ontoloom.errors import NotFound
+
+        raise NotFound(f"no type {name!r}; `ontoloom schema list` shows the types")
+    rules = []
+    for shape in graph.schema.shapes.targeted():
+        if any(
+            t.kind == "targetClass" and t.term in graph.schema.hierarchy.superclasses_of([spec.iri])
+            for t in shape.targets
+        ):
+            rules.append(
+                {
+                    "shape": shape.node.value
+                    if isinstance(shape.node, NamedNode)
+                    else str(shape.node),
+                    "path": shape.path.sparql() if shape.path else None,
+                    "constraints": [c.short_name for c in shape.constraints],
+                    "message": "; ".join(
+                        m.value
+                        for m in shape.messages
+                        or [m for c in shape.constraints for m in c.default_messages]
+                    ),
+                }
+            )
+    relations = graph.schema.relations.values()
+    return {
+        **spec.to_json(),
+        "description": spec.comment,
+        "relations_from": [r.name for r in relations if name in r.from_types],
+        "relations_to": [r.name for r in relations if name in r.to_types],
+        "rules": rules,
+    }
