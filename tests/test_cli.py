@@ -399,14 +399,23 @@ def test_init_is_idempotent_and_marks_the_instance(tmp_path) -> None:
 
 
 def test_every_command_has_help_with_an_example() -> None:
+    import click
     from click.testing import CliRunner
 
     from ontoloom.cli import main
 
     runner = CliRunner()
-    for name, command in main.commands.items():
-        result = runner.invoke(main, [name, "--help"])
-        assert result.exit_code == 0, name
-        assert "Example" in result.output, f"{name} --help has no example"
-        assert "--json" in result.output, f"{name} has no --json"
+
+    def leaves(group: click.Group, prefix: list[str]):  # type: ignore[no-untyped-def]
+        for name, command in group.commands.items():
+            if isinstance(command, click.Group):
+                yield from leaves(command, [*prefix, name])
+            else:
+                yield [*prefix, name], command
+
+    for path, command in leaves(main, []):
+        result = runner.invoke(main, [*path, "--help"])
+        assert result.exit_code == 0, path
+        assert "Example" in result.output, f"{path} --help has no example"
+        assert "--json" in result.output, f"{path} has no --json"
         assert command.help
