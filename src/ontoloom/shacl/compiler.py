@@ -96,7 +96,13 @@ class Compiler:
         listed = " ".join(term_sparql(c) for c in classes if not isinstance(c, BlankNode))
         return f"{node} {RDF_TYPE} {t} . VALUES {t} {{ {listed} }}"
 
-    def targets(self, shape: Shape, var: str) -> str:
+    def targets(self, shape: Shape, var: str, *, focused: bool = False) -> str:
+        """A pattern binding ``var`` to each focus node of the shape's targets, once.
+
+        ``focused``: the focus nodes are already bound (a write's few nodes), so targets
+        are tested with EXISTS; otherwise they are enumerated, each node once (a subject
+        of a predicate would otherwise come back once per triple).
+        """
         branches: list[str] = []
         nodes = [t.term for t in shape.targets if t.kind == "targetNode"]
         if nodes:
@@ -106,13 +112,28 @@ class Compiler:
         for target in shape.targets:
             if target.kind == "targetClass":
                 branches.append(self.instance_of(var, target.term))
-            elif target.kind == "targetSubjectsOf":
-                branches.append(f"{var} {term_sparql(target.term)} {self.fresh('ts')} .")
-            elif target.kind == "targetObjectsOf":
-                branches.append(f"{self.fresh('to')} {term_sparql(target.term)} {var} .")
+            elif target.kind in ("targetSubjectsOf", "targetObjectsOf"):
+                other = self.fresh("t")
+                triple = (
+                    f"{var} {term_sparql(target.term)} {other} ."
+                    if target.kind == "targetSubjectsOf"
+                    else f"{other} {term_sparql(target.term)} {var} ."
+                )
+                branches.append(f"FILTER EXISTS {{ {triple} }}" if focused else triple)
         if not branches:
             return "FILTER(false)"
-        return branches[0] if len(branches) == 1 else " UNION ".join(f"{{ {b} }}" for b in branches)
+        if focused:
+            if len(branches) == 1:
+                return branches[0]
+            tests = [
+                b.removeprefix("FILTER ") if b.startswith("FILTER EXISTS") else f"EXISTS {{ {b} }}"
+                for b in branches
+            ]
+            return f"FILTER({' || '.join(tests)})"
+        body = branches[0] if len(branches) == 1 else " UNION ".join(f"{{ {b} }}" for b in branches)
+        if len(branches) == 1 and shape.targets[0].kind == "targetClass" and "VALUES" not in body:
+            return body  # one class, one type triple: each node once already
+        return f"{{ SELECT DISTINCT {var} WHERE {{ {body} }} }}"
 
     def count(
         self,
@@ -125,6 +146,8 @@ class Compiler:
         """Violated when the number of distinct values matched by ``pairs(focus, value)``
         compares to ``n`` by ``op`` (``<`` or ``>``)."""
         value = self.fresh("c")
+        if source is not None and op == "<" and n == 1:
+            return Violation(f"{source(focus)} MINUS {{ {pairs(focus, value)} }}", sourced=True)
         if source is not None:
             counted = self.fresh("n")
             if op == "<":

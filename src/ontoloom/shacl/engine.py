@@ -64,15 +64,22 @@ class Report:
 
 
 @dataclass
+class Compiled:
+    query: str
+    violation: Violation
+    parents: tuple[str, ...] = ()  # focus variables of the shapes above a nested property shape
+
+
+@dataclass
 class Unit:
-    """One compiled top-level check: a constraint of a shape, reached from a targeted shape."""
+    """One compiled top-level check: a constraint of a shape, reached from a targeted shape,
+    as a query over all targets (``full``) and one over a few given focus nodes."""
 
     top: Shape
     shape: Shape
     constraint: Constraint
-    query: str
-    violation: Violation
-    parents: tuple[str, ...] = ()  # focus variables of the shapes above a nested property shape
+    full: Compiled
+    focused: Compiled
 
 
 class Validator:
@@ -113,8 +120,15 @@ class Validator:
         for top in self.shapes.targeted():
             compiler = Compiler(self.shapes, hierarchy, self.shapes_graph)
             try:
+                full = self._compile_shape(
+                    compiler, top, top, self._top_source(compiler, top, False)
+                )
+                focused = self._compile_shape(
+                    compiler, top, top, self._top_source(compiler, top, True)
+                )
                 units.extend(
-                    self._compile_shape(compiler, top, top, self._top_source(compiler, top))
+                    Unit(top, shape, constraint, a, b)
+                    for (shape, constraint, a), (_, _, b) in zip(full, focused, strict=True)
                 )
             except CompileError:
                 fallback.append(top)
@@ -123,8 +137,8 @@ class Validator:
         self._plans[key] = (units, fallback)
         return units, fallback
 
-    def _top_source(self, cx: Compiler, top: Shape) -> Callable[[str], str]:
-        targets = cx.targets(top, "?this")
+    def _top_source(self, cx: Compiler, top: Shape, focused: bool) -> Callable[[str], str]:
+        targets = cx.targets(top, "?this", focused=focused)
         return lambda var: f"#FOCUS({var})# {_rename(targets, var)}"
 
     def _compile_shape(
@@ -134,7 +148,7 @@ class Validator:
         shape: Shape,
         source: Callable[[str], str],
         parents: tuple[str, ...] = (),
-    ) -> list[Unit]:
+    ) -> list[tuple[Shape, Constraint, Compiled]]:
         if shape.deactivated:
             return []
         units = []
@@ -145,8 +159,13 @@ class Validator:
             violation = constraint.pattern(cx, shape, "?this", source)
             if violation is None:
                 continue
-            query = _select(cx, violation, source, parents)
-            units.append(Unit(top, shape, constraint, query, violation, parents))
+            units.append(
+                (
+                    shape,
+                    constraint,
+                    Compiled(_select(cx, violation, source, parents), violation, parents),
+                )
+            )
         for prop in shape.properties:
             child = self.shapes.shape(prop)
             child_parents = parents
@@ -190,24 +209,25 @@ class Validator:
             report.engines[_shape_label(unit.top.node)] = "sparql"
             if profile is not None and not profile.may_target(unit.top):
                 continue
-            runs: list[tuple[str, dict[str, Term] | None]] = []
-            unrestricted = _FOCUS_MARK.sub("", unit.query)
+            runs: list[tuple[Compiled, str, dict[str, Term] | None]] = []
             if focus_list is None:
-                runs.append((unrestricted, None))
+                runs.append((unit.full, _FOCUS_MARK.sub("", unit.full.query), None))
             else:
+                query = unit.focused.query
                 if restriction:
-                    runs.append(
-                        (_FOCUS_MARK.sub(lambda m: restriction(m.group(1)), unit.query), None)
-                    )
-                if blanks and "#FOCUS(?this)#" not in unit.query:
-                    runs.append((unrestricted, None))  # nested focus: no way to bind a blank node
+                    restricted = _FOCUS_MARK.sub(lambda m: restriction(m.group(1)), query)
+                    runs.append((unit.focused, restricted, None))
+                if blanks and "#FOCUS(?this)#" not in query:
+                    # a nested focus cannot be bound to a blank node: check every target
+                    runs.append((unit.full, _FOCUS_MARK.sub("", unit.full.query), None))
                 else:
-                    runs.extend((unrestricted, {"this": b}) for b in blanks)
+                    bare = _FOCUS_MARK.sub("", query)
+                    runs.extend((unit.focused, bare, {"this": b}) for b in blanks)
             seen: set[tuple[object, ...]] = set()  # one result per distinct row, per unit
-            extra = [*unit.violation.distinct, *unit.parents]
-            for query, bindings in runs:
-                for row in _rows(data, unit, query, bindings):
-                    result = _result(unit, row)
+            for compiled, text, bindings in runs:
+                extra = [*compiled.violation.distinct, *compiled.parents]
+                for row in _rows(data, compiled, text, bindings):
+                    result = _result(unit, compiled.violation, row)
                     key = (result.key(), *(str(row.get(v.lstrip("?"))) for v in extra))
                     if key not in seen:
                         seen.add(key)
@@ -272,8 +292,8 @@ _ANY = NamedNode("urn:ontoloom:any")
 _RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 
 
-def _rows(data: Backend, unit: Unit, query: str, bindings: dict[str, Term] | None):
-    per_focus = unit.violation.per_focus
+def _rows(data: Backend, compiled: Compiled, query: str, bindings: dict[str, Term] | None):
+    per_focus = compiled.violation.per_focus
     if per_focus is None:
         yield from data.select(query, bindings)
         return
@@ -322,8 +342,7 @@ def _restriction(focus: list[Term] | None) -> tuple[Callable[[str], str] | None,
     return (lambda var: f"VALUES {var} {{ {listed} }}"), blanks
 
 
-def _result(unit: Unit, row) -> Result:
-    v = unit.violation
+def _result(unit: Unit, v: Violation, row) -> Result:
     focus = row["this"]
     value = row.get(v.value.lstrip("?")) if v.value else None
     if v.value == "?this" or (value is None and v.value_is_focus):

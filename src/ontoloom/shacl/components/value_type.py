@@ -22,7 +22,9 @@ class ClassConstraintComponent(Constraint):
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
-        return Violation(f"{values} FILTER NOT EXISTS {{ {cx.instance_of(v, self.cls)} }}", value=v)
+        if values:  # MINUS on the value variable bound here: an anti-join, faster per row
+            return Violation(f"{values} MINUS {{ {cx.instance_of(v, self.cls)} }}", value=v)
+        return Violation(f"FILTER NOT EXISTS {{ {cx.instance_of(v, self.cls)} }}", value=v)
 
 
 # Datatypes whose lexical space SPARQL casts can check (ill-formed literals violate sh:datatype).
