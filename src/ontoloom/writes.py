@@ -11,9 +11,10 @@ relations are checked against the real store with property-path queries.
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from functools import cached_property
+from itertools import pairwise
 
 from ontoloom.errors import ValidationFailed
 from ontoloom.findings import finding_from_result
@@ -28,6 +29,7 @@ from ontoloom.vocab import META, RDF_TYPE
 __all__ = ["WritePath"]
 
 _BATCH = 400  # terms per VALUES block
+_LARGE = 1000  # focus nodes beyond which the scratch store is validated whole
 
 
 class WritePath:
@@ -76,10 +78,17 @@ class WritePath:
         )
 
     def _violations(self, overlay: EmbeddedBackend, focus: list[Term]) -> set[Finding]:
-        report = self.schema.write_validator.validate(
-            overlay, focus, hierarchy=self.schema.hierarchy
-        )
-        return {finding_from_result(r, self.ids, self.schema.shapes) for r in report.violations}
+        validator, hierarchy = self.schema.write_validator, self.schema.hierarchy
+        if len(focus) > _LARGE:
+            # A bulk delta (an import): validating the whole scratch store is cheaper than
+            # listing every focus node; only the focus nodes' neighbourhoods are complete
+            # there, so only their results count.
+            wanted = set(focus)
+            report = validator.validate(overlay, hierarchy=hierarchy)
+            results = [r for r in report.violations if r.focus in wanted]
+        else:
+            results = validator.validate(overlay, focus, hierarchy=hierarchy).violations
+        return {finding_from_result(r, self.ids, self.schema.shapes) for r in results}
 
     # -- focus nodes and their neighbourhood -----------------------------------------------------
     def focus_nodes(self, delta: Delta) -> list[Term]:
@@ -173,52 +182,60 @@ class WritePath:
         self, spec: RelationSpec, adds: list[tuple[Term, Term]], removes: set[tuple[Term, Term]]
     ) -> list[Term] | None:
         """The first cycle the added edges close, as [a, b, …, a]; ``None`` when acyclic."""
-        added: dict[Term, list[Term]] = defaultdict(list)
-        for a, b in adds:
-            added[a].append(b)
         for a, b in adds:
             if a == b:
                 return [a, a]
-            # Fast path: with nothing removed and one added edge, one property-path ASK
-            # settles it; otherwise walk the graph as changed by the delta.
-            if not removes and len(adds) == 1:
-                query = f"ASK {{ ?b {spec.iri}+ ?a }}"
-                if not self.backend.ask(query, {"a": a, "b": b}):
-                    return None
-            path = self._path(spec, b, a, added, removes)
-            if path is not None:
-                return [a, *path]
-        return None
+        if len(adds) == 1 and not removes:
+            # One new edge a → b closes a cycle iff b already reaches a: one property-path ASK.
+            a, b = adds[0]
+            if not self.backend.ask(f"ASK {{ ?b {spec.iri}+ ?a }}", {"a": a, "b": b}):
+                return None
+        return self._cycle_through(spec, adds, removes)
 
-    def _path(
-        self,
-        spec: RelationSpec,
-        start: Term,
-        goal: Term,
-        added: dict[Term, list[Term]],
-        removes: set[tuple[Term, Term]],
+    def _cycle_through(
+        self, spec: RelationSpec, adds: list[tuple[Term, Term]], removes: set[tuple[Term, Term]]
     ) -> list[Term] | None:
-        """Breadth-first search from ``start`` to ``goal`` over store + delta edges."""
-        parent: dict[Term, Term | None] = {start: None}
-        frontier = deque([start])
+        """Depth-first search over the edges reachable from the new ones (store + delta),
+        fetched level by level; a back edge that uses a new edge closes a new cycle."""
+        new_edges = set(adds)
+        successors: dict[Term, list[Term]] = defaultdict(list)
+        for a, b in adds:
+            successors[a].append(b)
         query = "SELECT ?s ?o WHERE { VALUES ?s { %s } ?s " + str(spec.iri) + " ?o }"
+        fetched: set[Term] = set()
+        frontier = {b for _, b in adds} | {a for a, _ in adds}
         while frontier:
-            level = list(frontier)
-            frontier.clear()
-            successors: dict[Term, list[Term]] = defaultdict(list)
-            for row in self._rows(query, level, "s"):
-                successors[row["s"]].append(row["o"])
-            for node in level:
-                for nxt in [*successors.get(node, []), *added.get(node, [])]:
-                    if (node, nxt) in removes or nxt in parent:
-                        continue
-                    parent[nxt] = node
-                    if nxt == goal:
-                        path = [nxt]
-                        while parent[path[-1]] is not None:
-                            path.append(parent[path[-1]])
-                        return list(reversed(path))
-                    frontier.append(nxt)
+            batch = sorted(frontier - fetched, key=str)
+            fetched.update(batch)
+            found = set()
+            for row in self._rows(query, batch, "s"):
+                edge = (row["s"], row["o"])
+                if edge not in removes and edge not in new_edges:
+                    successors[row["s"]].append(row["o"])
+                    found.add(row["o"])
+            frontier = found - fetched  # every new edge's ends were in the first frontier
+        state: dict[Term, int] = {}  # 1 on the current path, 2 finished
+        for start, _ in sorted(adds, key=str):
+            if state.get(start):
+                continue
+            path: list[Term] = [start]
+            stack = [iter(sorted(successors.get(start, []), key=str))]
+            state[start] = 1
+            while stack:
+                nxt = next(stack[-1], None)
+                if nxt is None:
+                    state[path.pop()] = 2
+                    stack.pop()
+                    continue
+                if state.get(nxt) == 1:
+                    cycle = [*path[path.index(nxt) :], nxt]
+                    if any(edge in new_edges for edge in pairwise(cycle)):
+                        return cycle
+                    continue  # a cycle the store already had: not this delta's doing
+                if state.get(nxt) is None:
+                    state[nxt] = 1
+                    path.append(nxt)
+                    stack.append(iter(sorted(successors.get(nxt, []), key=str)))
         return None
 
     def _cycle_finding(self, spec: RelationSpec, cycle: list[Term]) -> Finding:
