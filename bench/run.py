@@ -3,7 +3,9 @@
 Every row names the graph size. Figures are medians (p50) and p95 over repeated runs, and
 ratios against a baseline measured in the same process, never absolute promises.
 
-Targets (issue 2): validated create/relate p50 at 100k entities ≤ 1.5 × p50 at 1k.
+Targets: validated create/relate p50 at 100k entities ≤ 1.5 × p50 at 1k; full audit ≥ 10×
+faster than pySHACL (pySHACL runs only up to --oracle-max triples: it needs ~50 s at 10k
+triples and ~600 s at 128k on this schema); validated import ≥ 100k triples/s.
 """
 
 from __future__ import annotations
@@ -163,12 +165,108 @@ def _pyshacl_focus_cost(g: Graph, quads: list[Quad], repeat: int) -> list[float]
     return timed(validate, repeat)
 
 
+def entities_for(triples: int) -> int:
+    """The synthetic graph has about 6.4 triples per entity."""
+    return max(50, round(triples / 6.4))
+
+
+def bench_audit(triples: int, oracle_max: int) -> list[tuple[str, int, float, float]]:
+    """Full audit: the compiled fast path inside the store vs pySHACL on rdflib."""
+    from ontoloom.audit import audit
+
+    rows = []
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Graph.open(Path(tmp) / "d", write=True, create=True) as g,
+    ):
+        quads = synthetic_quads(g, entities_for(triples))
+        g.backend.bulk_load(quads)
+        size = len(quads)
+        samples = timed(lambda: audit(g), 3)
+        rows.append(("audit (ontoloom)", size, statistics.median(samples), max(samples)))
+        if size <= oracle_max:
+            rows.append(("audit (pyshacl)", size, *_pyshacl_full(g, quads)))
+    return rows
+
+
+def _pyshacl_full(g: Graph, quads: list[Quad]) -> tuple[float, float]:
+    import pyshacl
+
+    from ontoloom.schema import builtin_triples
+    from ontoloom.shacl.oracle import to_rdflib
+
+    ontology, shapes = builtin_triples()
+    data, shacl, ont = to_rdflib(q.triple for q in quads), to_rdflib(shapes), to_rdflib(ontology)
+    samples = timed(
+        lambda: pyshacl.validate(data, shacl_graph=shacl, ont_graph=ont, inference="none"), 1
+    )
+    return samples[0], samples[0]
+
+
+def bench_import(triples: int) -> tuple[int, float]:
+    """Validated import of an N-Triples file into an empty store (triples per second)."""
+    from ontoloom.interchange import import_file
+    from ontoloom.store.terms import RdfFormat, serialize
+
+    with tempfile.TemporaryDirectory() as tmp:
+        with Graph.open(Path(tmp) / "src", write=True, create=True) as g:
+            quads = synthetic_quads(g, entities_for(triples))
+        path = Path(tmp) / "data.nt"
+        with path.open("wb") as out:
+            serialize([q.triple for q in quads], out, RdfFormat.N_TRIPLES)
+        with Graph.open(Path(tmp) / "d", write=True, create=True) as g:
+            start = time.perf_counter()
+            result = import_file(g, path)
+            elapsed = time.perf_counter() - start
+    return result.quads, elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--only", choices=["writes", "audit", "import"], action="append")
+    parser.add_argument(
+        "--sizes", default="1000,10000,100000", help="entities, for the write figures"
+    )
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--oracle-repeat", type=int, default=5)
+    parser.add_argument("--audit-triples", default="10000,100000,1000000")
+    parser.add_argument(
+        "--oracle-max",
+        type=int,
+        default=150000,
+        help="largest graph (triples) pySHACL's full validation is run on",
+    )
+    parser.add_argument("--import-triples", type=int, default=100000)
     args = parser.parse_args()
+    only = set(args.only or ["writes", "audit", "import"])
+    if "writes" in only:
+        bench_all_writes(args)
+    if "audit" in only:
+        print(f"\n{'full audit':<18}{'triples':>10}{'median s':>11}{'max s':>9}", flush=True)
+        by_size: dict[int, dict[str, float]] = {}
+        for t in (int(x) for x in args.audit_triples.split(",")):
+            for name, size, median, worst in bench_audit(t, args.oracle_max):
+                by_size.setdefault(size, {})[name] = median
+                print(f"{name:<18}{size:>10}{median:>11.2f}{worst:>9.2f}", flush=True)
+        for size, figures in by_size.items():
+            if "audit (pyshacl)" in figures:
+                ratio = figures["audit (pyshacl)"] / figures["audit (ontoloom)"]
+                print(
+                    f"at {size} triples the fast path is {ratio:.0f}x faster than pySHACL (target ≥ 10x)"
+                )
+            else:
+                print(
+                    f"at {size} triples pySHACL was not run (above --oracle-max {args.oracle_max})"
+                )
+    if "import" in only:
+        quads, elapsed = bench_import(args.import_triples)
+        print(
+            f"\nvalidated import: {quads} triples in {elapsed:.2f} s = {quads / elapsed:,.0f} triples/s "
+            "(target ≥ 100,000/s)"
+        )
+
+
+def bench_all_writes(args: argparse.Namespace) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
     baseline: dict[str, float] = {}
