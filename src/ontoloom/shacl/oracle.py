@@ -151,11 +151,14 @@ def validate_shapes_with_pyshacl(
 ) -> list[Result]:
     triples = list(data.construct("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }"))
     ontology = [Triple(s, NamedNode(RDFS + "subClassOf"), o) for s, o in extra_classes]
-    _, results, _ = pyshacl_results(
-        triples,
-        shapes.graph.triples,
-        ontology=ontology,
-        use_shapes=[s.node for s in fallback],
-        focus=focus,
-    )
-    return results
+    # pySHACL's use_shapes leaves out the property shapes of the shapes it names, so run
+    # them all and keep what the fallen-back shapes (and their property shapes) report.
+    _, results, _ = pyshacl_results(triples, shapes.graph.triples, ontology=ontology, focus=focus)
+    tree: set[Term] = set()
+    stack = [s.node for s in fallback]
+    while stack:
+        node = stack.pop()
+        if node not in tree:
+            tree.add(node)
+            stack.extend(shapes.shape(node).properties)
+    return [r for r in results if r.source_shape in tree]
