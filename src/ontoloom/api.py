@@ -31,7 +31,8 @@ from ontoloom.model import (
     vocab_name,
 )
 from ontoloom.schema import Schema
-from ontoloom.store import Row, open_backend
+from ontoloom.search import Hit, SearchIndex
+from ontoloom.store import Delta, Row, open_backend
 from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import (
@@ -60,6 +61,7 @@ class Graph:
         """A graph over ``backend``; ``data_dir`` is None for scratch graphs (no instance)."""
         self.backend = backend
         self.data_dir = data_dir
+        self._search: SearchIndex | None = None
         config_base = load_config(data_dir).id_base if data_dir is not None else None
         self.ids = IdSpace(id_base or config_base or IdSpace().base)
         self.reload_schema()
@@ -68,6 +70,42 @@ class Graph:
         """Read the shipped schema and the store's extensions (after a schema change)."""
         self.schema = Schema.load(extensions=[q.triple for q in self.backend.quads(SCHEMA_GRAPH)])
         self.writes = WritePath(self.backend, self.schema, self.ids)
+        if self.data_dir is not None and self.backend.writable:
+            self.writes.after_commit.append(self._index_delta)
+
+    # -- search ------------------------------------------------------------------------------
+    def _index(self) -> SearchIndex:
+        if self.data_dir is None:
+            from ontoloom.errors import OntoloomError
+
+            raise OntoloomError("search needs a data dir")
+        if self._search is None:
+            self._search = SearchIndex.of(self.data_dir)
+        return self._search
+
+    def _index_delta(self, delta: Delta, generation: int) -> None:
+        """Keep the search index in step with each commit (the same write operation)."""
+        self._index().apply(self.backend, self.ids, delta, generation)
+
+    def search(
+        self,
+        query: str,
+        *,
+        types: Iterable[str] = (),
+        tags: Iterable[str] = (),
+        rel: str | None = None,
+        limit: int = 10,
+    ) -> list[Hit]:
+        """BM25 search; any text is a safe query. Catches the index up with the store first."""
+        if not 1 <= limit <= 1000:
+            raise BadInput(f"--limit must be between 1 and 1000, not {limit}")
+        index = self._index()
+        index.sync(self.backend, self.ids)
+        return index.search(query, types=types, tags=tags, rel=rel, limit=limit)
+
+    def reindex(self) -> int:
+        """Rebuild the search index from the store; returns the number of objects."""
+        return self._index().rebuild(self.backend, self.ids)
 
     @classmethod
     @contextmanager
@@ -86,7 +124,16 @@ class Graph:
         """
         path = resolve_data_dir(data_dir)
         with open_backend(path, write=write or create, create=create, wait=wait) as backend:
-            yield cls(backend, path)
+            graph = cls(backend, path)
+            try:
+                yield graph
+            finally:
+                graph.close()
+
+    def close(self) -> None:
+        if self._search is not None:
+            self._search.close()
+            self._search = None
 
     # -- reading ---------------------------------------------------------------------------------
     def _type_of(self, types: Iterable[Term]) -> str | None:

@@ -1018,3 +1018,63 @@ def schema_add_shapes(file: Path) -> None:
     with _graph(write=True, create=True) as g:
         data = add_shapes(g, file)
     _emit(data, f"added {data['triples']} shape triples from {file}")
+
+
+# -- search ------------------------------------------------------------------------------------
+@main.command()
+@click.argument("text", metavar="QUERY")
+@click.option(
+    "--type", "types", multiple=True, metavar="T", help="Only this type; repeat for several."
+)
+@click.option(
+    "--tag",
+    "tags",
+    multiple=True,
+    metavar="T",
+    help="Only objects with this tag; repeat to require several.",
+)
+@click.option("--rel", help="Only objects with a relation of this kind (either direction).")
+@click.option("--limit", type=int, default=10, show_default=True)
+@_common
+def search(
+    text: str, types: tuple[str, ...], tags: tuple[str, ...], rel: str | None, limit: int
+) -> None:
+    """Search the graph in words (BM25): ids, titles, every property, tags, relations.
+
+    Any text is a safe query: quotes, colons, AND/OR/NOT, * and ^ are just words.
+
+    \b
+    Examples:
+      ontoloom search "payment timeout"
+      ontoloom search checkout --type Task --tag payments
+      ontoloom search task_a1b2c3d4
+    """
+    with _graph() as g:
+        hits = g.search(text, types=types, tags=tags, rel=rel, limit=limit)
+
+    def show() -> None:
+        for hit in hits:
+            flag = " [private]" if hit.private else ""
+            click.echo(f"{hit.score:7.2f}  {hit.id}  ({hit.type}) {hit.title}{flag}")
+            if hit.snippet and hit.snippet != hit.title:
+                click.echo(f"         {hit.snippet}")
+            for label in hit.relations[:3]:
+                click.echo(f"         · {label}")
+        if not hits:
+            click.echo("no matches")
+
+    _emit([h.to_json() for h in hits], show)
+
+
+@main.command()
+@_common
+def reindex() -> None:
+    """Rebuild the full-text search index from the store.
+
+    \b
+    Example:
+      ontoloom reindex
+    """
+    with _graph(write=True) as g:
+        count = g.reindex()
+    _emit({"indexed": count}, f"indexed {count} objects")

@@ -1,0 +1,408 @@
+"""Full-text search: BM25 over a SQLite FTS5 index derived from the store.
+
+One document per object (id, type, title or name, every string property, tags, record
+body) and one per relation (its readable label, "Fix payment timeout → Deploy checkout
+page"). The index records the store generation it reflects; when the two disagree (a crash
+between commit and index update) it is rebuilt before answering.
+
+Any text is a safe query: it is cut into word tokens, and each token is searched as a
+quoted prefix phrase, OR-ed together, so no FTS5 syntax ever reaches SQLite.
+
+This module imports only the standard library and the storage layer (hooks use it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ontoloom.store.base import Backend, Delta
+from ontoloom.store.terms import Literal, NamedNode, Term
+from ontoloom.vocab import META, OL, PROPOSALS, RDF_TYPE, SCHEMA_GRAPH
+
+__all__ = ["Hit", "SearchIndex", "query_terms"]
+
+INDEX_FILE = "search.sqlite"
+MAX_TERMS = 32
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+_TITLE_KEYS = ("title", "name", "description", "content", "service")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS docs (
+    rowid INTEGER PRIMARY KEY, key TEXT UNIQUE, kind TEXT, id TEXT, type TEXT,
+    title TEXT, private INTEGER, from_id TEXT, rel TEXT, to_id TEXT);
+CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
+CREATE INDEX IF NOT EXISTS docs_from ON docs(from_id);
+CREATE INDEX IF NOT EXISTS docs_to ON docs(to_id);
+CREATE INDEX IF NOT EXISTS docs_type ON docs(type);
+CREATE TABLE IF NOT EXISTS tags (rowid INTEGER, tag TEXT);
+CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag, rowid);
+CREATE INDEX IF NOT EXISTS tags_row ON tags(rowid);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    id, title, body, tags, tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2 3');
+"""
+# bm25 column weights: id, title, body, tags — titles above bodies.
+_WEIGHTS = (8.0, 5.0, 1.0, 2.0)
+# Relations are context: they rank below the objects they connect.
+_RELATION_WEIGHT = 0.4
+EXACT_ID_SCORE = 1000.0  # an exact id match comes first
+
+
+def query_terms(text: str) -> list[str]:
+    """The word tokens of any text, deduplicated, at most 32 (all FTS syntax dropped).
+
+    >>> query_terms('[Task:task_a1b2] "fix" AND NOT (payment*) ^near-timeout')
+    ['task', 'task_a1b2', 'fix', 'and', 'not', 'payment', 'near', 'timeout']
+    """
+    seen: dict[str, None] = {}
+    for token in _TOKEN.findall(text.lower()):
+        seen.setdefault(token, None)
+        if len(seen) >= MAX_TERMS:
+            break
+    return list(seen)
+
+
+def _match_expression(terms: list[str]) -> str:
+    # Every token is \w+ only, so quoting it as a phrase is always valid FTS5.
+    return " OR ".join(f'"{t}"*' if len(t) > 1 else f'"{t}"' for t in terms)
+
+
+@dataclass
+class Hit:
+    id: str
+    type: str
+    title: str
+    score: float
+    snippet: str
+    kind: str = "object"
+    private: bool = False
+    relations: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": self.type,
+            "title": self.title,
+            "score": round(self.score, 4),
+            "snippet": self.snippet,
+            "kind": self.kind,
+            "private": self.private,
+            "relations": self.relations,
+        }
+
+
+class SearchIndex:
+    """The FTS5 index of one data dir."""
+
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        self.path = path
+        uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
+        self.db = sqlite3.connect(uri, uri=True, timeout=5.0, isolation_level=None)
+        if not readonly:
+            self.db.executescript(_SCHEMA)
+
+    @classmethod
+    def of(cls, data_dir: Path, *, readonly: bool = False) -> SearchIndex:
+        return cls(data_dir / INDEX_FILE, readonly=readonly)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def generation(self) -> int:
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return int(row[0]) if row else -1
+
+    # -- building --------------------------------------------------------------------------
+    def sync(self, backend: Backend, ids: Any) -> bool:
+        """Rebuild when the index lags the store; True when it had to."""
+        if self.generation() == backend.generation():
+            return False
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            if self.generation() != backend.generation():  # another process may have done it
+                self._clear()
+                self._index(backend, ids, _all_objects(backend))
+                self._set_generation(backend.generation())
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return True
+
+    def rebuild(self, backend: Backend, ids: Any) -> int:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self._clear()
+            count = self._index(backend, ids, _all_objects(backend))
+            self._set_generation(backend.generation())
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return count
+
+    def apply(self, backend: Backend, ids: Any, delta: Delta, generation: int) -> None:
+        """Re-index what a committed delta touched (same process, right after commit)."""
+        if self.generation() != generation - 1:
+            self.sync(backend, ids)  # it lagged already: catch up whole
+            return
+        touched: set[Term] = set()
+        for quad in (*delta.adds, *delta.removes):
+            if quad.graph_name in (META, SCHEMA_GRAPH, PROPOSALS):
+                continue
+            touched.add(quad.subject)
+            if isinstance(quad.object, NamedNode) and quad.predicate != RDF_TYPE:
+                touched.add(quad.object)
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            for node in touched:
+                self._forget(ids.id_of(node))
+            self._index(backend, ids, touched)
+            self._set_generation(generation)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def _set_generation(self, generation: int) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(generation),))
+
+    def _clear(self) -> None:
+        for table in ("docs", "tags", "fts"):
+            self.db.execute(f"DELETE FROM {table}")
+
+    def _forget(self, object_id: str) -> None:
+        rows = self.db.execute(
+            "SELECT rowid FROM docs WHERE id = ? OR from_id = ? OR to_id = ?",
+            (object_id, object_id, object_id),
+        ).fetchall()
+        for (rowid,) in rows:
+            self.db.execute("DELETE FROM docs WHERE rowid = ?", (rowid,))
+            self.db.execute("DELETE FROM tags WHERE rowid = ?", (rowid,))
+            self.db.execute("DELETE FROM fts WHERE rowid = ?", (rowid,))
+
+    def _index(self, backend: Backend, ids: Any, nodes: Iterable[Term]) -> int:
+        objects = _describe(backend, ids, [n for n in nodes if ids.is_instance(n)])
+        count = 0
+        for obj in objects.values():
+            if not obj["type"]:
+                continue
+            self._add(
+                key=f"object:{obj['id']}",
+                kind="object",
+                id=obj["id"],
+                type=obj["type"],
+                title=obj["title"],
+                body=obj["body"],
+                tags=obj["tags"],
+                private=obj["private"],
+            )
+            count += 1
+        # Relations touching the indexed objects, labelled with both ends' titles.
+        titles = {o["id"]: o["title"] for o in objects.values()}
+        edges = _edges(backend, ids, [ids.iri(i) for i in titles])
+        missing = {e for edge in edges for e in (edge[0], edge[2]) if e not in titles}
+        titles.update(
+            {
+                o["id"]: o["title"]
+                for o in _describe(backend, ids, [ids.iri(m) for m in missing]).values()
+            }
+        )
+        for from_id, rel, to_id in edges:
+            key = f"relation:{from_id}\n{rel}\n{to_id}"
+            if self.db.execute("SELECT 1 FROM docs WHERE key = ?", (key,)).fetchone():
+                continue
+            label = f"{titles.get(from_id, from_id)} → {titles.get(to_id, to_id)}"
+            self._add(
+                key=key,
+                kind="relation",
+                id=f"{from_id} {rel} {to_id}",
+                type="relation",
+                title=label,
+                body=f"{from_id} {rel} {to_id} {rel.replace('_', ' ').replace('-', ' ')}",
+                tags=["edge", f"edge:{from_id}", f"edge:{to_id}", rel],
+                private=False,
+                from_id=from_id,
+                rel=rel,
+                to_id=to_id,
+            )
+        return count
+
+    def _add(
+        self,
+        *,
+        key: str,
+        kind: str,
+        id: str,
+        type: str,
+        title: str,
+        body: str,
+        tags: list[str],
+        private: bool,
+        from_id: str | None = None,
+        rel: str | None = None,
+        to_id: str | None = None,
+    ) -> None:
+        cur = self.db.execute(
+            "INSERT INTO docs (key, kind, id, type, title, private, from_id, rel, to_id) VALUES (?,?,?,?,?,?,?,?,?)",
+            (key, kind, id, type, title, int(private), from_id, rel, to_id),
+        )
+        rowid = cur.lastrowid
+        self.db.executemany(
+            "INSERT INTO tags VALUES (?, ?)", [(rowid, t.lower()) for t in set(tags)]
+        )
+        self.db.execute(
+            "INSERT INTO fts (rowid, id, title, body, tags) VALUES (?,?,?,?,?)",
+            # a relation's ids are in its body: its id column would outrank the objects'
+            (rowid, id if kind == "object" else "", title, body, " ".join(sorted(set(tags)))),
+        )
+
+    # -- searching -------------------------------------------------------------------------
+    def search(
+        self,
+        text: str,
+        *,
+        types: Iterable[str] = (),
+        tags: Iterable[str] = (),
+        rel: str | None = None,
+        limit: int = 10,
+    ) -> list[Hit]:
+        types, tags = [t for t in types], [t.lower() for t in tags]
+        where, params = _filters(types, tags, rel)
+        hits: dict[str, Hit] = {}
+        exact = text.strip()
+        if exact:
+            for row in self.db.execute(
+                f"SELECT d.rowid, d.kind, d.id, d.type, d.title, d.private FROM docs d "
+                f"WHERE d.id = ? AND d.kind = 'object' {where}",
+                (exact, *params),
+            ):
+                hits[row[2]] = Hit(
+                    row[2], row[3], row[4], EXACT_ID_SCORE, row[4], row[1], bool(row[5])
+                )
+        terms = query_terms(text)
+        if terms:
+            weights = ", ".join(str(w) for w in _WEIGHTS)
+            sql = (
+                f"SELECT d.rowid, d.kind, d.id, d.type, d.title, d.private, "
+                f"-bm25(fts, {weights}) * (CASE d.kind WHEN 'object' THEN 1.0 ELSE {_RELATION_WEIGHT} END) AS score, "
+                f"snippet(fts, 2, '[', ']', '…', 12) FROM fts JOIN docs d ON d.rowid = fts.rowid "
+                f"WHERE fts MATCH ? {where} ORDER BY score DESC LIMIT ?"
+            )
+            for row in self.db.execute(sql, (_match_expression(terms), *params, limit + len(hits))):
+                if row[2] not in hits:
+                    snippet = row[7] if "[" in row[7] else row[4]
+                    hits[row[2]] = Hit(
+                        row[2], row[3], row[4], float(row[6]), snippet, row[1], bool(row[5])
+                    )
+        if not terms and not hits and where:  # filters alone: list what they select
+            sql = f"SELECT d.kind, d.id, d.type, d.title, d.private FROM docs d WHERE 1 {where} ORDER BY d.title LIMIT ?"
+            for kind, id_, type_, title, private in self.db.execute(sql, (*params, limit)):
+                hits[id_] = Hit(id_, type_, title, 0.0, title, kind, bool(private))
+        ranked = sorted(hits.values(), key=lambda h: -h.score)[:limit]
+        for hit in ranked:
+            hit.relations = self._relation_labels(hit)
+        return ranked
+
+    def _relation_labels(self, hit: Hit) -> list[str]:
+        if hit.kind != "object":
+            return []
+        rows = self.db.execute(
+            "SELECT from_id, rel, to_id, title FROM docs WHERE kind = 'relation' AND (from_id = ? OR to_id = ?) "
+            "ORDER BY rel, from_id, to_id LIMIT 10",
+            (hit.id, hit.id),
+        ).fetchall()
+        labels = []
+        for from_id, rel, _to_id, title in rows:
+            left, _, right = title.partition(" → ")
+            labels.append(f"{rel} → {right}" if from_id == hit.id else f"{rel} ← {left}")
+        return labels
+
+
+def _filters(types: list[str], tags: list[str], rel: str | None) -> tuple[str, list[Any]]:
+    where, params = [], []
+    if types:
+        where.append(f"d.type IN ({', '.join('?' * len(types))})")
+        params += types
+    for tag in tags:
+        where.append("EXISTS (SELECT 1 FROM tags t WHERE t.rowid = d.rowid AND t.tag = ?)")
+        params.append(tag)
+    if rel:
+        where.append(
+            "(d.kind = 'object' AND EXISTS (SELECT 1 FROM docs r WHERE r.kind = 'relation' AND r.rel = ? "
+            "AND (r.from_id = d.id OR r.to_id = d.id)) OR (d.kind = 'relation' AND d.rel = ?))"
+        )
+        params += [rel, rel]
+    return "".join(f" AND {w}" for w in where), params
+
+
+def _all_objects(backend: Backend) -> list[Term]:
+    return [r["s"] for r in backend.select(f"SELECT DISTINCT ?s WHERE {{ ?s {RDF_TYPE} ?t }}")]
+
+
+def _describe(backend: Backend, ids: Any, nodes: list[Term]) -> dict[Term, dict[str, Any]]:
+    out: dict[Term, dict[str, Any]] = {}
+    for i in range(0, len(nodes), 400):
+        listed = " ".join(str(n) for n in nodes[i : i + 400])
+        if not listed:
+            continue
+        props: dict[Term, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        types: dict[Term, list[str]] = defaultdict(list)
+        for row in backend.select(
+            f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {listed} }} ?s ?p ?o . "
+            f"FILTER(?p = {RDF_TYPE} || (isLiteral(?o) && STRSTARTS(STR(?p), {json.dumps(OL)}))) }}"
+        ):
+            if row["p"] == RDF_TYPE:
+                if row["o"].value.startswith(OL):
+                    types[row["s"]].append(row["o"].value[len(OL) :])
+            elif isinstance(row["o"], Literal):
+                props[row["s"]][row["p"].value[len(OL) :]].append(row["o"].value)
+        for node in {*types, *props}:
+            p = props[node]
+            kinds = sorted(t for t in types[node] if t not in ("Entity", "Object", "Record"))
+            title = next((p[k][0] for k in _TITLE_KEYS if p.get(k)), ids.id_of(node))
+            body = " ".join(
+                v
+                for k, vs in sorted(p.items())
+                if k not in ("tags", "privacy")
+                for v in vs
+                if v != title
+            )
+            kind = kinds[0] if kinds else ""
+            tags = (
+                [*p.get("tags", []), *p.get("aliases", []), "ontology", "entity", kind.lower()]
+                if kind
+                else []
+            )
+            privacy = (p.get("privacy") or [""])[0].lower()
+            out[node] = {
+                "id": ids.id_of(node),
+                "type": kind,
+                "title": title,
+                "body": body,
+                "tags": [t for t in tags if t],
+                "private": privacy == "private",
+            }
+    return out
+
+
+def _edges(backend: Backend, ids: Any, nodes: list[Term]) -> list[tuple[str, str, str]]:
+    edges: set[tuple[str, str, str]] = set()
+    for i in range(0, len(nodes), 400):
+        listed = " ".join(str(n) for n in nodes[i : i + 400])
+        if not listed:
+            continue
+        query = (
+            f"SELECT ?s ?p ?o WHERE {{ VALUES ?n {{ {listed} }} {{ ?n ?p ?o BIND(?n AS ?s) }} UNION "
+            f"{{ ?s ?p ?n BIND(?n AS ?o) }} FILTER(isIRI(?o) && ?p != {RDF_TYPE} && STRSTARTS(STR(?p), {json.dumps(OL)})) }}"
+        )
+        for row in backend.select(query):
+            if ids.is_instance(row["s"]) and ids.is_instance(row["o"]):
+                edges.add((ids.id_of(row["s"]), row["p"].value[len(OL) :], ids.id_of(row["o"])))
+    return sorted(edges)

@@ -1,0 +1,212 @@
+"""Search: BM25 over the graph, kept in step with every write, safe for any input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import Cli
+from ontoloom.api import Graph
+
+HERE = Path(__file__).parent
+LABELLED = json.loads((HERE / "search_queries.json").read_text())
+
+
+@pytest.fixture
+def team(cli: Cli) -> Cli:
+    from ontoloom.demo import load_entities
+
+    with Graph.open(cli.data_dir, write=True, create=True) as g:
+        load_entities(g, HERE.parent / LABELLED["instance"])
+    return cli
+
+
+def hits(cli: Cli, *args: str) -> list[dict]:
+    result = cli.json("search", *args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_recall_at_5_on_the_labelled_query_set(team: Cli) -> None:
+    with Graph.open(team.data_dir) as g:
+        found = [
+            q
+            for q in LABELLED["queries"]
+            if q["expected"] in [h.id for h in g.search(q["query"], limit=5)]
+        ]
+    recall = len(found) / len(LABELLED["queries"])
+    assert recall >= 0.9, [q["query"] for q in LABELLED["queries"] if q not in found]
+
+
+def test_more_matching_terms_rank_higher_and_titles_above_bodies(team: Cli) -> None:
+    ranked = [h["id"] for h in hits(team, "payment timeout")]
+    assert ranked[0] == "task_timeout"
+    assert ranked.index("task_timeout") < ranked.index(
+        "org_acme"
+    )  # "Acme Payments" matches one term
+
+
+def test_stemming_and_prefixes(team: Cli) -> None:
+    assert hits(team, "timeouts")[0]["id"] == "task_timeout"
+    assert hits(team, "migrat")[0]["id"] == "proj_ledger"
+
+
+def test_an_exact_id_comes_first(team: Cli) -> None:
+    assert hits(team, "task_copy")[0]["id"] == "task_copy"
+
+
+def test_hits_show_type_title_score_snippet_and_relations(team: Cli) -> None:
+    top = hits(team, "payment timeout")[0]
+    assert set(top) >= {"id", "type", "title", "score", "snippet", "relations", "private"}
+    assert top["type"] == "Task" and top["title"] == "Fix payment timeout" and top["score"] > 0
+    assert "blocks → Deploy checkout page" in top["relations"]
+
+
+def test_type_tag_and_rel_are_hard_filters(team: Cli) -> None:
+    assert {h["type"] for h in hits(team, "checkout", "--type", "Task")} == {"Task"}
+    assert [h["id"] for h in hits(team, "checkout", "--tag", "payments", "--type", "Project")] == [
+        "proj_checkout"
+    ]
+    assert all(h["id"] != "task_schema" for h in hits(team, "task", "--rel", "blocks"))
+    assert {h["id"] for h in hits(team, "timeout", "--rel", "assigned_to", "--type", "Task")} == {
+        "task_timeout"
+    }
+
+
+def test_seed_style_lookups_have_equivalents(team: Cli) -> None:
+    """sage-memory looked entities up by tags ["ontology", "entity", "task"] and edges by
+    "edge:<id>": every object is tagged with its type, every relation with edge:<end>."""
+    tasks = hits(team, "checkout", "--tag", "ontology", "--tag", "entity", "--tag", "task")
+    assert tasks and all(h["type"] == "Task" for h in tasks)
+    edges = hits(team, "", "--tag", "edge:task_deploy", "--limit", "20")
+    assert len(edges) == 6 and all("task_deploy" in h["id"] for h in edges)
+    assert hits(team, "edge:task_deploy")[0]["kind"] == "relation"
+
+
+def test_the_index_follows_every_write(team: Cli) -> None:
+    assert (
+        team(
+            "create", "Task", "--id", "task_z1", "-p", "title=Feed the zebra", "-p", "status=open"
+        ).exit_code
+        == 0
+    )
+    assert hits(team, "zebra")[0]["id"] == "task_z1"
+    team("update", "task_z1", "-p", "title=Feed the giraffe")
+    assert hits(team, "zebra") == [] and hits(team, "giraffe")[0]["id"] == "task_z1"
+    team("relate", "task_z1", "blocks", "task_deploy")
+    assert "blocks → Deploy checkout page" in hits(team, "giraffe")[0]["relations"]
+    team("delete", "task_z1")
+    assert hits(team, "giraffe") == []
+
+
+def test_a_lagging_index_is_caught_up_before_answering(team: Cli) -> None:
+    from ontoloom.store.base import Delta
+    from ontoloom.store.terms import Literal, NamedNode, Quad
+    from ontoloom.vocab import FACTS, OL, RDF_TYPE
+
+    hits(team, "anything")  # the index exists
+    with Graph.open(team.data_dir, write=True) as g:  # a write the index never heard of
+        node = g.ids.iri("note_quokka")
+        g.backend.apply(
+            Delta(
+                adds={
+                    Quad(node, RDF_TYPE, NamedNode(OL + "Note"), FACTS),
+                    Quad(node, NamedNode(OL + "content"), Literal("a quokka smiles"), FACTS),
+                }
+            )
+        )
+    assert hits(team, "quokka")[0]["id"] == "note_quokka"
+    assert team.json("reindex").exit_code == 0
+
+
+NASTY = [
+    '"',
+    '""',
+    "'",
+    ":",
+    "title:",
+    "a:b:c",
+    "(",
+    ")",
+    "((a)",
+    "[Task:task_a1b2]",
+    "{}",
+    "AND",
+    "OR",
+    "NOT",
+    "NEAR",
+    "NEAR(a b)",
+    "a AND OR NOT b",
+    "*",
+    "**",
+    "a*",
+    "^",
+    "^a",
+    "-",
+    "--a",
+    "a -b",
+    "\\",
+    "%",
+    "_",
+    "ünïcødé",
+    "数据库",
+    "🔥🔥",
+    "\x00",
+    "\x1b[31m",
+    "\n\t",
+    " ",
+    "",
+    "x" * 10_000,
+    "a" * 300 + " b",
+    "'; DROP TABLE docs; --",
+    'col:"quoted" OR (x NOT y)*',
+    "+",
+    "~",
+    "@",
+    "#",
+    "$",
+    "NEAR/2",
+    "{id title}: x",
+]
+
+
+@pytest.mark.parametrize("text", NASTY)
+def test_nasty_queries_never_break(team: Cli, text: str) -> None:
+    result = team("--json", "search", "--", text)
+    assert result.exit_code == 0, result.output
+    assert isinstance(json.loads(result.output), list)
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.text(max_size=200))
+def test_any_text_is_a_safe_query(team: Cli, text: str) -> None:
+    with Graph.open(team.data_dir) as g:
+        results = g.search(text, limit=5)
+    assert len(results) <= 5
+
+
+def test_private_objects_are_searchable_and_flagged(team: Cli) -> None:
+    team(
+        "create",
+        "Note",
+        "--id",
+        "note_secret",
+        "-p",
+        "content=salary review notes",
+        "-p",
+        "privacy=private",
+    )
+    top = hits(team, "salary review")[0]
+    assert top["id"] == "note_secret" and top["private"] is True
+
+
+def test_search_is_read_only_without_a_store(cli: Cli) -> None:
+    assert cli("search", "x").exit_code == 2
