@@ -44,11 +44,16 @@ CREATE INDEX IF NOT EXISTS docs_type ON docs(type);
 CREATE TABLE IF NOT EXISTS tags (rowid INTEGER, tag TEXT);
 CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag, rowid);
 CREATE INDEX IF NOT EXISTS tags_row ON tags(rowid);
+CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     id, title, body, tags, tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2 3');
 """
 # bm25 column weights: id, title, body, tags — titles above bodies.
 _WEIGHTS = (8.0, 5.0, 1.0, 2.0)
+# A term in more than this share of documents says little: dropped from a query that has
+# rarer terms (it would only drown them, and scoring it costs the most).
+COMMON = 0.05
+COMMON_MIN_DOCS = 100  # in a small graph no term is common
 # Relations are context: they rank below the objects they connect.
 _RELATION_WEIGHT = 0.4
 EXACT_ID_SCORE = 1000.0  # an exact id match comes first
@@ -68,9 +73,10 @@ def query_terms(text: str) -> list[str]:
     return list(seen)
 
 
-def _match_expression(terms: list[str]) -> str:
+def _match_expression(terms: list[str], all_required: bool = False) -> str:
     # Every token is \w+ only, so quoting it as a phrase is always valid FTS5.
-    return " OR ".join(f'"{t}"*' if len(t) > 1 else f'"{t}"' for t in terms)
+    joiner = " AND " if all_required else " OR "
+    return joiner.join(f'"{t}"*' if len(t) > 2 else f'"{t}"' for t in terms)
 
 
 @dataclass
@@ -174,7 +180,7 @@ class SearchIndex:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(generation),))
 
     def _clear(self) -> None:
-        for table in ("docs", "tags", "fts"):
+        for table in ("docs", "tags", "fts", "df"):
             self.db.execute(f"DELETE FROM {table}")
 
     def _forget(self, object_id: str) -> None:
@@ -183,6 +189,11 @@ class SearchIndex:
             (object_id, object_id, object_id),
         ).fetchall()
         for (rowid,) in rows:
+            text = self.db.execute(
+                "SELECT id, title, body, tags FROM fts WHERE rowid = ?", (rowid,)
+            ).fetchone()
+            if text:
+                self._count_terms(" ".join(text), -1)
             self.db.execute("DELETE FROM docs WHERE rowid = ?", (rowid,))
             self.db.execute("DELETE FROM tags WHERE rowid = ?", (rowid,))
             self.db.execute("DELETE FROM fts WHERE rowid = ?", (rowid,))
@@ -257,11 +268,37 @@ class SearchIndex:
         self.db.executemany(
             "INSERT INTO tags VALUES (?, ?)", [(rowid, t.lower()) for t in set(tags)]
         )
+        indexed_id = id if kind == "object" else ""
+        self._count_terms(" ".join((indexed_id, title, body, *tags)), +1)
         self.db.execute(
             "INSERT INTO fts (rowid, id, title, body, tags) VALUES (?,?,?,?,?)",
             # a relation's ids are in its body: its id column would outrank the objects'
             (rowid, id if kind == "object" else "", title, body, " ".join(sorted(set(tags)))),
         )
+
+    def _count_terms(self, text: str, step: int) -> None:
+        """Document frequencies of raw word tokens, to tell common query terms from rare."""
+        terms = set(_TOKEN.findall(text.lower()))
+        if step > 0:
+            self.db.executemany(
+                "INSERT INTO df VALUES (?, 1) ON CONFLICT(term) DO UPDATE SET n = n + 1",
+                [(t,) for t in terms],
+            )
+        else:
+            self.db.executemany("UPDATE df SET n = n - 1 WHERE term = ?", [(t,) for t in terms])
+
+    def _informative(self, terms: list[str]) -> tuple[list[str], bool]:
+        """Drop very common terms when rarer ones remain; (terms, all of them required)."""
+        total = self.db.execute("SELECT count(*) FROM docs").fetchone()[0] or 1
+        common = set()
+        for term in terms:
+            row = self.db.execute("SELECT n FROM df WHERE term = ?", (term,)).fetchone()
+            if row and row[0] > max(COMMON * total, COMMON_MIN_DOCS):
+                common.add(term)
+        rare = [t for t in terms if t not in common]
+        if rare:
+            return rare, False
+        return terms, len(terms) > 1  # only common words: ask for all of them
 
     # -- searching -------------------------------------------------------------------------
     def search(
@@ -295,7 +332,9 @@ class SearchIndex:
                 f"snippet(fts, 2, '[', ']', '…', 12) FROM fts JOIN docs d ON d.rowid = fts.rowid "
                 f"WHERE fts MATCH ? {where} ORDER BY score DESC LIMIT ?"
             )
-            for row in self.db.execute(sql, (_match_expression(terms), *params, limit + len(hits))):
+            informative, all_required = self._informative(terms)
+            expression = _match_expression(informative, all_required)
+            for row in self.db.execute(sql, (expression, *params, limit + len(hits))):
                 if row[2] not in hits:
                     snippet = row[7] if "[" in row[7] else row[4]
                     hits[row[2]] = Hit(
