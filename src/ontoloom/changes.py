@@ -21,7 +21,7 @@ from ontoloom.model import (
     new_id,
     vocab_iri,
 )
-from ontoloom.schema import RelationSpec
+from ontoloom.schema import ENTITY, RelationSpec
 from ontoloom.store.base import Delta
 from ontoloom.store.terms import Literal, NamedNode, Quad, Term
 from ontoloom.vocab import DCTERMS_MODIFIED, FACTS, PROV_GENERATED, RDF_TYPE, XSD
@@ -156,6 +156,14 @@ class Changes:
         self, type_name: str, properties: dict[str, Any] | None = None, id: str | None = None
     ) -> str:
         type_iri = self.type_iri(type_name, id or f"(new {type_name})")
+        if type_iri not in self.graph.schema.hierarchy.subclasses(ENTITY):
+            raise refusal(
+                id or f"(new {type_name})",
+                None,
+                "type",
+                type_name,
+                f"{type_name} objects are read from records: write the record file and run `ontoloom rebuild`",
+            )
         entity_id = check_id(id) if id is not None else new_id(type_name)
         if self.exists(entity_id):
             raise refusal(
