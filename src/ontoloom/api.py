@@ -46,6 +46,7 @@ from ontoloom.writes import WritePath
 
 if TYPE_CHECKING:
     from ontoloom.plans import PlanResult
+    from ontoloom.records.rebuild import RebuildReport
 
 __all__ = ["MAX_DEPTH", "Graph", "RelateOutcome"]
 
@@ -333,6 +334,12 @@ class Graph:
             f"SELECT ?e ?p ?o WHERE {{ VALUES ?e {{ {listed} }} ?e ?p ?o . FILTER(isLiteral(?o)) }}"
         )
         return self._entities(self.backend.select(query))
+
+    def rebuild(self, *, full: bool = False, progress: Any = None) -> RebuildReport:
+        """Read the instance's records into the graph (see :mod:`ontoloom.records.rebuild`)."""
+        from ontoloom.records.rebuild import rebuild
+
+        return rebuild(self, full=full, progress=progress)
 
     def summary(self) -> dict[str, Any]:
         """Counts per type, relation and property (the vocabulary in use), and last change."""

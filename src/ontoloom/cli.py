@@ -1078,3 +1078,70 @@ def reindex() -> None:
     with _graph(write=True) as g:
         count = g.reindex()
     _emit({"indexed": count}, f"indexed {count} objects")
+
+
+# -- records -----------------------------------------------------------------------------------
+_NOTE_TITLES = {
+    "rejected": "rejected",
+    "malformed": "malformed frontmatter",
+    "encoding": "not UTF-8",
+    "collision": "id collisions",
+    "ambiguous": "two frontmatter blocks (only the first read)",
+    "orphan": "orphaned targets",
+    "unresolved-wikilink": "unresolved wikilinks",
+    "skipped": "skipped files and fields",
+}
+
+
+@main.command()
+@click.option(
+    "--full", is_flag=True, help="Re-read every record (default: only those whose content changed)."
+)
+@_common
+def rebuild(full: bool) -> None:
+    """Read the instance's records (failures, decisions, rules, runbooks, documents) into the graph.
+
+    Exit 0 done with nothing rejected, 1 done but something was rejected, 2 could not run.
+
+    \b
+    Example:
+      ontoloom rebuild && ontoloom rebuild --full
+    """
+    from rich.progress import Progress
+
+    with _graph(write=True, create=True) as g:
+        interactive = sys.stderr.isatty() and not _opts()["json"]
+        with Progress(transient=True, disable=not interactive) as bar:
+            task = bar.add_task("reading records", total=None)
+
+            def progress(done: int, total: int) -> None:
+                if total > 100:
+                    bar.update(task, completed=done, total=total)
+
+            report = g.rebuild(full=full, progress=progress)
+
+    def text() -> None:
+        if report.nothing_changed:
+            click.echo(f"nothing changed ({report.files} record files, all up to date)")
+        else:
+            click.echo(
+                f"rebuilt {len(report.changed)} of {report.files} record files"
+                + (f", removed {len(report.removed)}" if report.removed else "")
+            )
+        if report.objects_by_type:
+            click.echo(
+                "objects:   " + ", ".join(f"{k} {v}" for k, v in report.objects_by_type.items())
+            )
+        if report.relations_by_type:
+            click.echo(
+                "relations: " + ", ".join(f"{k} {v}" for k, v in report.relations_by_type.items())
+            )
+        for kind, title in _NOTE_TITLES.items():
+            notes = [n for n in report.notes if n.kind == kind]
+            if notes:
+                click.echo(f"{title} ({len(notes)}):")
+                for note in notes:
+                    click.echo(f"  {note}")
+
+    _emit(report.to_json(), text)
+    sys.exit(1 if report.rejected else 0)

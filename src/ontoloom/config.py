@@ -45,6 +45,16 @@ def resolve_data_dir(
     return here / DATA_DIR_NAME
 
 
+RECORD_KINDS = ("failures", "decisions", "memory", "runbooks")
+PRIVACY_CLASSES = ("public", "internal", "private")
+
+
+@dataclass
+class DocumentRoot:
+    root: str
+    privacy: str = "internal"
+
+
 @dataclass
 class Config:
     """The parsed ``ontoloom.toml`` of an instance (every key optional)."""
@@ -52,6 +62,33 @@ class Config:
     instance: Path | None
     id_base: str = "https://ontoloom.dev/id/"
     raw: dict[str, Any] = field(default_factory=dict)
+
+    def record_roots(self) -> dict[str, str]:
+        """Record folders by kind, relative to the instance root."""
+        section = self.raw.get("records", {})
+        if not isinstance(section, dict):
+            raise BadInput(f"{INSTANCE_MARKER}: [records] must be a table")
+        roots = {}
+        for kind in RECORD_KINDS:
+            value = section.get(kind, f"records/{kind}")
+            if not isinstance(value, str) or not value:
+                raise BadInput(f"{INSTANCE_MARKER}: records.{kind} must be a folder path")
+            roots[kind] = value
+        return roots
+
+    def document_roots(self) -> list[DocumentRoot]:
+        entries = self.raw.get("documents", [])
+        if not isinstance(entries, list):
+            raise BadInput(f"{INSTANCE_MARKER}: [[documents]] entries must be tables with a root")
+        roots = []
+        for i, entry in enumerate(entries):
+            if not isinstance(entry, dict) or not isinstance(entry.get("root"), str):
+                raise BadInput(f'{INSTANCE_MARKER}: documents[{i}] needs root = "folder"')
+            privacy = str(entry.get("privacy", "internal")).lower()
+            if privacy not in PRIVACY_CLASSES:
+                privacy = "private"  # an unrecognised class fails closed
+            roots.append(DocumentRoot(entry["root"], privacy))
+        return roots
 
 
 def load_config(data_dir: Path) -> Config:

@@ -1,0 +1,591 @@
+"""``ontoloom rebuild``: every configured root read into the trusted graph, one named graph
+per record, through the write path — incrementally (by content hash) unless ``full``.
+
+Order (RECORDS.md): every object is made first; relation entries are then resolved against
+all objects of the instance and added in sorted path order (paths compared as bytes) and,
+within a file, in line order. The entry that would close a ``builds-on`` cycle is rejected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from ontoloom.config import PRIVACY_CLASSES, load_config
+from ontoloom.errors import BadInput, ValidationFailed
+from ontoloom.model import literal_from_json, vocab_iri
+from ontoloom.records.extract import (
+    Candidate,
+    Extracted,
+    RecordObject,
+    RelationEntry,
+    extract,
+    extract_decision_log,
+)
+from ontoloom.records.frontmatter import Note, parse_record
+from ontoloom.records.identity import Resolver
+from ontoloom.records.walk import RecordFile, walk_root
+from ontoloom.store.base import Delta
+from ontoloom.store.terms import Literal, NamedNode, Quad
+from ontoloom.vocab import GRAPH_BASE, OL, RDF, RDF_TYPE, RECORD_GRAPH_PREFIX, XSD
+
+if TYPE_CHECKING:
+    from ontoloom.api import Graph
+
+__all__ = ["RebuildReport", "rebuild"]
+
+MANIFEST = "records.json"
+CLASS_GRAPH_PREFIX = GRAPH_BASE + "record-class/"
+EVIDENCE = "https://ontoloom.dev/evidence/"
+CANDIDATE = "https://ontoloom.dev/candidate/"
+_RANK = {"public": 0, "internal": 1, "private": 2}
+_ALL_TYPES = {"Object", "Record", "Entity"}
+
+
+def record_graph(path: str) -> NamedNode:
+    return NamedNode(RECORD_GRAPH_PREFIX + quote(path, safe="/"))
+
+
+def class_graph(class_id: str) -> NamedNode:
+    return NamedNode(CLASS_GRAPH_PREFIX + quote(class_id.partition(":")[2], safe=""))
+
+
+@dataclass
+class RebuildReport:
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    objects_by_type: dict[str, int] = field(default_factory=dict)
+    relations_by_type: dict[str, int] = field(default_factory=dict)
+    files: int = 0
+
+    @property
+    def nothing_changed(self) -> bool:
+        return not self.changed and not self.removed
+
+    @property
+    def rejected(self) -> list[Note]:
+        return [
+            n
+            for n in self.notes
+            if n.kind in ("rejected", "malformed", "encoding", "collision", "unresolvable")
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for note in self.notes:
+            by_kind[note.kind].append(note.to_json())
+        return {
+            "files": self.files,
+            "changed": self.changed,
+            "removed": self.removed,
+            "nothing_changed": self.nothing_changed,
+            "objects": self.objects_by_type,
+            "relations": self.relations_by_type,
+            "rejected": len(self.rejected),
+            "notes": dict(sorted(by_kind.items())),
+        }
+
+
+def collect(graph: Graph) -> tuple[Path, list[RecordFile], list[Note]]:
+    """Every record file of the instance, in sorted path order (as bytes)."""
+    config = load_config(graph.data_dir) if graph.data_dir is not None else None
+    if config is None or config.instance is None:
+        raise BadInput(
+            "rebuild needs an instance: run it inside a folder with ontoloom.toml (`ontoloom init`), "
+            "or point --data-dir at that instance's .ontoloom/"
+        )
+    notes: list[Note] = []
+    files: list[RecordFile] = []
+    for kind, root in config.record_roots().items():
+        files += walk_root(config.instance, root, kind, "internal", notes)
+    seen_docs: dict[str, str] = {}
+    for doc_root in config.document_roots():
+        for f in walk_root(config.instance, doc_root.root, "documents", doc_root.privacy, notes):
+            files.append(f)
+            seen_docs.setdefault(f.path, doc_root.root)
+    unique: dict[str, RecordFile] = {}
+    for f in files:  # a file under two overlapping roots is read once, from the first
+        unique.setdefault(f.path, f)
+    ordered = sorted(unique.values(), key=lambda f: f.path.encode("utf-8"))
+    return config.instance, ordered, notes
+
+
+def _load_manifest(graph: Graph) -> dict[str, Any]:
+    assert graph.data_dir is not None
+    path = graph.data_dir / MANIFEST
+    if path.exists():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("version") == 1:
+                return data
+        except (OSError, json.JSONDecodeError):
+            pass
+    return {"version": 1, "files": {}}
+
+
+def _save_manifest(graph: Graph, manifest: dict[str, Any]) -> None:
+    assert graph.data_dir is not None
+    path = graph.data_dir / MANIFEST
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(manifest, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+    tmp.replace(path)
+
+
+def _extract(f: RecordFile) -> Extracted:
+    parsed = parse_record(f.path, f.data)
+    raw = f.data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    if f.kind == "decision-log":
+        return extract_decision_log(parsed, f.privacy)
+    return extract(f.kind, parsed, f.rel, f.privacy, raw)
+
+
+def rebuild(
+    graph: Graph, *, full: bool = False, progress: Callable[[int, int], None] | None = None
+) -> RebuildReport:
+    """Read the instance's records into the graph.
+
+    :raises BadInput: not an instance. :raises ValidationFailed: only if the graph as a whole
+        could not be made valid (nothing is changed then).
+    """
+    _, files, notes = collect(graph)
+    report = RebuildReport(files=len(files), notes=list(notes))
+    manifest = _load_manifest(graph)
+    old = manifest["files"]
+    hashes = {f.path: hashlib.sha256(f.data).hexdigest() for f in files}
+    changed = [f for f in files if full or old.get(f.path, {}).get("hash") != hashes[f.path]]
+    present = set(hashes)
+    removed = sorted(p for p in old if p not in present)
+
+    extracted: dict[str, Extracted] = {}
+    for i, f in enumerate(changed):
+        extracted[f.path] = _extract(f)
+        if progress:
+            progress(i + 1, len(changed))
+
+    # Every object first: unchanged records' from the manifest, changed ones just read.
+    summaries: dict[str, list[dict[str, Any]]] = {
+        p: old[p]["objects"] for p in present if p not in extracted and p in old
+    }
+    owner: dict[str, str] = {}  # object id → the path that makes it
+    objects: dict[str, RecordObject] = {}
+    order = sorted(present, key=lambda p: p.encode("utf-8"))
+    for path in order:
+        if path in extracted:
+            keep = []
+            for obj in extracted[path].objects:
+                if obj.id in owner:
+                    report.notes.append(
+                        Note(
+                            path,
+                            obj.line,
+                            "collision",
+                            f"{obj.id} is already made by {owner[obj.id]}; this one yields no object",
+                        )
+                    )
+                    continue
+                owner[obj.id] = path
+                objects[obj.id] = obj
+                keep.append(obj)
+            extracted[path].objects = keep
+        else:
+            for summary in summaries.get(path, []):
+                owner.setdefault(summary["id"], path)
+
+    classes = _classes(old, extracted, present)
+    resolver = Resolver(
+        [
+            *_entities(graph),
+            *(s for p in summaries for s in summaries[p]),
+            *(o.summary() for o in objects.values()),
+            *(
+                {
+                    "id": c,
+                    "type": "FailureClass",
+                    "title": info["title"],
+                    "aliases": info["aliases"],
+                }
+                for c, info in classes.items()
+            ),
+        ],
+    )
+
+    # Relation entries in path order, then line order, each checked.
+    acyclic_rels = [r.name for r in graph.schema.relations.values() if r.acyclic]
+    acyclic = {rel: _stored_edges(old, present - set(extracted), rel) for rel in acyclic_rels}
+    accepted: dict[str, list[tuple[RelationEntry, str, str]]] = defaultdict(list)
+    for path in order:
+        if path not in extracted:
+            continue
+        for entry in sorted(extracted[path].relations, key=lambda e: e.line or 0):
+            if (
+                not any(o.id == entry.source for o in extracted[path].objects)
+                and not entry.confirmed
+            ):
+                continue  # its object was not made (collision)
+            outcome = _check(graph, resolver, entry, acyclic)
+            if isinstance(outcome, str):
+                report.notes.append(
+                    Note(path, entry.line, "rejected", f"{entry.rel}: {entry.target} — {outcome}")
+                )
+                continue
+            source, target = outcome
+            accepted[path].append((entry, source, target))
+            if entry.rel in acyclic:
+                acyclic[entry.rel][source].add(target)
+
+    # Wikilinks that resolve to nothing are reported; the rest go on the worklist.
+    for path in order:
+        for cand in extracted.get(path, Extracted()).candidates:
+            if resolver.resolve(cand.target).id is None:
+                report.notes.append(
+                    Note(
+                        path,
+                        cand.line,
+                        "unresolved-wikilink",
+                        f"[[{cand.target}]] matches no object",
+                    )
+                )
+
+    delta = _delta(graph, extracted, accepted, classes, removed, old, resolver)
+    dropped = _commit(graph, delta, extracted, accepted, classes, removed, old, resolver, report)
+    for path in dropped:
+        extracted.pop(path, None)
+
+    # The manifest records what each file made, for the next incremental rebuild.
+    new_files = {p: v for p, v in old.items() if p in present and p not in dropped}
+    for f in changed:
+        if f.path in dropped:
+            new_files.pop(f.path, None)
+            continue
+        ex = extracted[f.path]
+        new_files[f.path] = {
+            "hash": hashes[f.path],
+            "objects": [o.summary() for o in ex.objects],
+            "classes": ex.classes,
+            "edges": {
+                rel: [[s, t] for e, s, t in accepted.get(f.path, []) if e.rel == rel]
+                for rel in acyclic_rels
+            },
+        }
+    manifest["files"] = new_files
+    _save_manifest(graph, manifest)
+    report.changed = sorted(f.path for f in changed if f.path not in dropped)
+    report.removed = removed
+    report.notes += _orphans(graph)
+    report.objects_by_type, report.relations_by_type = _counts(graph)
+    return report
+
+
+def _classes(
+    old: dict[str, Any], extracted: dict[str, Extracted], present: set[str]
+) -> dict[str, dict[str, Any]]:
+    """Failure classes from all their occurrences: title, aliases, most restrictive privacy."""
+    occurrences: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for path in present:
+        source = (
+            extracted[path].classes if path in extracted else old.get(path, {}).get("classes", {})
+        )
+        for class_id, info in source.items():
+            occurrences[class_id].append(info)
+    out = {}
+    for class_id, infos in occurrences.items():
+        aliases = sorted({a for i in infos for a in i.get("aliases", [])})
+        privacy = max((i.get("privacy", "internal") for i in infos), key=lambda p: _RANK.get(p, 2))
+        out[class_id] = {
+            "title": class_id.partition(":")[2].replace("-", " "),
+            "aliases": aliases,
+            "privacy": privacy if privacy in PRIVACY_CLASSES else "private",
+            "occurrences": sorted(i.get("occurrence", "") for i in infos),
+        }
+    return out
+
+
+def _entities(graph: Graph) -> list[dict[str, Any]]:
+    """Entities written by agents, so records can point at them by id, title or name."""
+    from ontoloom.vocab import FACTS
+
+    query = (
+        f"SELECT ?s ?t ?label WHERE {{ GRAPH {FACTS} {{ ?s {RDF_TYPE} ?t "
+        f"OPTIONAL {{ ?s {vocab_iri('title')} ?title }} OPTIONAL {{ ?s {vocab_iri('name')} ?name }} }} "
+        f"BIND(COALESCE(?title, ?name) AS ?label) }}"
+    )
+    return [
+        {
+            "id": graph.ids.id_of(r["s"]),
+            "type": r["t"].value.rsplit("#", 1)[-1],
+            "title": r["label"].value if r["label"] is not None else None,
+        }
+        for r in graph.backend.select(query)
+    ]
+
+
+def _stored_edges(old: dict[str, Any], unchanged: set[str], rel: str) -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = defaultdict(set)
+    for path in unchanged:
+        for s, t in old.get(path, {}).get("edges", {}).get(rel, []):
+            edges[s].add(t)
+    return edges
+
+
+def _reaches(edges: dict[str, set[str]], start: str, goal: str) -> bool:
+    stack, seen = [start], set()
+    while stack:
+        node = stack.pop()
+        if node == goal:
+            return True
+        if node not in seen:
+            seen.add(node)
+            stack.extend(edges.get(node, ()))
+    return False
+
+
+def _allowed(types: list[str], graph: Graph) -> set[str] | None:
+    if any(t in _ALL_TYPES for t in types):
+        return None
+    expanded = set()
+    for t in types:
+        spec = graph.schema.types.get(t)
+        if spec is None:
+            continue
+        expanded |= {
+            c.value.rsplit("#", 1)[-1] for c in graph.schema.hierarchy.subclasses(spec.iri)
+        }
+    return expanded
+
+
+def _check(
+    graph: Graph, resolver: Resolver, entry: RelationEntry, acyclic: dict[str, dict[str, set[str]]]
+) -> tuple[str, str] | str:
+    spec = graph.schema.relations.get(entry.rel)
+    if spec is None:
+        return f"unknown relation {entry.rel!r} (known: {', '.join(graph.schema.relations)})"
+    source = resolver.resolve(entry.source).id if entry.confirmed else entry.source
+    if source is None:
+        return f"the source {entry.source!r} matches no object"
+    domain = _allowed(spec.from_types, graph)
+    source_type = resolver.types.get(source)
+    if domain is not None and source_type not in domain:
+        return f"{entry.rel} starts at a {' or '.join(spec.from_types)}, and {source} is a {source_type or 'entity'}"
+    target = resolver.resolve(entry.target, _allowed(spec.to_types, graph))
+    if target.id is None:
+        return target.reason or "unresolvable"
+    if spec.acyclic and (target.id == source or _reaches(acyclic[entry.rel], target.id, source)):
+        return f"would close a {entry.rel} cycle ({target.id} already reaches {source})"
+    return source, target.id
+
+
+def _literal(value: Any) -> list[Literal]:
+    try:
+        return literal_from_json(value)
+    except Exception:  # a value JSON cannot type is kept as text
+        return [Literal(str(value))]
+
+
+def _delta(
+    graph: Graph,
+    extracted: dict[str, Extracted],
+    accepted: dict[str, list[tuple[RelationEntry, str, str]]],
+    classes: dict[str, dict[str, Any]],
+    removed: list[str],
+    old: dict[str, Any],
+    resolver: Resolver,
+) -> Delta:
+    iri = graph.ids.iri
+    adds: set[Quad] = set()
+    removes: set[Quad] = set()
+    graphs = {path: record_graph(path) for path in [*extracted, *removed]}
+    for g in graphs.values():
+        removes |= set(graph.backend.quads(g))
+    for path, ex in extracted.items():
+        g = graphs[path]
+        for obj in ex.objects:
+            node = iri(obj.id)
+            adds |= {
+                Quad(node, RDF_TYPE, vocab_iri(obj.type), g),
+                Quad(node, vocab_iri("title"), Literal(obj.title), g),
+                Quad(node, vocab_iri("privacy"), Literal(obj.privacy), g),
+                Quad(node, vocab_iri("source"), Literal(obj.path), g),
+            }
+            if obj.body.strip():
+                adds.add(Quad(node, vocab_iri("body"), Literal(obj.body), g))
+            for alias in obj.aliases:
+                adds.add(Quad(node, vocab_iri("aliases"), Literal(alias), g))
+            if obj.date:
+                adds |= {Quad(node, vocab_iri("date"), lit, g) for lit in _literal(obj.date)}
+            for key, value in obj.properties.items():
+                adds |= {Quad(node, vocab_iri(key), lit, g) for lit in _literal(value)}
+        for entry, source, target in accepted.get(path, []):
+            rel = vocab_iri(entry.rel)
+            pairs = [(source, target)]
+            if entry.on_class:
+                pairs.append((entry.on_class, target))
+            for s, t in pairs:
+                adds.add(Quad(iri(s), rel, iri(t), g))
+                ev = NamedNode(
+                    EVIDENCE
+                    + hashlib.sha256(
+                        f"{path}\n{s}\n{entry.rel}\n{t}\n{entry.line}".encode()
+                    ).hexdigest()[:32]
+                )
+                adds |= {
+                    Quad(ev, RDF_TYPE, NamedNode(RDF + "Statement"), g),
+                    Quad(ev, NamedNode(RDF + "subject"), iri(s), g),
+                    Quad(ev, NamedNode(RDF + "predicate"), rel, g),
+                    Quad(ev, NamedNode(RDF + "object"), iri(t), g),
+                    Quad(ev, vocab_iri("source"), Literal(entry.path), g),
+                    Quad(ev, vocab_iri("quote"), Literal(entry.quote), g),
+                }
+                if entry.line:
+                    adds.add(
+                        Quad(
+                            ev,
+                            vocab_iri("line"),
+                            Literal(str(entry.line), datatype=NamedNode(XSD + "integer")),
+                            g,
+                        )
+                    )
+                if entry.confirmed:
+                    adds.add(
+                        Quad(
+                            ev,
+                            vocab_iri("confirmed"),
+                            Literal("true", datatype=NamedNode(XSD + "boolean")),
+                            g,
+                        )
+                    )
+        for cand in ex.candidates:
+            adds |= _candidate_quads(graph, cand, resolver, g)
+    # Failure classes: one derived graph each, remade when any occurrence of it changed.
+    touched = {c for ex in extracted.values() for c in ex.classes}
+    touched |= {c for p in [*extracted, *removed] for c in old.get(p, {}).get("classes", {})}
+    for class_id in touched:
+        g = class_graph(class_id)
+        removes |= set(graph.backend.quads(g))
+        info = classes.get(class_id)
+        if info is None:
+            continue
+        node = iri(class_id)
+        adds |= {
+            Quad(node, RDF_TYPE, vocab_iri("FailureClass"), g),
+            Quad(node, vocab_iri("title"), Literal(info["title"]), g),
+            Quad(node, vocab_iri("privacy"), Literal(info["privacy"]), g),
+            Quad(node, vocab_iri("body"), Literal(" · ".join(info["occurrences"])), g),
+        }
+        adds |= {Quad(node, vocab_iri("aliases"), Literal(a), g) for a in info["aliases"]}
+    return Delta(adds=adds, removes=removes)
+
+
+def _candidate_quads(graph: Graph, cand: Candidate, resolver: Resolver, g: NamedNode) -> set[Quad]:
+    node = NamedNode(CANDIDATE + candidate_id(cand.source, cand.target, cand.key))
+    quads = {
+        Quad(node, RDF_TYPE, vocab_iri("LinkCandidate"), g),
+        Quad(node, vocab_iri("candidateFrom"), graph.ids.iri(cand.source), g),
+        Quad(node, vocab_iri("targetText"), Literal(cand.target), g),
+        Quad(node, vocab_iri("sentence"), Literal(cand.sentence), g),
+        Quad(node, vocab_iri("sentenceKey"), Literal(cand.key), g),
+        Quad(node, vocab_iri("source"), Literal(cand.path), g),
+        Quad(
+            node, vocab_iri("line"), Literal(str(cand.line), datatype=NamedNode(XSD + "integer")), g
+        ),
+    }
+    target = resolver.resolve(cand.target).id
+    if target is not None:
+        quads.add(Quad(node, vocab_iri("candidateTo"), graph.ids.iri(target), g))
+    if cand.label:
+        quads.add(Quad(node, vocab_iri("label"), Literal(cand.label), g))
+    return quads
+
+
+def candidate_id(source: str, target: str, key: str) -> str:
+    return hashlib.sha256(f"{source}\n{target}\n{key}".encode()).hexdigest()[:12]
+
+
+def _commit(
+    graph: Graph,
+    delta: Delta,
+    extracted: dict[str, Extracted],
+    accepted: dict[str, list[tuple[RelationEntry, str, str]]],
+    classes: dict[str, dict[str, Any]],
+    removed: list[str],
+    old: dict[str, Any],
+    resolver: Resolver,
+    report: RebuildReport,
+) -> set[str]:
+    """Commit; a record whose objects still break a rule is rejected whole and the rest retried."""
+    dropped: set[str] = set()
+    owner = {o.id: path for path, ex in extracted.items() for o in ex.objects}
+    for _ in range(5):
+        try:
+            graph.writes.commit(delta)
+            return dropped
+        except ValidationFailed as refused:
+            blamed = {owner[f.focus] for f in refused.findings if f.focus in owner}
+            if not blamed:
+                raise
+            for path in sorted(blamed):
+                reasons = "; ".join(
+                    f.describe() for f in refused.findings if owner.get(f.focus) == path
+                )
+                report.notes.append(
+                    Note(
+                        path,
+                        None,
+                        "rejected",
+                        f"the record breaks a rule and yields no object: {reasons}",
+                    )
+                )
+                dropped.add(path)
+                extracted[path] = Extracted()
+                accepted.pop(path, None)
+            delta = _delta(graph, extracted, accepted, classes, removed, old, resolver)
+    raise ValidationFailed([], "rebuild could not make the records valid; nothing was changed")
+
+
+def _orphans(graph: Graph) -> list[Note]:
+    """Relations from records whose endpoint no longer exists."""
+    query = f"""
+        SELECT ?g ?s ?p ?o ?src WHERE {{
+            GRAPH ?g {{ ?s ?p ?o }}
+            FILTER(STRSTARTS(STR(?g), "{RECORD_GRAPH_PREFIX}") && isIRI(?o) && ?p != {RDF_TYPE}
+                   && STRSTARTS(STR(?p), "{OL}") && STRSTARTS(STR(?o), "{graph.ids.base}"))
+            FILTER NOT EXISTS {{ ?o {RDF_TYPE} ?t }}
+            OPTIONAL {{ ?s {vocab_iri("source")} ?src }}
+        }}"""
+    notes = []
+    for row in graph.backend.select(query):
+        s, o = graph.ids.id_of(row["s"]), graph.ids.id_of(row["o"])
+        rel = row["p"].value.rsplit("#", 1)[-1]
+        path = row["src"].value if row["src"] is not None else s
+        notes.append(
+            Note(path, None, "orphan", f"{s} {rel} {o}: {o} no longer exists (run `ontoloom gc`)")
+        )
+    return sorted(notes, key=lambda n: (n.path, n.message))
+
+
+def _counts(graph: Graph) -> tuple[dict[str, int], dict[str, int]]:
+    types: Counter[str] = Counter()
+    rels: Counter[str] = Counter()
+    record_types = {
+        c.value.rsplit("#", 1)[-1] for c in graph.schema.hierarchy.subclasses(vocab_iri("Record"))
+    }
+    for row in graph.backend.select(
+        f"SELECT ?t (COUNT(DISTINCT ?s) AS ?n) WHERE {{ GRAPH ?g {{ ?s {RDF_TYPE} ?t }} "
+        f'FILTER(STRSTARTS(STR(?g), "{GRAPH_BASE}record")) }} GROUP BY ?t'
+    ):
+        name = row["t"].value.rsplit("#", 1)[-1]
+        if name in record_types:
+            types[name] = int(row["n"].value)
+    for row in graph.backend.select(
+        f"SELECT ?p (COUNT(*) AS ?n) WHERE {{ SELECT DISTINCT ?s ?p ?o WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
+        f'FILTER(STRSTARTS(STR(?g), "{RECORD_GRAPH_PREFIX}") && isIRI(?o) && ?p != {RDF_TYPE} '
+        f'&& STRSTARTS(STR(?s), "{graph.ids.base}")) }} }} GROUP BY ?p'
+    ):
+        rels[row["p"].value.rsplit("#", 1)[-1]] = int(row["n"].value)
+    return dict(sorted(types.items())), dict(sorted(rels.items()))
