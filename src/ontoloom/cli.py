@@ -1145,3 +1145,203 @@ def rebuild(full: bool) -> None:
 
     _emit(report.to_json(), text)
     sys.exit(1 if report.rejected else 0)
+
+
+@main.command()
+@click.argument("text", required=False)
+@click.option(
+    "--class",
+    "class_ref",
+    metavar="SLUG",
+    help="Look up this failure class instead of matching text.",
+)
+@click.option("--limit", type=int, default=3, show_default=True)
+@_common
+def guard(text: str | None, class_ref: str | None, limit: int) -> None:
+    """Is this a known recurring failure? Its recurrences and the remedy (rules, runbooks).
+
+    Exit 0 on a hit, 3 on no hit, so scripts and hooks can branch.
+
+    \b
+    Examples:
+      ontoloom guard "ANSI escape codes ended up in the changelog"
+      ontoloom guard --class literal-control-bytes --json
+    """
+    from ontoloom.actions import guard as find
+
+    if not text and not class_ref:
+        raise click.UsageError("give the TEXT of what went wrong, or --class SLUG")
+    with _graph() as g:
+        found = find(g, text, class_ref, limit)
+
+    def show() -> None:
+        if not found:
+            click.echo("no known recurring failure matches")
+        for hit in found:
+            click.echo(
+                f"{hit.id}: {hit.title} — recurred {hit.recurrences} time(s) (matched by {hit.matched_by})"
+            )
+            for o in hit.latest:
+                click.echo(f"  {o['date'] or '????-??-??'}  {o['id']}: {o['title']}")
+            for r in hit.rules:
+                click.echo(f"  rule:   {r['id']}: {r['title']}")
+            for a in hit.actions:
+                click.echo(f"  action: {a['id']}: {a['title']}")
+
+    _emit({"matched": bool(found), "classes": [h.to_json() for h in found]}, show)
+    sys.exit(0 if found else 3)
+
+
+@main.command()
+@click.argument("target")
+@_common
+def why(target: str) -> None:
+    """Decision archaeology: the decisions behind TARGET, up to 3 hops, evidence first.
+
+    \b
+    Example:
+      ontoloom why rule:no-raw-control-bytes
+    """
+    from ontoloom.actions import why as dig
+
+    with _graph() as g:
+        data = dig(g, target)
+
+    def show() -> None:
+        t = data["target"]
+        if not data["decisions"]:
+            click.echo(f"no decision is behind {t['id']} ({t['title']})")
+        for d in data["decisions"]:
+            click.echo(f"{d['id']}: {d['title']} ({d['date'] or 'undated'}, {d['hops']} hop(s))")
+            for step in d["path"]:
+                ev = step["evidence"]
+                where = f"{ev['source']}:{ev['line']}" if ev.get("source") else "(written directly)"
+                click.echo(f"  {where}: {ev.get('quote') or ''}")
+                click.echo(f"      {step['from']} {step['rel']} {step['to']}")
+
+    _emit(data, show)
+
+
+@main.command()
+@click.argument("target")
+@_common
+def hints(target: str) -> None:
+    """Unconfirmed proposals touching TARGET, labelled as unconfirmed.
+
+    \b
+    Example:
+      ontoloom hints rule:no-raw-control-bytes
+    """
+    from ontoloom.actions import hints as find
+
+    with _graph() as g:
+        found = find(g, target)
+
+    def show() -> None:
+        for p in found:
+            click.echo(
+                f"[unconfirmed] {p.id}: {p.source} {p.rel} {p.target} ({p.origin}, tier {p.tier})"
+            )
+        if not found:
+            click.echo("no unconfirmed proposals")
+
+    _emit([p.to_json() for p in found], show)
+
+
+@main.group(invoke_without_command=True)
+@click.pass_context
+@_common
+def links(ctx: click.Context) -> None:
+    """The wikilink worklist: [[links]] in records waiting to be typed.
+
+    \b
+    Examples:
+      ontoloom links
+      ontoloom links type 3f2a9c1b0d4e mentions
+      ontoloom links dismiss 3f2a9c1b0d4e
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from ontoloom.proposals.worklist import worklist
+
+    with _graph() as g:
+        items = worklist(g)
+
+    def show() -> None:
+        for item in items:
+            click.echo(f"{item.id}  {item.source} → {item.target}   {item.path}:{item.line}")
+            click.echo(f"    {item.sentence}")
+        if not items:
+            click.echo("the worklist is empty")
+
+    _emit([i.to_json() for i in items], show)
+
+
+@links.command(name="type")
+@click.argument("candidate")
+@click.argument("rel")
+@_common
+def links_type(candidate: str, rel: str) -> None:
+    """Type a candidate as relation REL: it becomes a pending proposal.
+
+    \b
+    Example:
+      ontoloom links type 3f2a9c1b0d4e mentions
+    """
+    from ontoloom.proposals.worklist import type_candidate
+
+    with _graph(write=True) as g:
+        proposal = type_candidate(g, candidate, rel)
+    _emit(
+        proposal.to_json(),
+        f"proposed (pending): {proposal.source} {proposal.rel} {proposal.target} [{proposal.id}]",
+    )
+
+
+@links.command(name="dismiss")
+@click.argument("candidate")
+@_common
+def links_dismiss(candidate: str) -> None:
+    """Dismiss a candidate (until its sentence is rewritten).
+
+    \b
+    Example:
+      ontoloom links dismiss 3f2a9c1b0d4e
+    """
+    from ontoloom.proposals.worklist import dismiss
+
+    with _graph(write=True) as g:
+        item = dismiss(g, candidate)
+    _emit(item.to_json(), f"dismissed {item.id}: {item.source} → {item.target}")
+
+
+@main.command()
+@click.option("--yes", is_flag=True, help="Remove what is listed (through the write path).")
+@_common
+def gc(yes: bool) -> None:
+    """List relations and proposals whose endpoints vanished; remove them with --yes.
+
+    \b
+    Example:
+      ontoloom gc && ontoloom gc --yes
+    """
+    from ontoloom.gc import collect_garbage
+
+    with _graph(write=yes) as g:
+        garbage = collect_garbage(g, apply=yes)
+
+    def show() -> None:
+        for r in garbage.relations:
+            click.echo(f"relation {r['from_id']} {r['rel']} {r['to_id']}")
+        for p in garbage.proposals:
+            click.echo(f"proposal {p['id']}: {p['source']} {p['rel']} {p['target']}")
+        if not garbage.relations and not garbage.proposals:
+            click.echo("nothing to collect")
+        elif yes:
+            click.echo(
+                f"removed {len(garbage.relations)} relation(s) and {len(garbage.proposals)} proposal(s)"
+            )
+        else:
+            click.echo("(dry run: add --yes to remove them)")
+
+    _emit(garbage.to_json(), show)

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from ontoloom.actions import guard, why
 from ontoloom.api import Graph
 from ontoloom.errors import ValidationFailed
 from ontoloom.instance import init_instance
@@ -68,6 +69,29 @@ def run_demo(keep: Path | None, echo: Callable[[str], None] = print) -> Path:
         echo("\n4. What blocks the checkout deploy, two hops back:")
         for hit in g.traverse("task_deploy", rel="blocks", direction="in", depth=2):
             echo(f"   [{hit['distance']}] {hit['id']}: {hit['title']}")
+
+        echo("\n5. Records are read into the graph (failures, decisions, rules, runbooks, docs):")
+        echo("   $ ontoloom rebuild")
+        report = g.rebuild()
+        echo("   objects:   " + ", ".join(f"{k} {v}" for k, v in report.objects_by_type.items()))
+        echo("   relations: " + ", ".join(f"{k} {v}" for k, v in report.relations_by_type.items()))
+
+        echo(
+            '\n6. Has this failure happened before?  $ ontoloom guard "ANSI codes in the changelog again"'
+        )
+        for hit in guard(g, "ANSI codes in the changelog again"):
+            echo(f"   {hit.id}: recurred {hit.recurrences} times; latest {hit.latest[0]['date']}")
+            for rule in hit.rules:
+                echo(f"   rule:   {rule['title']}")
+            for action in hit.actions:
+                echo(f"   action: {action['title']}")
+
+        echo("\n7. Why is this rule there?  $ ontoloom why rule:no-raw-control-bytes")
+        for decision in why(g, "rule:no-raw-control-bytes")["decisions"]:
+            echo(f"   {decision['id']} ({decision['hops']} hop(s)): {decision['title']}")
+            for step in decision["path"]:
+                ev = step["evidence"]
+                echo(f"      {ev['source']}:{ev['line']}: {ev['quote']}")
 
         entities = g.entities()
         types = Counter(e.type for e in entities)
