@@ -79,11 +79,13 @@ def run_demo(keep: Path | None, echo: Callable[[str], None] = print) -> Path:
         echo(
             '\n6. Has this failure happened before?  $ ontoloom guard "ANSI codes in the changelog again"'
         )
-        for hit in guard(g, "ANSI codes in the changelog again"):
-            echo(f"   {hit.id}: recurred {hit.recurrences} times; latest {hit.latest[0]['date']}")
-            for rule in hit.rules:
+        for known in guard(g, "ANSI codes in the changelog again"):
+            echo(
+                f"   {known.id}: recurred {known.recurrences} times; latest {known.latest[0]['date']}"
+            )
+            for rule in known.rules:
                 echo(f"   rule:   {rule['title']}")
-            for action in hit.actions:
+            for action in known.actions:
                 echo(f"   action: {action['title']}")
 
         echo("\n7. Why is this rule there?  $ ontoloom why rule:no-raw-control-bytes")

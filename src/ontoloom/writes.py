@@ -44,15 +44,16 @@ class WritePath:
         return footprint(self.schema.shapes)
 
     # -- the path ----------------------------------------------------------------------------
-    def commit(self, delta: Delta) -> int:
-        """Validate and commit ``delta``; return the new store generation.
+    def commit(self, delta: Delta, tolerate: Callable[[Finding], bool] | None = None) -> int:
+        """Validate and commit ``delta``; return the new store generation. ``tolerate``
+        lets a caller accept findings it reports itself (rebuild: orphaned targets).
 
         :raises ValidationFailed: with the findings; nothing is stored.
         """
         delta = delta.normalized()
         if delta.is_empty():
             return self.backend.generation()
-        findings = self.check(delta)
+        findings = [f for f in self.check(delta) if tolerate is None or not tolerate(f)]
         if findings:
             raise ValidationFailed(findings)
         generation = self.backend.apply(delta)

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from ontoloom.config import PRIVACY_CLASSES, load_config
 from ontoloom.errors import BadInput, ValidationFailed
-from ontoloom.model import literal_from_json, vocab_iri
+from ontoloom.model import Finding, literal_from_json, vocab_iri
 from ontoloom.records.extract import (
     Candidate,
     Extracted,
@@ -166,6 +166,7 @@ def rebuild(
     extracted: dict[str, Extracted] = {}
     for i, f in enumerate(changed):
         extracted[f.path] = _extract(f)
+        report.notes += extracted[f.path].notes
         if progress:
             progress(i + 1, len(changed))
 
@@ -220,6 +221,7 @@ def rebuild(
     acyclic_rels = [r.name for r in graph.schema.relations.values() if r.acyclic]
     acyclic = {rel: _stored_edges(old, present - set(extracted), rel) for rel in acyclic_rels}
     accepted: dict[str, list[tuple[RelationEntry, str, str]]] = defaultdict(list)
+    symmetric = _symmetric_pairs(graph, {record_graph(p) for p in [*extracted, *removed]})
     for path in order:
         if path not in extracted:
             continue
@@ -236,6 +238,11 @@ def rebuild(
                 )
                 continue
             source, target = outcome
+            if entry.rel in symmetric:  # stored once, as first written
+                pair = frozenset((source, target))
+                if pair in symmetric[entry.rel]:
+                    continue
+                symmetric[entry.rel].add(pair)
             accepted[path].append((entry, source, target))
             if entry.rel in acyclic:
                 acyclic[entry.rel][source].add(target)
@@ -267,6 +274,7 @@ def rebuild(
         ex = extracted[f.path]
         new_files[f.path] = {
             "hash": hashes[f.path],
+            "notes": [n.to_json() for n in report.notes if n.path == f.path],
             "objects": [o.summary() for o in ex.objects],
             "classes": ex.classes,
             "edges": {
@@ -276,6 +284,12 @@ def rebuild(
         }
     manifest["files"] = new_files
     _save_manifest(graph, manifest)
+    # What unchanged records gave to report last time is reported again: the summary is
+    # the instance's, not only this run's.
+    reread = {f.path for f in changed}
+    for path in sorted(new_files, key=lambda p: p.encode("utf-8")):
+        if path not in reread:
+            report.notes += [Note(**n) for n in new_files[path].get("notes", [])]
     report.changed = sorted(f.path for f in changed if f.path not in dropped)
     report.removed = removed
     report.notes += _orphans(graph)
@@ -324,6 +338,20 @@ def _entities(graph: Graph) -> list[dict[str, Any]]:
         }
         for r in graph.backend.select(query)
     ]
+
+
+def _symmetric_pairs(graph: Graph, rebuilt: set[NamedNode]) -> dict[str, set[frozenset[str]]]:
+    """Symmetric relations already stored by records that are not being re-read."""
+    out: dict[str, set[frozenset[str]]] = {}
+    for spec in graph.schema.relations.values():
+        if not spec.symmetric:
+            continue
+        pairs = out.setdefault(spec.name, set())
+        query = f"SELECT ?g ?s ?o WHERE {{ GRAPH ?g {{ ?s {spec.iri} ?o }} }}"
+        for r in graph.backend.select(query):
+            if r["g"] not in rebuilt and r["g"].value.startswith(RECORD_GRAPH_PREFIX):
+                pairs.add(frozenset((graph.ids.id_of(r["s"]), graph.ids.id_of(r["o"]))))
+    return out
 
 
 def _stored_edges(old: dict[str, Any], unchanged: set[str], rel: str) -> dict[str, set[str]]:
@@ -521,9 +549,21 @@ def _commit(
     """Commit; a record whose objects still break a rule is rejected whole and the rest retried."""
     dropped: set[str] = set()
     owner = {o.id: path for path, ex in extracted.items() for o in ex.objects}
+
+    def orphaned(f: Finding) -> bool:
+        # A relation left pointing at an object whose record is gone (every object that
+        # exists after this rebuild is known to the resolver): an orphan, reported after the
+        # commit and removed by `gc`, not a reason to refuse the rebuild.
+        return (
+            f.constraint in ("class", "or")
+            and isinstance(f.value, str)
+            and f.value != f.focus
+            and f.value not in resolver.types
+        )
+
     for _ in range(5):
         try:
-            graph.writes.commit(delta)
+            graph.writes.commit(delta, tolerate=orphaned)
             return dropped
         except ValidationFailed as refused:
             blamed = {owner[f.focus] for f in refused.findings if f.focus in owner}
