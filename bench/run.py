@@ -280,9 +280,98 @@ def search_recall() -> float:
     return found / len(labelled["queries"])
 
 
+def make_records(root: Path, count: int) -> None:
+    """An instance of ``count`` generated records: failures over recurring classes, rules,
+    runbooks, decisions in lineages, documents — all cross-linked."""
+    import random
+
+    rng = random.Random(11)
+    (root / "ontoloom.toml").write_text('[[documents]]\nroot = "docs"\n')
+    n_rules, n_runbooks, n_decisions, n_docs = count // 5, count // 10, count // 5, count // 10
+    n_failures = count - n_rules - n_runbooks - n_decisions - n_docs
+    folders = {k: root / "records" / k for k in ("failures", "memory", "runbooks", "decisions")}
+    for folder in [*folders.values(), root / "docs"]:
+        folder.mkdir(parents=True, exist_ok=True)
+    words = [
+        "payment",
+        "ledger",
+        "cache",
+        "retry",
+        "timeout",
+        "deploy",
+        "schema",
+        "queue",
+        "webhook",
+        "token",
+        "audit",
+        "export",
+    ]
+    for i in range(n_rules):
+        (folders["memory"] / f"rule-{i}.md").write_text(
+            f"---\ntitle: Rule {i} about {rng.choice(words)}\naliases: [r{i}]\n---\nKeep the {rng.choice(words)} safe.\n"
+        )
+    for i in range(n_runbooks):
+        (folders["runbooks"] / f"runbook-{i}.md").write_text(
+            f"---\ntitle: Runbook {i}\n---\nFix the {rng.choice(words)} with step {i}.\n"
+        )
+    for i in range(n_failures):
+        cls = f"class-{i % max(1, n_failures // 10)}"
+        (folders["failures"] / f"2026-01-01-failure-{i}.md").write_text(
+            f"---\nclass: {cls}\ndate: 2026-{1 + i % 12:02d}-{1 + i % 28:02d}\ntitle: The {rng.choice(words)} failed again {i}\n"
+            f"covered-by: [rule:rule-{rng.randrange(n_rules)}]\nresolved-by: [runbook-{rng.randrange(n_runbooks)}]\n---\n"
+            f"The {rng.choice(words)} broke during {rng.choice(words)}. See [[Rule {rng.randrange(n_rules)} about x]].\n"
+        )
+    for i in range(n_decisions):
+        builds = f"\n  builds-on: decision:decision-{i - 1}" if i % 4 else ""
+        (folders["decisions"] / f"decision-{i}.md").write_text(
+            f"---\ntitle: Decision {i}\ndate: 2025-06-01\nrelations:\n  applies: [rule:rule-{rng.randrange(n_rules)}]{builds}\n---\n"
+            f"We chose the {rng.choice(words)} path.\n"
+        )
+    for i in range(n_docs):
+        (root / "docs" / f"doc-{i}.md").write_text(
+            f"---\ntitle: Doc {i}\n---\nNotes on the {rng.choice(words)}.\n"
+        )
+
+
+def bench_records(count: int, repeat: int) -> list[tuple[str, int, float, float]]:
+    from ontoloom.actions import guard, why
+    from ontoloom.instance import init_instance
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "inst"
+        root.mkdir()
+        make_records(root, count)
+        info = init_instance(root)
+        with Graph.open(info["data_dir"], write=True) as g:
+            start = time.perf_counter()
+            report = g.rebuild(full=True)
+            rows.append(("full rebuild", report.files, time.perf_counter() - start, 0.0))
+            changed = root / "records" / "runbooks" / "runbook-3.md"
+            changed.write_text("---\ntitle: Runbook 3 (edited)\n---\nnew steps\n")
+            start = time.perf_counter()
+            g.rebuild()
+            rows.append(("incremental (1 file)", report.files, time.perf_counter() - start, 0.0))
+            for name, fn in (
+                ("guard", lambda: guard(g, "the webhook failed again during deploy")),
+                ("guard --class", lambda: guard(g, class_ref="class-7")),
+                ("why", lambda: why(g, "rule:rule-5")),
+            ):
+                samples = timed(fn, repeat)
+                rows.append(
+                    (name, report.files, statistics.median(samples), percentile(samples, 0.95))
+                )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", choices=["writes", "audit", "import", "search"], action="append")
+    parser.add_argument(
+        "--only", choices=["writes", "audit", "import", "search", "records"], action="append"
+    )
+    parser.add_argument(
+        "--records", type=int, default=10000, help="generated records for the rebuild figures"
+    )
     parser.add_argument("--search-sizes", default="1000,10000,100000", help="entities, for search")
     parser.add_argument(
         "--sizes", default="1000,10000,100000", help="entities, for the write figures"
@@ -298,7 +387,7 @@ def main() -> None:
     )
     parser.add_argument("--import-triples", type=int, default=100000)
     args = parser.parse_args()
-    only = set(args.only or ["writes", "audit", "import", "search"])
+    only = set(args.only or ["writes", "audit", "import", "search", "records"])
     if "writes" in only:
         bench_all_writes(args)
     if "audit" in only:
@@ -329,6 +418,10 @@ def main() -> None:
         print(
             "target: p95 ≤ 10 ms at 100k entities (sage-memory publishes 101 ms p95 at 22k memories)"
         )
+    if "records" in only:
+        print(f"\n{'records':<22}{'files':>8}{'p50/total s':>13}{'p95 s':>9}", flush=True)
+        for name, files, median, p95 in bench_records(args.records, 30):
+            print(f"{name:<22}{files:>8}{median:>13.3f}{p95:>9.3f}", flush=True)
     if "import" in only:
         quads, elapsed = bench_import(args.import_triples)
         print(

@@ -283,7 +283,6 @@ def rebuild(
             },
         }
     manifest["files"] = new_files
-    _save_manifest(graph, manifest)
     # What unchanged records gave to report last time is reported again: the summary is
     # the instance's, not only this run's.
     reread = {f.path for f in changed}
@@ -292,8 +291,27 @@ def rebuild(
             report.notes += [Note(**n) for n in new_files[path].get("notes", [])]
     report.changed = sorted(f.path for f in changed if f.path not in dropped)
     report.removed = removed
-    report.notes += _orphans(graph)
-    report.objects_by_type, report.relations_by_type = _counts(graph)
+    # Orphans appear only when objects vanish: check the relations into those, and the
+    # orphans found before (gc may have removed them since).
+    now = set(resolver.types)
+    vanished = {
+        s["id"]
+        for p in [*reread, *removed]
+        for s in old.get(p, {}).get("objects", [])
+        if s["id"] not in now
+    }
+    vanished |= {
+        c for p in [*reread, *removed] for c in old.get(p, {}).get("classes", {}) if c not in now
+    }
+    orphans = _orphans(graph, vanished | set(manifest.get("orphans", [])))
+    manifest["orphans"] = sorted({n.message.split(": ", 1)[0].rsplit(" ", 1)[-1] for n in orphans})
+    report.notes += orphans
+    if report.nothing_changed and "counts" in manifest:
+        report.objects_by_type, report.relations_by_type = manifest["counts"]
+    else:
+        report.objects_by_type, report.relations_by_type = _counts(graph)
+        manifest["counts"] = [report.objects_by_type, report.relations_by_type]
+    _save_manifest(graph, manifest)
     return report
 
 
@@ -588,25 +606,33 @@ def _commit(
     raise ValidationFailed([], "rebuild could not make the records valid; nothing was changed")
 
 
-def _orphans(graph: Graph) -> list[Note]:
-    """Relations from records whose endpoint no longer exists."""
-    query = f"""
-        SELECT ?g ?s ?p ?o ?src WHERE {{
-            GRAPH ?g {{ ?s ?p ?o }}
-            FILTER(STRSTARTS(STR(?g), "{RECORD_GRAPH_PREFIX}") && isIRI(?o) && ?p != {RDF_TYPE}
-                   && STRSTARTS(STR(?p), "{OL}") && STRSTARTS(STR(?o), "{graph.ids.base}"))
-            FILTER NOT EXISTS {{ ?o {RDF_TYPE} ?t }}
-            OPTIONAL {{ ?s {vocab_iri("source")} ?src }}
-        }}"""
+def _orphans(graph: Graph, targets: set[str]) -> list[Note]:
+    """Relations from records into objects that no longer exist."""
+    if not targets:
+        return []
     notes = []
-    for row in graph.backend.select(query):
-        s, o = graph.ids.id_of(row["s"]), graph.ids.id_of(row["o"])
-        rel = row["p"].value.rsplit("#", 1)[-1]
-        path = row["src"].value if row["src"] is not None else s
-        notes.append(
-            Note(path, None, "orphan", f"{s} {rel} {o}: {o} no longer exists (run `ontoloom gc`)")
-        )
-    return sorted(notes, key=lambda n: (n.path, n.message))
+    nodes = sorted(targets)
+    for i in range(0, len(nodes), 400):
+        listed = " ".join(str(graph.ids.iri(t)) for t in nodes[i : i + 400])
+        query = f"""
+            SELECT ?s ?p ?o ?src WHERE {{
+                VALUES ?o {{ {listed} }}
+                GRAPH ?g {{ ?s ?p ?o }}
+                FILTER(STRSTARTS(STR(?g), "{RECORD_GRAPH_PREFIX}") && ?p != {RDF_TYPE}
+                       && STRSTARTS(STR(?p), "{OL}") && STRSTARTS(STR(?s), "{graph.ids.base}"))
+                FILTER NOT EXISTS {{ ?o {RDF_TYPE} ?t }}
+                OPTIONAL {{ ?s {vocab_iri("source")} ?src }}
+            }}"""
+        for row in graph.backend.select(query):
+            s, o = graph.ids.id_of(row["s"]), graph.ids.id_of(row["o"])
+            rel = row["p"].value.rsplit("#", 1)[-1]
+            path = row["src"].value if row["src"] is not None else s
+            notes.append(
+                Note(
+                    path, None, "orphan", f"{s} {rel} {o}: {o} no longer exists (run `ontoloom gc`)"
+                )
+            )
+    return sorted(set(notes), key=lambda n: (n.path, n.message))
 
 
 def _counts(graph: Graph) -> tuple[dict[str, int], dict[str, int]]:

@@ -31,7 +31,6 @@ def walk_root(
     base = instance / root
     if base.is_symlink() or not base.is_dir():
         return []
-    base_real = base.resolve()
     found: list[RecordFile] = []
     for folder, dirs, files in os.walk(base, followlinks=False):
         folder_path = Path(folder)
@@ -54,9 +53,6 @@ def walk_root(
             rel_instance = _rel(instance, path)
             if path.is_symlink():
                 notes.append(Note(rel_instance, None, "skipped", "a symlink: not followed"))
-                continue
-            if not path.resolve().is_relative_to(base_real):
-                notes.append(Note(rel_instance, None, "skipped", "outside its root"))
                 continue
             try:
                 size = path.stat().st_size
