@@ -114,6 +114,9 @@ class _Group(click.Group):
             _fail(exc, bool((ctx.obj or {}).get("json")))
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
+        except BrokenPipeError:  # the reader went away (`| head`): nothing left to say
+            sys.stderr.close()
+            sys.exit(0)
         except Exception as exc:  # the last line of defence: never a traceback
             click.echo(f"error: unexpected {type(exc).__name__}: {exc}", err=True)
             sys.exit(2)
@@ -1345,3 +1348,217 @@ def gc(yes: bool) -> None:
             click.echo("(dry run: add --yes to remove them)")
 
     _emit(garbage.to_json(), show)
+
+
+# -- proposals and enrichment ------------------------------------------------------------------
+@main.command()
+@click.option(
+    "--emit", "emit", is_flag=True, help="Write an extraction request for an agent to answer."
+)
+@click.option(
+    "--ingest",
+    "ingest",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Check and store an agent's answer (a response JSON file, or - for stdin).",
+)
+@click.option(
+    "--resolve-model", "resolve", is_flag=True, help="Print the model id for --role on --backend."
+)
+@click.option(
+    "--limit", type=int, default=50, show_default=True, help="With --emit: at most this many items."
+)
+@click.option(
+    "--for", "for_target", metavar="TARGET", help="With --emit: only what is about TARGET."
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --emit: write here.",
+)
+@click.option("--backend", type=click.Choice(["claude", "codex"]), help="With --resolve-model.")
+@click.option(
+    "--role", help="With --resolve-model: economy, standard, or one defined in ontoloom.toml."
+)
+@_common
+def enrich(
+    emit: bool,
+    ingest: Path | None,
+    resolve: bool,
+    limit: int,
+    for_target: str | None,
+    output: Path | None,
+    backend: str | None,
+    role: str | None,
+) -> None:
+    """LLM enrichment without an LLM here: emit a request, ingest the agent's answer.
+
+    Ingested candidates become tiered proposals (HIGH, MEDIUM, LOW; rejected when two models
+    disagree) — never facts until a person confirms them. Forged or paraphrased quotes are
+    dropped. Exit 0 when the file was processed, 2 when it is unreadable or breaks the schema.
+
+    \b
+    Examples:
+      ontoloom enrich --emit --limit 20 -o request.json
+      ontoloom enrich --ingest response.json --json
+      ontoloom enrich --resolve-model --backend claude --role economy
+    """
+    chosen = [x for x in (emit, ingest is not None, resolve) if x]
+    if len(chosen) != 1:
+        raise click.UsageError("choose one of --emit, --ingest FILE, --resolve-model")
+    if resolve:
+        from ontoloom.config import load_config, resolve_data_dir
+        from ontoloom.proposals.policy import resolve_model
+
+        if not backend or not role:
+            raise click.UsageError("--resolve-model needs --backend and --role")
+        overrides = load_config(resolve_data_dir(_opts()["data_dir"])).raw.get("models")
+        model = resolve_model(role, backend, overrides)
+        _emit({"role": role, "backend": backend, "model": model}, model)
+        return
+    if emit:
+        from ontoloom.proposals.enrich import emit_request
+
+        with _graph() as g:
+            request = emit_request(g, limit, for_target)
+        text = json.dumps(request, indent=2, ensure_ascii=False)
+        if output is not None:
+            output.write_text(text + "\n", encoding="utf-8")
+            click.echo(f"wrote {len(request['items'])} item(s) to {output}", err=True)
+        else:
+            click.echo(text)
+        return
+    from ontoloom.proposals.enrich import ingest_response
+
+    assert ingest is not None
+    try:
+        raw = sys.stdin.read() if str(ingest) == "-" else ingest.read_text(encoding="utf-8")
+        data = json.loads(raw)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{ingest}: cannot read it ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{ingest}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
+    with _graph(write=True) as g:
+        result = ingest_response(g, data)
+    summary = result.to_json()
+
+    def show() -> None:
+        stored = summary["stored"]
+        click.echo(
+            f"{summary['candidates']} candidate(s): stored HIGH {stored['HIGH']}, MEDIUM {stored['MEDIUM']}, "
+            f"LOW {stored['LOW']}, rejected {stored['rejected']}; dropped {summary['dropped']}; "
+            f"refused {sum(summary['refused'].values())}; duplicate {sum(summary['duplicate'].values())}"
+        )
+        for o in summary["outcomes"]:
+            detail = f" — {o['detail']}" if o.get("detail") else ""
+            click.echo(
+                f"  [{o['outcome']}:{o['reason']}] {o['source']} {o['relation']} {o['target']}{detail}"
+            )
+
+    _emit(summary, show)
+
+
+def _proposal_line(p: Any) -> str:
+    label = "unconfirmed" if p.status == "pending" else p.status
+    return f"{p.id}  [{label}, {p.tier}] {p.source} {p.rel} {p.target}  ({p.origin})"
+
+
+@main.group(invoke_without_command=True)
+@click.option(
+    "--status",
+    type=click.Choice(["pending", "confirmed", "rejected", "all"]),
+    default="pending",
+    show_default=True,
+)
+@click.option("--tier", type=click.Choice(["HIGH", "MEDIUM", "LOW", "rejected"]))
+@click.pass_context
+@_common
+def proposals(ctx: click.Context, status: str, tier: str | None) -> None:
+    """Review proposals: list them, show one, confirm or reject.
+
+    \b
+    Examples:
+      ontoloom proposals --status pending --tier HIGH
+      ontoloom proposals confirm 1a2b3c4d5e6f
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from ontoloom.proposals.store import list_proposals
+
+    with _graph() as g:
+        found = list_proposals(g, status=None if status == "all" else status, tier=tier)
+    _emit(
+        [p.to_json() for p in found],
+        lambda: click.echo("\n".join(map(_proposal_line, found)) or "no proposals"),
+    )
+
+
+@proposals.command(name="show")
+@click.argument("proposal_id", metavar="ID")
+@_common
+def proposals_show(proposal_id: str) -> None:
+    """Show one proposal with its evidence.
+
+    \b
+    Example:
+      ontoloom proposals show 1a2b3c4d5e6f
+    """
+    from ontoloom.proposals.review import get_proposal
+
+    with _graph() as g:
+        p = get_proposal(g, proposal_id)
+
+    def show() -> None:
+        click.echo(_proposal_line(p))
+        for key, value in p.evidence.items():
+            click.echo(f"  {key}: {value}")
+
+    _emit(p.to_json(), show)
+
+
+@proposals.command(name="confirm")
+@click.argument("proposal_id", metavar="ID")
+@_common
+def proposals_confirm(proposal_id: str) -> None:
+    """Confirm a proposal: validated, into the confirmed graph, written back to its record.
+
+    \b
+    Example:
+      ontoloom proposals confirm 1a2b3c4d5e6f
+    """
+    from ontoloom.proposals.review import confirm
+
+    with _graph(write=True) as g:
+        result = confirm(g, proposal_id)
+
+    def show() -> None:
+        p = result["proposal"]
+        click.echo(f"confirmed: {p['source']} {p['rel']} {p['target']}")
+        wb = result["writeback"]
+        if wb:
+            click.echo(
+                f"written back to {wb['path']}"
+                if wb["written"]
+                else f"not written back to {wb['path']}: {wb['reason']}"
+            )
+
+    _emit(result, show)
+
+
+@proposals.command(name="reject")
+@click.argument("proposal_id", metavar="ID")
+@click.option("--reason", help="Why (kept with the proposal).")
+@_common
+def proposals_reject(proposal_id: str, reason: str | None) -> None:
+    """Reject a proposal; it is remembered and never proposed again.
+
+    \b
+    Example:
+      ontoloom proposals reject 1a2b3c4d5e6f --reason "not what the sentence says"
+    """
+    from ontoloom.proposals.review import reject
+
+    with _graph(write=True) as g:
+        p = reject(g, proposal_id, reason)
+    _emit(p.to_json(), f"rejected {p.id}")

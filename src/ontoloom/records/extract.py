@@ -388,6 +388,16 @@ def wikilinks(source: str, path: str, body: str, body_line: int) -> list[Candida
     return out
 
 
+def extract_confirmed(record: ParsedRecord, raw: str) -> Extracted:
+    """A record ontoloom writes itself: only its ``ontoloom:`` entries count."""
+    out = Extracted(notes=list(record.notes))
+    if record.ok:
+        _confirmed_block(
+            record, record.meta.get("ontoloom"), raw.replace("\r\n", "\n").split("\n"), out
+        )
+    return out
+
+
 def extract_decision_log(record: ParsedRecord, default_privacy: str) -> Extracted:
     """``decision-log.md``: every ``## <date> <title>`` section is one decision."""
     out = Extracted(notes=list(record.notes))

@@ -26,6 +26,7 @@ from ontoloom.records.extract import (
     RecordObject,
     RelationEntry,
     extract,
+    extract_confirmed,
     extract_decision_log,
 )
 from ontoloom.records.frontmatter import Note, parse_record
@@ -105,6 +106,8 @@ def collect(graph: Graph) -> tuple[Path, list[RecordFile], list[Note]]:
     files: list[RecordFile] = []
     for kind, root in config.record_roots().items():
         files += walk_root(config.instance, root, kind, "internal", notes)
+    # Records ontoloom writes itself (knowledge confirmed from conversations).
+    files += walk_root(config.instance, "ontoloom", "confirmed", "internal", notes)
     seen_docs: dict[str, str] = {}
     for doc_root in config.document_roots():
         for f in walk_root(config.instance, doc_root.root, "documents", doc_root.privacy, notes):
@@ -143,6 +146,8 @@ def _extract(f: RecordFile) -> Extracted:
     raw = f.data.decode("utf-8", errors="replace").removeprefix("\ufeff")
     if f.kind == "decision-log":
         return extract_decision_log(parsed, f.privacy)
+    if f.kind == "confirmed":
+        return extract_confirmed(parsed, raw)
     return extract(f.kind, parsed, f.rel, f.privacy, raw)
 
 
