@@ -1562,3 +1562,89 @@ def proposals_reject(proposal_id: str, reason: str | None) -> None:
     with _graph(write=True) as g:
         p = reject(g, proposal_id, reason)
     _emit(p.to_json(), f"rejected {p.id}")
+
+
+# -- agent integration: MCP server, Claude Code hooks, install ---------------------------------
+@main.command()
+@_common
+def mcp() -> None:
+    """Serve the graph to an agent over MCP (stdio): typed tools and memory-server tools.
+
+    Every call opens the data dir for just as long as it needs, so several servers and the
+    CLI can share one instance.
+
+    \b
+    Example (an MCP client's config):
+      {"mcpServers": {"ontoloom": {"command": "ontoloom", "args": ["mcp"]}}}
+    """
+    from ontoloom.mcp_server import serve
+
+    serve(_opts()["data_dir"])
+
+
+@main.group()
+def hook() -> None:
+    """Claude Code hooks: JSON on stdin, context on stdout; silent (exit 0) on any failure."""
+
+
+@hook.command(name="prompt-context")
+@_common
+def hook_prompt_context() -> None:
+    """UserPromptSubmit: facts the prompt points at (objects, relations, failures, proposals).
+
+    \b
+    Example:
+      echo '{"prompt": "the payment timeout is back"}' | ontoloom hook prompt-context
+    """
+    from ontoloom.hooks import prompt_context
+
+    prompt_context(sys.stdin, sys.stdout, _opts()["data_dir"])
+
+
+@hook.command(name="session-start")
+@_common
+def hook_session_start() -> None:
+    """SessionStart: one status line, or a cue to run `ontoloom rebuild`.
+
+    \b
+    Example:
+      echo '{}' | ontoloom hook session-start
+    """
+    from ontoloom.hooks import session_start
+
+    session_start(sys.stdin, sys.stdout, _opts()["data_dir"])
+
+
+@main.group()
+def install() -> None:
+    """Wire ontoloom into an agent (its MCP server and hooks)."""
+
+
+@install.command(name="claude-code")
+@click.option(
+    "--project",
+    "scope",
+    flag_value="project",
+    default=True,
+    help="This project: .claude/settings.json and .mcp.json (default).",
+)
+@click.option(
+    "--global",
+    "scope",
+    flag_value="global",
+    help="Every project: ~/.claude/settings.json and ~/.claude.json.",
+)
+@click.option("--dry-run", is_flag=True, help="Print the diff; change nothing.")
+@_common
+def install_claude_code(scope: str, dry_run: bool) -> None:
+    """Add the MCP server and both hooks to Claude Code's settings (merged, idempotent).
+
+    \b
+    Examples:
+      ontoloom install claude-code --dry-run
+      ontoloom install claude-code --global
+    """
+    from ontoloom.install import install_claude_code as run_install
+
+    result = run_install(scope=scope, dry_run=dry_run)
+    _emit(result.to_json(), result.text)
