@@ -346,12 +346,11 @@ def test_confirm_goes_through_the_write_path_and_writes_back(inst: Cli, tmp_path
         "enforced-by",
         "action:strip-control-bytes",
     )
-    relations = lambda: {
-        (r["rel"], r["to_id"])
-        for r in json.loads(
-            inst.json("relations", "rule:escape-terminal-output", "--direction", "out").output
-        )
-    }  # noqa: E731
+
+    def relations() -> set[tuple[str, str]]:
+        out = inst.json("relations", "rule:escape-terminal-output", "--direction", "out").output
+        return {(r["rel"], r["to_id"]) for r in json.loads(out)}
+
     assert ("enforced-by", "action:strip-control-bytes") in relations()
     assert inst("rebuild").exit_code in (0, 1)
     assert ("enforced-by", "action:strip-control-bytes") in relations()

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ontoloom.api import Graph
     from ontoloom.proposals.store import Proposal
 
-__all__ = ["GuardHit", "guard", "hints", "why"]
+__all__ = ["GuardHit", "guard", "guard_json", "hints", "why"]
 
 WHY_MAX_HOPS = 3
 # Hop 1: what points at the target with one of these; a decision target also what it builds on.
@@ -113,6 +113,11 @@ class GuardHit:
             "aliases": self.aliases,
             "private": self.private,
         }
+
+
+def guard_json(hits: list[GuardHit]) -> dict[str, Any]:
+    """What ``guard`` reports: whether anything matched, and the matching classes."""
+    return {"matched": bool(hits), "classes": [h.to_json() for h in hits]}
 
 
 def _classes(graph: Graph) -> list[dict[str, Any]]:

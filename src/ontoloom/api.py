@@ -191,6 +191,16 @@ class Graph:
             raise NotFound(f"no entity with id {entity_id!r}: check the id with `ontoloom list`")
         return entity[0]
 
+    def describe(self, entity_id: str) -> dict[str, Any]:
+        """An entity's JSON with its outgoing and incoming relations (``get``)."""
+        data = self.get(entity_id).to_json()
+        relations = self.relations(entity_id)
+        data["relations"] = {
+            "outgoing": [r.to_json() for r in relations if r.from_id == entity_id],
+            "incoming": [r.to_json() for r in relations if r.from_id != entity_id],
+        }
+        return data
+
     def entities(
         self, type_name: str | None = None, where: dict[str, Any] | None = None
     ) -> list[Entity]:
@@ -325,6 +335,34 @@ class Graph:
                 }
             )
         return sorted(results, key=lambda r: (r["distance"], r["id"]))
+
+    def entities_by_id(self, entity_ids: Iterable[str]) -> list[Entity]:
+        """The entities with these ids (unknown ids are left out), in no particular order."""
+        nodes = [self.ids.iri(i) for i in entity_ids]
+        found: list[Entity] = []
+        for i in range(0, len(nodes), 400):
+            listed = " ".join(str(n) for n in nodes[i : i + 400])
+            query = (
+                f"SELECT ?e ?p ?o WHERE {{ VALUES ?e {{ {listed} }} ?e ?p ?o . "
+                f"FILTER(isLiteral(?o) || ?p = {RDF_TYPE}) }}"
+            )
+            found.extend(e for e in self._entities(self.backend.select(query)) if e.type)
+        return found
+
+    def relations_among(
+        self, entity_ids: Iterable[str], *, outgoing_only: bool = False
+    ) -> list[Relation]:
+        """Relations with at least one end among ``entity_ids`` (only those leaving them with
+        ``outgoing_only``), declared or not, ordered by source, relation and target."""
+        nodes = [self.ids.iri(i) for i in entity_ids]
+        found: set[Relation] = set()
+        for i in range(0, len(nodes), 400):
+            listed = " ".join(str(n) for n in nodes[i : i + 400])
+            fwd = f"{{ VALUES ?s {{ {listed} }} ?s ?p ?o }}"
+            where = fwd if outgoing_only else f"{fwd} UNION {{ VALUES ?o {{ {listed} }} ?s ?p ?o }}"
+            query = f"SELECT DISTINCT ?s ?p ?o WHERE {{ {where} FILTER(isIRI(?o) && ?p != {RDF_TYPE}) }}"
+            found.update(self._relations(self.backend.select(query)))
+        return sorted(found, key=lambda r: (r.from_id, r.rel, r.to_id))
 
     def _entities_by_id(self, nodes: Iterable[Term]) -> list[Entity]:
         listed = " ".join(str(n) for n in nodes)

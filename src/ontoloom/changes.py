@@ -254,6 +254,57 @@ class Changes:
         self._add([Quad(s, spec.iri, o, FACTS)])
         return RelateOutcome(relation, created=True, replaced=replaced)
 
+    def link(self, from_id: str, name: str, to_id: str) -> bool:
+        """An open-world relation ``ol:{name}`` the schema does not declare (the memory-server
+        model lets agents coin relation types). Both ends must exist; returns whether it is new.
+        """
+        if name in self.graph.schema.relations:
+            raise BadInput(f"{name} is a declared relation: use relate, which checks its rules")
+        missing = [i for i in (from_id, to_id) if not self.exists(check_id(i))]
+        if missing:
+            raise NotFound(f"{missing[0]} does not exist: create it first")
+        s, p, o = self.graph.ids.iri(from_id), vocab_iri(name), self.graph.ids.iri(to_id)
+        if any(q.object == o for q in self.quads_about(s, p)):
+            return False
+        self._add([Quad(s, p, o, FACTS)])
+        return True
+
+    def unlink(self, from_id: str, name: str, to_id: str) -> int:
+        """Remove ``from_id name to_id`` where written directly, declared or not; returns how
+        many triples went (0 when there was none)."""
+        s, o = self.graph.ids.iri(check_id(from_id)), self.graph.ids.iri(check_id(to_id))
+        found = {
+            q
+            for q in self.quads_about(s, vocab_iri(name))
+            if q.object == o and q.graph_name == FACTS
+        }
+        self._remove(found)
+        return len(found)
+
+    def add_values(self, entity_id: str, key: str, values: Iterable[Any]) -> None:
+        """Add values to a property, keeping those it has (multi-valued properties)."""
+        node = self._require_fact(entity_id)
+        self._add(self._property_quads(node, {key: list(values)}))
+        self._touch(node)
+
+    def remove_values(self, entity_id: str, key: str, values: Iterable[Any]) -> int:
+        """Remove these values of a property; returns how many were there."""
+        node = self._require_fact(entity_id)
+        wanted = {lit for v in values for lit in literal_from_json(v, field_name=key)}
+        found = {
+            q
+            for q in self.quads_about(node, vocab_iri(key))
+            if q.graph_name == FACTS and q.object in wanted
+        }
+        if found:
+            self._remove(found)
+            self._touch(node)
+        return len(found)
+
+    def _touch(self, node: NamedNode) -> None:
+        self._remove(q for q in self.quads_about(node, DCTERMS_MODIFIED) if q.graph_name == FACTS)
+        self._add([Quad(node, DCTERMS_MODIFIED, self._now, FACTS)])
+
     def unrelate(self, from_id: str, rel: str, to_id: str) -> Relation:
         spec = self.relation(rel, from_id)
         ids = self.graph.ids

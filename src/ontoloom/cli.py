@@ -208,24 +208,16 @@ def get(entity_id: str) -> None:
       ontoloom get task_a1b2c3d4 --json
     """
     with _graph() as g:
-        entity = g.get(entity_id)
-        relations = g.relations(entity_id)
-    out = [r for r in relations if r.from_id == entity_id]
-    inc = [r for r in relations if r.from_id != entity_id]
-    data = entity.to_json()
-    data["relations"] = {
-        "outgoing": [r.to_json() for r in out],
-        "incoming": [r.to_json() for r in inc],
-    }
+        data = g.describe(entity_id)
 
     def text() -> None:
-        click.echo(f"{entity.id} ({entity.type})")
-        for key, value in entity.properties.items():
+        click.echo(f"{data['id']} ({data['type']})")
+        for key, value in data["properties"].items():
             click.echo(f"  {key}: {json.dumps(value, ensure_ascii=False)}")
-        for r in out:
-            click.echo(f"  → {r.rel} {r.to_id} ({r.to_type})")
-        for r in inc:
-            click.echo(f"  ← {r.rel} {r.from_id} ({r.from_type})")
+        for r in data["relations"]["outgoing"]:
+            click.echo(f"  → {r['rel']} {r['to_id']} ({r['to_type']})")
+        for r in data["relations"]["incoming"]:
+            click.echo(f"  ← {r['rel']} {r['from_id']} ({r['from_type']})")
 
     _emit(data, text)
 
@@ -265,10 +257,14 @@ def delete(entity_id: str) -> None:
     Example:
       ontoloom delete task_a1b2c3d4
     """
+    from ontoloom.model import deletion_json
+
     with _graph(write=True) as g:
         entity, relations = g.delete(entity_id)
-    data = {"deleted": entity.to_json(), "relations_removed": [r.to_json() for r in relations]}
-    _emit(data, f"deleted {entity.id} ({entity.type}) and {len(relations)} relation(s)")
+    _emit(
+        deletion_json(entity, relations),
+        f"deleted {entity.id} ({entity.type}) and {len(relations)} relation(s)",
+    )
 
 
 # -- relations ---------------------------------------------------------------------------------
@@ -1171,6 +1167,7 @@ def guard(text: str | None, class_ref: str | None, limit: int) -> None:
       ontoloom guard --class literal-control-bytes --json
     """
     from ontoloom.actions import guard as find
+    from ontoloom.actions import guard_json
 
     if not text and not class_ref:
         raise click.UsageError("give the TEXT of what went wrong, or --class SLUG")
@@ -1191,7 +1188,7 @@ def guard(text: str | None, class_ref: str | None, limit: int) -> None:
             for a in hit.actions:
                 click.echo(f"  action: {a['id']}: {a['title']}")
 
-    _emit({"matched": bool(found), "classes": [h.to_json() for h in found]}, show)
+    _emit(guard_json(found), show)
     sys.exit(0 if found else 3)
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "Relation",
     "check_id",
     "check_property_name",
+    "deletion_json",
     "literal_from_json",
     "new_id",
     "relation_id",
@@ -267,6 +268,11 @@ class Entity:
             if isinstance(value, str) and value:
                 return value
         return self.id
+
+
+def deletion_json(entity: Entity, relations: list[Relation]) -> dict[str, Any]:
+    """What ``delete`` reports: the entity as it was and the relations that went with it."""
+    return {"deleted": entity.to_json(), "relations_removed": [r.to_json() for r in relations]}
 
 
 @dataclass(frozen=True)

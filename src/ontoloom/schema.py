@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from ontoloom.resources import resource_dir
 from ontoloom.shacl import ShapeSet, Validator
@@ -85,6 +85,11 @@ def builtin_triples() -> tuple[list[Triple], list[Triple]]:
     return _files("ontology"), _files("shapes")
 
 
+@lru_cache(maxsize=8)
+def _load_cached(cls: type[Schema], extensions: tuple[Triple, ...]) -> Schema:
+    return cls(*builtin_triples(), extensions)
+
+
 def _local(term: Term) -> str:
     return (
         term.value[len(OL) :]
@@ -111,8 +116,12 @@ class Schema:
 
     @classmethod
     def load(cls, extensions: Iterable[Triple] = ()) -> Schema:
-        """The shipped schema plus ``extensions`` (the store's schema graph)."""
-        return cls(*builtin_triples(), extensions)
+        """The shipped schema plus ``extensions`` (the store's schema graph).
+
+        Cached: a schema never changes once built, so a long-lived process that reopens the
+        store for every call (the MCP server) reuses its compiled validators.
+        """
+        return _load_cached(cls, tuple(extensions))
 
     # -- class hierarchy -------------------------------------------------------------------
     @cached_property
@@ -226,6 +235,12 @@ class Schema:
                 else "many_to_many"
             )
         return dict(sorted(out.items()))
+
+    @cached_property
+    def datatype_properties(self) -> set[str]:
+        """Names the ontology declares as properties (so no relation may take them)."""
+        declared = self.ontology.subjects(RDF_TYPE, NamedNode(OWL + "DatatypeProperty"))
+        return {_local(s) for s in declared if isinstance(s, NamedNode) and s.value.startswith(OL)}
 
     @cached_property
     def multi_valued(self) -> set[str]:
