@@ -199,7 +199,7 @@ class Memory:
                     {
                         "name": n.name,
                         "entityType": n.entity_type,
-                        "observations": len(n.observations),
+                        "observationCount": len(n.observations),
                     }
                     for n in nodes
                 ],
@@ -432,10 +432,10 @@ def _entity_fields(item: Any, i: int) -> tuple[str, str, list[str]]:
 def _relation_fields(item: Any, i: int) -> tuple[str, str, str]:
     if not isinstance(item, dict):
         raise BadInput(f"relations[{i}] is an object with from, to and relationType")
-    values = [item.get(k) for k in ("from", "to", "relationType")]
-    if not all(isinstance(v, str) and v.strip() for v in values):
+    source, target, relation_type = (item.get(k) for k in ("from", "to", "relationType"))
+    if not all(isinstance(v, str) and v.strip() for v in (source, target, relation_type)):
         raise BadInput(f"relations[{i}]: from, to and relationType are non-empty strings")
-    return values[0], values[1], values[2]
+    return str(source), str(target), str(relation_type)
 
 
 def _encode_cursor(last_id: str) -> str:

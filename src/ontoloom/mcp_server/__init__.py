@@ -1,0 +1,178 @@
+"""``ontoloom mcp``: the graph as an MCP server over stdio, on the official SDK.
+
+Two tool sets: the typed tools (:mod:`.tools`) and the reference memory server's
+(:mod:`.memory_tools`). Every call opens the data dir for just that call — shared lock for
+reads, exclusive for writes — so several servers and the CLI share one instance without
+losing a write. Arguments are checked against the tool's schema built from the *live*
+schema; any error becomes a tool error (``isError``) whose text says what and how to fix it,
+a validation refusal's text being the report. The server itself never dies of a bad call.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import jsonschema
+import mcp.types as types
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.stdio import stdio_server
+
+from ontoloom.errors import NoStore, OntoloomError
+from ontoloom.mcp_server.memory_tools import EMPTY_RESULTS, memory_tools
+from ontoloom.mcp_server.tools import ToolSpec, typed_tools
+
+__all__ = ["build_server", "serve"]
+
+INSTRUCTIONS = """\
+ontoloom is the team's shared, typed memory: entities (tasks, people, projects, events,
+documents…) and the operational record (recurring failures, rules, decisions, runbooks).
+Every write is validated against the schema; a refused write says which rule broke and how
+to fix it, and stores nothing. Search before you create. Ids look like task_a1b2c3d4 or
+rule:no-raw-control-bytes. When something fails, ask guard whether it happened before; ask
+why for the decisions behind a rule. Proposals are unconfirmed until a person confirms them.
+The memory-server tools (create_entities, read_graph, …) work on the same graph."""
+
+
+def _tools(data_dir: Path) -> list[ToolSpec]:
+    return [*typed_tools(_schema(data_dir)), *memory_tools()]
+
+
+def _schema(data_dir: Path) -> Any:
+    """The live schema: the store's when there is one, else the shipped one."""
+    from ontoloom.api import Graph
+    from ontoloom.schema import Schema
+
+    try:
+        with Graph.open(data_dir) as g:
+            return g.schema
+    except OntoloomError:
+        return Schema.load()
+
+
+def _tool(spec: ToolSpec) -> types.Tool:
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        inputSchema=spec.input_schema(),
+        outputSchema=spec.output_schema,
+        annotations=types.ToolAnnotations(
+            title=spec.title,
+            readOnlyHint=spec.read_only,
+            destructiveHint=spec.destructive,
+            idempotentHint=spec.idempotent,
+            openWorldHint=False,
+        ),
+    )
+
+
+def _text(data: Any) -> str:
+    """The JSON as the CLI's ``--json`` prints it."""
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str)
+
+
+def _error(message: str, data: dict[str, Any] | None = None) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)],
+        structuredContent=data,
+        isError=True,
+    )
+
+
+def _argument_problem(spec: ToolSpec, arguments: dict[str, Any]) -> str | None:
+    errors = sorted(
+        jsonschema.Draft202012Validator(spec.input_schema()).iter_errors(arguments),
+        key=lambda e: list(e.absolute_path),
+    )
+    if not errors:
+        return None
+    error = errors[0]
+    where = ".".join(str(p) for p in error.absolute_path) or "arguments"
+    hint = ""
+    if error.validator == "enum" and error.absolute_path and error.absolute_path[-1] == "type":
+        hint = "; schema_list shows the types, schema_add_type adds one"
+    elif error.validator == "enum" and error.absolute_path and error.absolute_path[-1] == "rel":
+        hint = "; schema_list shows the relations, schema_add_relation adds one"
+    return f"invalid arguments for {spec.name}: {where}: {error.message}{hint}"
+
+
+def _specs(schema: Any) -> dict[str, ToolSpec]:
+    return {t.name: t for t in [*typed_tools(schema), *memory_tools()]}
+
+
+def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    """Run one tool call to completion (blocking): open, check arguments, run, close."""
+    from ontoloom.api import Graph
+
+    known = _specs_cached().get(name)  # how to open the store does not depend on the schema
+    if known is None:
+        return _error(f"unknown tool {name!r}: list the tools to see them")
+    try:
+        with Graph.open(data_dir, write=not known.read_only, create=known.access == "create") as g:
+            spec = _specs(g.schema)[name]
+            problem = _argument_problem(spec, arguments)
+            if problem:
+                return _error(problem, {"error": "bad_input", "message": problem})
+            data = spec.handler(g, arguments)
+    except NoStore as exc:
+        if name not in EMPTY_RESULTS:
+            return _error(exc.message, exc.to_json())
+        data = EMPTY_RESULTS[name]
+    except OntoloomError as exc:
+        return _error(exc.message, exc.to_json())
+    except Exception as exc:  # a bug must not take the server (and the agent's tools) down
+        message = f"unexpected {type(exc).__name__}: {exc}"
+        return _error(message, {"error": "internal", "message": message})
+    structured = data if isinstance(data, dict) else {"result": data}
+    text = known.render(data) if known.render is not None else _text(data)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structuredContent=structured,
+    )
+
+
+def build_server(data_dir: Path) -> Server:
+    """The MCP server over ``data_dir`` (the tools and their handler; no transport)."""
+    from importlib.metadata import version
+
+    server: Server = Server("ontoloom", version=version("ontoloom"), instructions=INSTRUCTIONS)
+
+    @server.list_tools()
+    async def list_tools() -> list[types.Tool]:
+        specs = await anyio.to_thread.run_sync(_tools, data_dir)
+        return [_tool(spec) for spec in specs]
+
+    @server.call_tool(validate_input=False)  # checked against the live schema in `call`
+    async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        result = await anyio.to_thread.run_sync(call, data_dir, name, arguments or {})
+        known = _specs_cached().get(name)
+        if known is not None and known.changes_schema and not result.isError:
+            # The enums of types and relations changed: clients re-list the tools.
+            await server.request_context.session.send_tool_list_changed()
+        return result
+
+    return server
+
+
+def _specs_cached() -> dict[str, ToolSpec]:
+    from ontoloom.schema import Schema
+
+    return _specs(Schema.load())
+
+
+def serve(data_dir: str | Path | None = None) -> None:
+    """Serve over stdio until the client closes the connection."""
+    from ontoloom.config import resolve_data_dir
+
+    path = resolve_data_dir(data_dir)
+    server = build_server(path)
+    options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+
+    async def run() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, options)
+
+    anyio.run(run)

@@ -1,0 +1,302 @@
+"""The reference memory server's tools (``@modelcontextprotocol/server-memory``), same names,
+arguments and results, over :class:`ontoloom.memory.Memory` — plus what its users ask for:
+``read_graph`` paginated the MCP way with a summary mode, ranked ``search_nodes``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ontoloom.mcp_server.tools import ToolSpec
+from ontoloom.memory import DEFAULT_PAGE, MAX_PAGE, Memory
+
+if TYPE_CHECKING:
+    from ontoloom.api import Graph
+
+__all__ = ["memory_tools"]
+
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+_ENTITY = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "The name of the entity"},
+        "entityType": {"type": "string", "description": "The type of the entity"},
+        "observations": {
+            **_STRINGS,
+            "description": "An array of observation contents associated with the entity",
+        },
+    },
+    "required": ["name", "entityType", "observations"],
+}
+_RELATION = {
+    "type": "object",
+    "properties": {
+        "from": {
+            "type": "string",
+            "description": "The name of the entity where the relation starts",
+        },
+        "to": {"type": "string", "description": "The name of the entity where the relation ends"},
+        "relationType": {"type": "string", "description": "The type of the relation"},
+    },
+    "required": ["from", "to", "relationType"],
+}
+_GRAPH_OUT = {
+    "type": "object",
+    "properties": {
+        "entities": {"type": "array", "items": {"type": "object"}},
+        "relations": {"type": "array", "items": _RELATION},
+        "nextCursor": {"type": "string"},
+    },
+    "required": ["entities"],
+}
+_DONE_OUT = {
+    "type": "object",
+    "properties": {"success": {"type": "boolean"}, "message": {"type": "string"}},
+    "required": ["success", "message"],
+}
+
+
+def _done(message: str) -> dict[str, Any]:
+    return {"success": True, "message": message}
+
+
+def _json_of(key: str) -> Callable[[Any], str]:
+    """The reference server's text: the JSON of the list under ``key``, not the wrapper."""
+    return lambda data: json.dumps(data[key], indent=2, ensure_ascii=False)
+
+
+def _message(data: Any) -> str:
+    return str(data["message"])
+
+
+def _create_entities(g: Graph, a: dict[str, Any]) -> Any:
+    return {"entities": Memory(g).create_entities(a["entities"])}
+
+
+def _create_relations(g: Graph, a: dict[str, Any]) -> Any:
+    return {"relations": Memory(g).create_relations(a["relations"])}
+
+
+def _add_observations(g: Graph, a: dict[str, Any]) -> Any:
+    return {"results": Memory(g).add_observations(a["observations"])}
+
+
+def _delete_entities(g: Graph, a: dict[str, Any]) -> Any:
+    Memory(g).delete_entities(a["entityNames"])
+    return _done("Entities deleted successfully")
+
+
+def _delete_observations(g: Graph, a: dict[str, Any]) -> Any:
+    Memory(g).delete_observations(a["deletions"])
+    return _done("Observations deleted successfully")
+
+
+def _delete_relations(g: Graph, a: dict[str, Any]) -> Any:
+    Memory(g).delete_relations(a["relations"])
+    return _done("Relations deleted successfully")
+
+
+def _read_graph(g: Graph, a: dict[str, Any]) -> Any:
+    return Memory(g).read_graph(a.get("cursor"), a.get("limit"), bool(a.get("summary")))
+
+
+def _search_nodes(g: Graph, a: dict[str, Any]) -> Any:
+    return Memory(g).search_nodes(a["query"], a.get("limit", 20))
+
+
+def _open_nodes(g: Graph, a: dict[str, Any]) -> Any:
+    return Memory(g).open_nodes(a["names"])
+
+
+# Results when the data dir has no store yet: the reference server reads a missing file as
+# an empty graph, and so do these.
+EMPTY_RESULTS: dict[str, dict[str, Any]] = {
+    "read_graph": {"entities": [], "relations": []},
+    "search_nodes": {"entities": [], "relations": []},
+    "open_nodes": {"entities": [], "relations": []},
+}
+
+
+def memory_tools() -> list[ToolSpec]:
+    return [
+        ToolSpec(
+            "create_entities",
+            "Create Entities",
+            "Create multiple new entities in the knowledge graph (names already there are "
+            "skipped). entityType maps onto the typed schema where it names a type (person, "
+            "task, project, organization, document…), else it is kept as a Thing's kind.",
+            {"entities": {"type": "array", "items": _ENTITY}},
+            _create_entities,
+            required=("entities",),
+            idempotent=False,
+            output_schema={
+                "type": "object",
+                "properties": {"entities": {"type": "array", "items": _ENTITY}},
+            },
+            access="create",
+            strict=False,
+            render=_json_of("entities"),
+        ),
+        ToolSpec(
+            "create_relations",
+            "Create Relations",
+            "Create multiple new relations between entities in the knowledge graph. Relations "
+            "should be in active voice. Both ends must exist; relation types the schema "
+            "declares are checked against its rules.",
+            {"relations": {"type": "array", "items": _RELATION}},
+            _create_relations,
+            required=("relations",),
+            idempotent=False,
+            output_schema={
+                "type": "object",
+                "properties": {"relations": {"type": "array", "items": _RELATION}},
+            },
+            access="create",
+            strict=False,
+            render=_json_of("relations"),
+        ),
+        ToolSpec(
+            "add_observations",
+            "Add Observations",
+            "Add new observations to existing entities in the knowledge graph",
+            {
+                "observations": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "entityName": {
+                                "type": "string",
+                                "description": "The name of the entity to add the observations to",
+                            },
+                            "contents": {
+                                **_STRINGS,
+                                "description": "An array of observation contents to add",
+                            },
+                        },
+                        "required": ["entityName", "contents"],
+                    },
+                }
+            },
+            _add_observations,
+            required=("observations",),
+            idempotent=False,
+            output_schema={"type": "object", "properties": {"results": {"type": "array"}}},
+            access="create",
+            strict=False,
+            render=_json_of("results"),
+        ),
+        ToolSpec(
+            "delete_entities",
+            "Delete Entities",
+            "Delete multiple entities and their associated relations from the knowledge graph",
+            {"entityNames": {**_STRINGS, "description": "An array of entity names to delete"}},
+            _delete_entities,
+            required=("entityNames",),
+            destructive=True,
+            output_schema=_DONE_OUT,
+            access="create",
+            strict=False,
+            render=_message,
+        ),
+        ToolSpec(
+            "delete_observations",
+            "Delete Observations",
+            "Delete specific observations from entities in the knowledge graph",
+            {
+                "deletions": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "entityName": {
+                                "type": "string",
+                                "description": "The name of the entity containing the observations",
+                            },
+                            "observations": {
+                                **_STRINGS,
+                                "description": "An array of observations to delete",
+                            },
+                        },
+                        "required": ["entityName", "observations"],
+                    },
+                }
+            },
+            _delete_observations,
+            required=("deletions",),
+            destructive=True,
+            output_schema=_DONE_OUT,
+            access="create",
+            strict=False,
+            render=_message,
+        ),
+        ToolSpec(
+            "delete_relations",
+            "Delete Relations",
+            "Delete multiple relations from the knowledge graph",
+            {
+                "relations": {
+                    "type": "array",
+                    "items": _RELATION,
+                    "description": "An array of relations to delete",
+                }
+            },
+            _delete_relations,
+            required=("relations",),
+            destructive=True,
+            output_schema=_DONE_OUT,
+            access="create",
+            strict=False,
+            render=_message,
+        ),
+        ToolSpec(
+            "read_graph",
+            "Read Graph",
+            f"Read the knowledge graph one page at a time: {DEFAULT_PAGE} entities (ordered by "
+            "id) with their relations, and nextCursor while more follow — pass it back as "
+            "cursor. summary: true gives counts per entity type and relation type, and each "
+            "entity's observation count instead of its observations.",
+            {
+                "cursor": {"type": "string", "description": "The nextCursor of the previous page."},
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_PAGE,
+                    "default": DEFAULT_PAGE,
+                },
+                "summary": {"type": "boolean", "default": False},
+            },
+            _read_graph,
+            output_schema=_GRAPH_OUT,
+            strict=False,
+        ),
+        ToolSpec(
+            "search_nodes",
+            "Search Nodes",
+            "Search for nodes in the knowledge graph based on a query: ranked (BM25) over "
+            "names, types and observations, with every relation that has an end among them.",
+            {
+                "query": {
+                    "type": "string",
+                    "description": "The search query to match against entity names, types, and observation content",
+                },
+                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 20},
+            },
+            _search_nodes,
+            required=("query",),
+            output_schema=_GRAPH_OUT,
+            strict=False,
+        ),
+        ToolSpec(
+            "open_nodes",
+            "Open Nodes",
+            "Open specific nodes in the knowledge graph by their names (an id works too), "
+            "with every relation that has an end among them.",
+            {"names": {**_STRINGS, "description": "An array of entity names to retrieve"}},
+            _open_nodes,
+            required=("names",),
+            output_schema=_GRAPH_OUT,
+            strict=False,
+        ),
+    ]

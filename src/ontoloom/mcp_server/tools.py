@@ -1,0 +1,588 @@
+"""The typed tools: one per user-facing operation, with the CLI's argument names and the
+JSON its ``--json`` prints. Input schemas are built from the live schema (enums of types and
+relations, required properties in the descriptions), so a model fills them right first time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ontoloom.errors import BadInput, ValidationFailed
+
+if TYPE_CHECKING:
+    from ontoloom.api import Graph
+    from ontoloom.schema import Schema
+
+__all__ = ["Access", "ToolSpec", "typed_tools"]
+
+Access = str  # "read" · "write" · "create" (a write that makes the store when there is none)
+Handler = Callable[["Graph", dict[str, Any]], Any]
+
+
+class PlanRefused(ValidationFailed):
+    """A dry-run plan that would be refused: a tool error carrying the plan result."""
+
+    def __init__(self, result: Any) -> None:
+        super().__init__(result.findings, "dry run: the plan would be refused; nothing was stored")
+        self.result = result
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = self.result.to_json(with_delta=True)
+        return data
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One MCP tool: its schema, its truthful annotations and what it runs."""
+
+    name: str
+    title: str
+    description: str
+    properties: dict[str, Any]
+    handler: Handler
+    required: tuple[str, ...] = ()
+    access: Access = "read"
+    destructive: bool = False
+    idempotent: bool = True
+    strict: bool = True  # unknown arguments are refused (typos surface at once)
+    output_schema: dict[str, Any] | None = None
+    changes_schema: bool = False
+    # The text content for a result; by default the JSON as the CLI's --json prints it.
+    render: Callable[[Any], str] | None = None
+
+    @property
+    def read_only(self) -> bool:
+        return self.access == "read"
+
+    def input_schema(self) -> dict[str, Any]:
+        schema: dict[str, Any] = {"type": "object", "properties": self.properties}
+        if self.required:
+            schema["required"] = list(self.required)
+        if self.strict:
+            schema["additionalProperties"] = False
+        return schema
+
+
+# -- schema pieces ---------------------------------------------------------------------------
+def _string(description: str, **more: Any) -> dict[str, Any]:
+    return {"type": "string", "description": description, **more}
+
+
+def _creatable(schema: Schema) -> list[str]:
+    from ontoloom.schema import ENTITY
+
+    creatable = schema.hierarchy.subclasses(ENTITY)
+    return sorted(name for name, spec in schema.types.items() if spec.iri in creatable)
+
+
+def _type_rules(schema: Schema) -> str:
+    lines = []
+    for name in _creatable(schema):
+        spec = schema.types[name]
+        parts = [f"requires {', '.join(spec.required)}" if spec.required else "no required"]
+        parts += [
+            f"{prop} ∈ {{{', '.join(map(str, values))}}}" for prop, values in spec.enums.items()
+        ]
+        lines.append(f"{name}: {'; '.join(parts)}")
+    return "\n".join(lines)
+
+
+def _relation_rules(schema: Schema) -> str:
+    lines = []
+    for name, spec in schema.relations.items():
+        flags = " acyclic" if spec.acyclic else ""
+        lines.append(
+            f"{name}: {' | '.join(spec.from_types)} → {' | '.join(spec.to_types)} ({spec.cardinality}{flags})"
+        )
+    return "\n".join(lines)
+
+
+def _rel(schema: Schema, description: str) -> dict[str, Any]:
+    return {"type": "string", "enum": list(schema.relations), "description": description}
+
+
+_ID = _string("An entity id, e.g. task_a1b2c3d4 (see search or get_entity).")
+_TARGET = _string("An object: id, slug, title or alias, e.g. rule:no-raw-control-bytes.")
+
+
+# -- handlers --------------------------------------------------------------------------------
+def _create(g: Graph, a: dict[str, Any]) -> Any:
+    return g.create(a["type"], a.get("properties") or {}, id=a.get("id")).to_json()
+
+
+def _update(g: Graph, a: dict[str, Any]) -> Any:
+    props, unset = a.get("properties") or {}, a.get("unset") or []
+    if not props and not unset:
+        raise BadInput('nothing to change: give "properties" (null unsets one) or "unset"')
+    return g.update(a["id"], props, unset).to_json()
+
+
+def _delete(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.model import deletion_json
+
+    return deletion_json(*g.delete(a["id"]))
+
+
+def _relations(g: Graph, a: dict[str, Any]) -> Any:
+    found = g.relations(a["id"], a.get("rel"), a.get("direction", "both"))
+    return [r.to_json() for r in found]
+
+
+def _traverse(g: Graph, a: dict[str, Any]) -> Any:
+    return g.traverse(a["id"], a.get("rel"), a.get("direction", "out"), a.get("depth", 1))
+
+
+def _listed(value: Any) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _list(g: Graph, a: dict[str, Any]) -> Any:
+    return [e.to_json() for e in g.entities(a.get("type"), a.get("where") or {})]
+
+
+def _search(g: Graph, a: dict[str, Any]) -> Any:
+    hits = g.search(
+        a["query"],
+        types=_listed(a.get("type")),
+        tags=_listed(a.get("tag")),
+        rel=a.get("rel"),
+        limit=a.get("limit", 10),
+    )
+    return [h.to_json() for h in hits]
+
+
+def _check(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.audit import audit
+
+    result = audit(g)
+    data = result.to_json()
+    if a.get("explain"):
+        data["engines"] = result.engines
+    return data
+
+
+def _query(g: Graph, a: dict[str, Any]) -> Any:
+    import json
+
+    from ontoloom.query import run_query
+
+    params = a.get("params") or {}
+    kind, raw = run_query(
+        g, a["query"], {k.lstrip("?$"): str(v) for k, v in params.items()}, "json"
+    )
+    assert isinstance(raw, bytes)
+    if kind == "graph":  # CONSTRUCT / DESCRIBE: the triples as Turtle
+        return {"format": "turtle", "turtle": raw.decode("utf-8")}
+    return json.loads(raw)
+
+
+def _plan(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.plans import steps_of
+
+    dry_run = bool(a.get("dry_run"))
+    result = g.apply_plan(steps_of(a["plan"]), dry_run=dry_run)
+    if not result.valid:
+        raise PlanRefused(result)
+    return result.to_json(with_delta=dry_run)
+
+
+def _schema_list(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.extensions import describe_schema
+
+    return describe_schema(g)
+
+
+def _add_type(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.extensions import add_type
+
+    return add_type(g, a)
+
+
+def _add_relation(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.extensions import add_relation
+
+    return add_relation(g, a)
+
+
+def _guard(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.actions import guard, guard_json
+
+    if not a.get("text") and not a.get("class"):
+        raise BadInput('give "text" (what went wrong) or "class" (a failure class slug)')
+    return guard_json(guard(g, a.get("text"), a.get("class"), a.get("limit", 3)))
+
+
+def _why(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.actions import why
+
+    return why(g, a["target"])
+
+
+def _hints(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.actions import hints
+
+    return [p.to_json() for p in hints(g, a["target"])]
+
+
+def _proposals(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.proposals.store import list_proposals
+
+    status = a.get("status", "pending")
+    found = list_proposals(g, status=None if status == "all" else status, tier=a.get("tier"))
+    return [p.to_json() for p in found]
+
+
+def _confirm(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.proposals.review import confirm
+
+    return confirm(g, a["id"])
+
+
+def _reject(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.proposals.review import reject
+
+    return reject(g, a["id"], a.get("reason")).to_json()
+
+
+# -- the tools -------------------------------------------------------------------------------
+def typed_tools(schema: Schema) -> list[ToolSpec]:
+    """Every typed tool, its schema drawn from ``schema``."""
+    types = _creatable(schema)
+    all_types = sorted(schema.types)
+    type_rules = _type_rules(schema)
+    relation_rules = _relation_rules(schema)
+    direction = {"type": "string", "enum": ["out", "in", "both"], "default": "both"}
+    type_filter = {
+        "description": "Only objects of this type (or these types).",
+        "anyOf": [
+            {"type": "string", "enum": all_types},
+            {"type": "array", "items": {"type": "string", "enum": all_types}},
+        ],
+    }
+    properties = {
+        "type": "object",
+        "description": "Property values: strings, numbers, booleans, or lists of them. "
+        "Dates as 2026-11-02, times as 2026-11-02T09:00:00Z.",
+    }
+    return [
+        ToolSpec(
+            "create_entity",
+            "Create an entity",
+            "Create a typed entity; it is validated before anything is stored and refused "
+            "with the rule and the fix otherwise. Search first so as not to duplicate.\n"
+            f"Types and their rules:\n{type_rules}",
+            {
+                "type": {"type": "string", "enum": types, "description": "The entity type."},
+                "properties": properties,
+                "id": _string("Optional id; by default one like task_a1b2c3d4 is generated."),
+            },
+            _create,
+            required=("type", "properties"),
+            access="create",
+            idempotent=False,
+        ),
+        ToolSpec(
+            "update_entity",
+            "Update an entity",
+            "Set properties of an entity (each replaces its previous values; null unsets) "
+            f"or unset them. Validated like create.\nTypes and their rules:\n{type_rules}",
+            {
+                "id": _ID,
+                "properties": {**properties, "description": "Properties to set; null unsets."},
+                "unset": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Property names to remove.",
+                },
+            },
+            _update,
+            required=("id",),
+            access="write",
+            destructive=True,
+        ),
+        ToolSpec(
+            "delete_entity",
+            "Delete an entity",
+            "Delete an entity and every relation touching it, in one step.",
+            {"id": _ID},
+            _delete,
+            required=("id",),
+            access="write",
+            destructive=True,
+        ),
+        ToolSpec(
+            "get_entity",
+            "Get an entity",
+            "An entity's properties with its outgoing and incoming relations.",
+            {"id": _ID},
+            lambda g, a: g.describe(a["id"]),
+            required=("id",),
+        ),
+        ToolSpec(
+            "list_entities",
+            "List entities",
+            "Entities, optionally of one type and with given property values.",
+            {
+                "type": {"type": "string", "enum": all_types, "description": "Only this type."},
+                "where": {
+                    "type": "object",
+                    "description": 'Property filters, e.g. {"status": "open"}.',
+                },
+            },
+            _list,
+        ),
+        ToolSpec(
+            "relate",
+            "Relate two entities",
+            "Relate from_id to to_id by rel. Types, cardinality and cycles are checked; a "
+            "many_to_one relation replaces the previous one (the result says which).\n"
+            f"Relations:\n{relation_rules}",
+            {
+                "from_id": _ID,
+                "rel": _rel(schema, "The relation."),
+                "to_id": _ID,
+            },
+            _relate,
+            required=("from_id", "rel", "to_id"),
+            access="write",
+            destructive=True,  # replaces a many_to_one relation
+        ),
+        ToolSpec(
+            "unrelate",
+            "Remove a relation",
+            "Remove the relation from_id rel to_id.",
+            {"from_id": _ID, "rel": _rel(schema, "The relation."), "to_id": _ID},
+            lambda g, a: g.unrelate(a["from_id"], a["rel"], a["to_id"]).to_json(),
+            required=("from_id", "rel", "to_id"),
+            access="write",
+            destructive=True,
+        ),
+        ToolSpec(
+            "relations",
+            "Relations of an entity",
+            "The relations touching an entity, optionally one kind and one direction.",
+            {"id": _ID, "rel": _rel(schema, "Only this relation."), "direction": direction},
+            _relations,
+            required=("id",),
+        ),
+        ToolSpec(
+            "traverse",
+            "Traverse the graph",
+            "Everything reachable from an entity within depth hops, each with its distance "
+            "and path (cycle-safe).",
+            {
+                "id": _ID,
+                "rel": _rel(schema, "Follow only this relation."),
+                "direction": {"type": "string", "enum": ["out", "in"], "default": "out"},
+                "depth": {"type": "integer", "minimum": 1, "maximum": 5, "default": 1},
+            },
+            _traverse,
+            required=("id",),
+        ),
+        ToolSpec(
+            "search",
+            "Search the graph",
+            "Search in words (BM25) over ids, titles, every property, tags and relations. "
+            "Any text is a safe query.",
+            {
+                "query": _string("Words to look for, or an id."),
+                "type": type_filter,
+                "tag": {
+                    "description": "Only objects with this tag (all of these tags).",
+                    "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+                },
+                "rel": _rel(schema, "Only objects with a relation of this kind."),
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10},
+            },
+            _search,
+            required=("query",),
+        ),
+        ToolSpec(
+            "check",
+            "Audit the graph",
+            "Audit the whole graph against every rule (shapes, cycles, orphans): conforms, "
+            "counts and each finding with its fix.",
+            {
+                "explain": {
+                    "type": "boolean",
+                    "description": "Also say which engine checked which shape.",
+                }
+            },
+            _check,
+        ),
+        ToolSpec(
+            "query",
+            "Run a SPARQL query",
+            "A read-only SPARQL 1.1 query (prefix ol: is predefined) or a named query; "
+            "SELECT/ASK give SPARQL JSON results, CONSTRUCT gives Turtle. Updates are refused.",
+            {
+                "query": _string("SPARQL text, or a named query such as open-tasks-by-project."),
+                "params": {
+                    "type": "object",
+                    "additionalProperties": {"type": ["string", "number", "boolean"]},
+                    "description": 'Bind ?name to a value, e.g. {"start": "task_a1b2c3d4"}.',
+                },
+            },
+            _query,
+            required=("query",),
+        ),
+        ToolSpec(
+            "plan_apply",
+            "Apply a plan",
+            "Several operations (create with a local alias 'as', relate, update, delete, "
+            "unrelate) validated as one and committed atomically, or refused whole naming the "
+            'failing step. Example: {"steps": [{"op": "create", "type": "Task", "as": "fix", '
+            '"properties": {"title": "Fix it", "status": "open"}}, {"op": "relate", "from": '
+            '"fix", "rel": "blocks", "to": "task_a1b2c3d4"}]}',
+            {
+                "plan": {
+                    "description": 'The plan: {"steps": [...]} or the list of steps.',
+                    "anyOf": [{"type": "object"}, {"type": "array", "items": {"type": "object"}}],
+                },
+                "dry_run": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Validate and show the delta; store nothing.",
+                },
+            },
+            _plan,
+            required=("plan",),
+            access="create",
+            destructive=True,
+            idempotent=False,
+        ),
+        ToolSpec(
+            "schema_list",
+            "List the schema",
+            "Every type (required properties, enums) and relation (domain, range, "
+            "cardinality, acyclicity), built in or added.",
+            {},
+            _schema_list,
+        ),
+        ToolSpec(
+            "schema_add_type",
+            "Add an entity type",
+            "Add an entity type; required properties and enums become validation rules.",
+            {
+                "type": _string("A CamelCase name, e.g. Sprint."),
+                "required": {"type": "array", "items": {"type": "string"}},
+                "enums": {
+                    "type": "object",
+                    "additionalProperties": {"type": "array"},
+                    "description": 'Allowed values per property, e.g. {"status": ["active", "closed"]}.',
+                },
+                "description": _string("What the type is for."),
+            },
+            _add_type,
+            required=("type",),
+            access="create",
+            changes_schema=True,
+        ),
+        ToolSpec(
+            "schema_add_relation",
+            "Add a relation",
+            "Add a relation; domain, range, cardinality and acyclicity become validation rules.",
+            {
+                "rel": _string("A lower-case name, e.g. mentors."),
+                "from_types": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": all_types},
+                    "minItems": 1,
+                },
+                "to_types": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": all_types},
+                    "minItems": 1,
+                },
+                "cardinality": {
+                    "type": "string",
+                    "enum": ["many_to_many", "many_to_one", "one_to_many", "one_to_one"],
+                    "default": "many_to_many",
+                },
+                "acyclic": {"type": "boolean", "default": False},
+                "symmetric": {"type": "boolean", "default": False},
+                "description": _string("What the relation means."),
+            },
+            _add_relation,
+            required=("rel", "from_types", "to_types"),
+            access="create",
+            changes_schema=True,
+        ),
+        ToolSpec(
+            "summary",
+            "Summarise the graph",
+            "Counts per type and relation, the vocabulary in use, and the last change.",
+            {},
+            lambda g, a: g.summary(),
+        ),
+        ToolSpec(
+            "guard",
+            "Is this a known failure?",
+            "Has this failure happened before? Its recurrences and the rules and actions that "
+            "cover it. Give what went wrong as text, or a failure class.",
+            {
+                "text": _string("What went wrong, in words."),
+                "class": _string("A failure class slug, e.g. literal-control-bytes."),
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 3},
+            },
+            _guard,
+        ),
+        ToolSpec(
+            "why",
+            "Why is this so?",
+            "Decision archaeology: the decisions behind an object, up to 3 hops, each step "
+            "with its evidence.",
+            {"target": _TARGET},
+            _why,
+            required=("target",),
+        ),
+        ToolSpec(
+            "hints",
+            "Unconfirmed hints",
+            "Unconfirmed proposals touching an object — not facts until a person confirms them.",
+            {"target": _TARGET},
+            _hints,
+            required=("target",),
+        ),
+        ToolSpec(
+            "proposals_list",
+            "List proposals",
+            "Proposals (extracted relations awaiting review), by status and tier.",
+            {
+                "status": {
+                    "type": "string",
+                    "enum": ["pending", "confirmed", "rejected", "all"],
+                    "default": "pending",
+                },
+                "tier": {"type": "string", "enum": ["HIGH", "MEDIUM", "LOW", "rejected"]},
+            },
+            _proposals,
+        ),
+        ToolSpec(
+            "proposals_confirm",
+            "Confirm a proposal",
+            "Confirm a proposal (a person's decision): validated, stored as confirmed "
+            "knowledge and written back to its record.",
+            {"id": _string("A proposal id, e.g. 1a2b3c4d5e6f.")},
+            _confirm,
+            required=("id",),
+            access="write",
+        ),
+        ToolSpec(
+            "proposals_reject",
+            "Reject a proposal",
+            "Reject a proposal; it is remembered and never proposed again.",
+            {"id": _string("A proposal id."), "reason": _string("Why (kept with it).")},
+            _reject,
+            required=("id",),
+            access="write",
+        ),
+    ]
+
+
+def _relate(g: Graph, a: dict[str, Any]) -> Any:
+    return g.relate(a["from_id"], a["rel"], a["to_id"]).to_json()

@@ -1,0 +1,249 @@
+"""The memory-server tools, driven by the very calls an agent sends to
+`@modelcontextprotocol/server-memory`, through a real stdio MCP session."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from conftest import Cli, quads_of
+from test_mcp import Session, run
+
+JOHN = {"name": "John_Smith", "entityType": "person", "observations": ["Speaks fluent Spanish"]}
+ANTHROPIC = {"name": "Anthropic", "entityType": "organization", "observations": []}
+
+
+async def text_of(s: Session, tool: str, **args: Any) -> tuple[str, Any]:
+    result = await s.raw(tool, **args)
+    assert not result.isError, result.content[0].text  # type: ignore[union-attr]
+    return result.content[0].text, result.structuredContent  # type: ignore[union-attr]
+
+
+def test_the_reference_conversation_round_trips(data_dir: Path, cli: Cli) -> None:
+    async def body(s: Session) -> None:
+        text, data = await text_of(s, "create_entities", entities=[JOHN, ANTHROPIC])
+        assert data == {"entities": [JOHN, ANTHROPIC]}
+        assert json.loads(text) == [JOHN, ANTHROPIC]  # the reference's text: the bare list
+        _, again = await text_of(s, "create_entities", entities=[JOHN])
+        assert again == {"entities": []}  # an existing name is skipped
+
+        rel = {"from": "John_Smith", "to": "Anthropic", "relationType": "works_at"}
+        text, data = await text_of(s, "create_relations", relations=[rel])
+        assert data == {"relations": [rel]} and json.loads(text) == [rel]
+        _, again = await text_of(s, "create_relations", relations=[rel])
+        assert again == {"relations": []}
+
+        add = {
+            "entityName": "John_Smith",
+            "contents": ["Graduated in 2019", "Speaks fluent Spanish"],
+        }
+        text, data = await text_of(s, "add_observations", observations=[add])
+        expected = [{"entityName": "John_Smith", "addedObservations": ["Graduated in 2019"]}]
+        assert data == {"results": expected} and json.loads(text) == expected
+
+        opened = await s.ok("open_nodes", names=["John_Smith"])
+        assert opened == {
+            "entities": [
+                {
+                    "name": "John_Smith",
+                    "entityType": "person",
+                    "observations": ["Graduated in 2019", "Speaks fluent Spanish"],
+                }
+            ],
+            "relations": [rel],  # one end in the set is enough
+        }
+        found = await s.ok("search_nodes", query="spanish")
+        assert [e["name"] for e in found["entities"]] == ["John_Smith"]
+        assert found["relations"] == [rel]
+        whole = await s.ok("read_graph")
+        assert sorted(e["name"] for e in whole["entities"]) == ["Anthropic", "John_Smith"]
+        assert whole["relations"] == [rel] and "nextCursor" not in whole
+
+        text, data = await text_of(
+            s,
+            "delete_observations",
+            deletions=[{"entityName": "John_Smith", "observations": ["Graduated in 2019"]}],
+        )
+        assert text == "Observations deleted successfully"
+        assert data == {"success": True, "message": text}
+        text, _ = await text_of(s, "delete_relations", relations=[rel])
+        assert text == "Relations deleted successfully"
+        assert (await s.ok("open_nodes", names=["John_Smith"]))["relations"] == []
+        text, _ = await text_of(s, "delete_entities", entityNames=["Anthropic", "Nobody"])
+        assert text == "Entities deleted successfully"
+        assert [e["name"] for e in (await s.ok("read_graph"))["entities"]] == ["John_Smith"]
+
+    run(data_dir, body)
+
+
+def test_memory_entities_are_typed_and_validated(data_dir: Path) -> None:
+    async def body(s: Session) -> None:
+        await s.ok("create_entities", entities=[
+            JOHN,
+            ANTHROPIC,
+            {"name": "Ship v2", "entityType": "task", "observations": ["due friday"]},
+            {"name": "Dark mode", "entityType": "preference", "observations": ["prefers dark"]},
+        ])  # fmt: skip
+        people = await s.ok("list_entities", type="Person")
+        assert [(p["type"], p["properties"]["name"]) for p in people] == [("Person", "John_Smith")]
+        john = people[0]
+        assert john["id"].startswith("pers_") and john["properties"]["observations"] == [
+            "Speaks fluent Spanish"
+        ]
+        task = (await s.ok("list_entities", type="Task"))[0]
+        assert task["properties"]["title"] == "Ship v2"
+        assert task["properties"]["status"] == "open"  # the type's required enum, defaulted
+        thing = (await s.ok("list_entities", type="Thing"))[0]
+        assert thing["properties"]["kind"] == "preference"
+
+        # The same name gives the same id in another data dir too: stable, not random.
+        assert john["id"] == "pers_" + hashlib.sha256(b"John_Smith").hexdigest()[:8]
+
+        # A relation the schema declares is checked: member_of runs Person → Organization.
+        text, _ = await s.refused(
+            "create_relations",
+            relations=[{"from": "Anthropic", "to": "John_Smith", "relationType": "member_of"}],
+        )
+        assert "member_of" in text and "nothing was stored" in text
+        await s.ok(
+            "create_relations",
+            relations=[
+                {"from": "John_Smith", "to": "Anthropic", "relationType": "Member_Of"},
+                {"from": "Ship v2", "to": "John_Smith", "relationType": "assigned to"},
+                {"from": "John_Smith", "to": "Dark mode", "relationType": "prefers"},
+            ],
+        )
+        org = (await s.ok("list_entities", type="Organization"))[0]
+        rels = await s.ok("relations", id=john["id"])
+        assert {(r["from_id"], r["rel"], r["to_id"]) for r in rels} == {
+            (john["id"], "member_of", org["id"]),
+            (task["id"], "assigned_to", john["id"]),
+            (john["id"], "prefers", thing["id"]),  # a relation type the schema does not know
+        }
+
+        # Typed entities are visible to the memory tools by title, name or id.
+        created = await s.ok(
+            "create_entity", type="Task", properties={"title": "Write docs", "status": "done"}
+        )
+        opened = await s.ok("open_nodes", names=["Write docs", created["id"]])
+        assert opened["entities"] == [
+            {"name": "Write docs", "entityType": "Task", "observations": []}
+        ]
+
+        before = await s.ok("read_graph")
+        text, _ = await s.refused(
+            "create_relations",
+            relations=[
+                {"from": "John_Smith", "to": "Anthropic", "relationType": "knows"},
+                {"from": "John_Smith", "to": "Jane_Doe", "relationType": "knows"},
+            ],
+        )
+        assert "no entity named 'Jane_Doe'" in text
+        text, data = await s.refused(
+            "add_observations", observations=[{"entityName": "Jane_Doe", "contents": ["x"]}]
+        )
+        assert "Entity with name Jane_Doe not found" in text and data["error"] == "not_found"
+        text, _ = await s.refused(
+            "create_relations",
+            relations=[{"from": "John_Smith", "to": "Anthropic", "relationType": "title"}],
+        )
+        assert "property name" in text
+        text, _ = await s.refused(
+            "create_entities", entities=[{"name": " ", "entityType": "x", "observations": []}]
+        )
+        assert "name" in text
+        assert await s.ok("read_graph") == before
+        assert (await s.ok("check"))["conforms"] is True
+
+    run(data_dir, body)
+
+
+def test_read_graph_pages_the_mcp_way(data_dir: Path) -> None:
+    count = 230
+
+    async def body(s: Session) -> None:
+        people = [
+            {"name": f"Person {i:03d}", "entityType": "person", "observations": [f"n{i}"]}
+            for i in range(count)
+        ]
+        await s.ok("create_entities", entities=[*people, ANTHROPIC])
+        await s.ok("create_relations", relations=[
+            {"from": p["name"], "to": "Anthropic", "relationType": "member_of"} for p in people
+        ])  # fmt: skip
+
+        first = await s.ok("read_graph")
+        assert len(first["entities"]) == 100 and "nextCursor" in first
+        seen, relations, cursor, pages = [], [], None, 0
+        while True:
+            page = await s.ok("read_graph", **({"cursor": cursor} if cursor else {}))
+            pages += 1
+            seen += [e["name"] for e in page["entities"]]
+            relations += page["relations"]
+            cursor = page.get("nextCursor")
+            if cursor is None:
+                break
+        assert pages == 3 and len(seen) == count + 1 == len(set(seen))
+        assert len(relations) == count  # each relation once, on its source's page
+        small = await s.ok("read_graph", limit=7)
+        assert len(small["entities"]) == 7
+
+        summary = await s.ok("read_graph", summary=True)
+        assert summary["summary"] == {
+            "entities": count + 1,
+            "relations": count,
+            "entityTypes": {"organization": 1, "person": count},
+            "relationTypes": {"member_of": count},
+        }
+        assert set(summary["entities"][0]) == {"name", "entityType", "observationCount"}
+        assert "relations" not in summary
+
+        text, _ = await s.refused("read_graph", cursor="not-a-cursor")
+        assert "invalid cursor" in text
+        text, _ = await s.refused("read_graph", limit=0)
+        assert "limit" in text
+
+    run(data_dir, body)
+
+
+def test_search_nodes_is_ranked(data_dir: Path) -> None:
+    async def body(s: Session) -> None:
+        await s.ok("create_entities", entities=[
+            {"name": "Payments team", "entityType": "team", "observations": ["owns the checkout"]},
+            {"name": "Timeout bug", "entityType": "issue", "observations": ["payment timeout at checkout"]},
+            {"name": "Lunch", "entityType": "event", "observations": ["pizza"]},
+        ])  # fmt: skip
+        await s.ok(
+            "create_relations",
+            relations=[{"from": "Payments team", "to": "Lunch", "relationType": "attends"}],
+        )
+        found = await s.ok("search_nodes", query="payment timeout checkout")
+        names = [e["name"] for e in found["entities"]]
+        assert names[0] == "Timeout bug" and "Lunch" not in names
+        assert found["relations"] == [
+            {"from": "Payments team", "to": "Lunch", "relationType": "attends"}
+        ]
+        assert await s.ok("search_nodes", query="zebra quantum") == {
+            "entities": [],
+            "relations": [],
+        }
+        assert len((await s.ok("search_nodes", query="payment", limit=1))["entities"]) == 1
+
+    run(data_dir, body)
+
+
+def test_a_refused_memory_write_leaves_the_store_as_it_was(data_dir: Path) -> None:
+    async def body(s: Session) -> None:
+        await s.ok("create_entities", entities=[JOHN])
+        before = quads_of(data_dir)
+        await s.refused("create_relations", relations=[
+            {"from": "John_Smith", "to": "Nobody", "relationType": "knows"},
+        ])  # fmt: skip
+        await s.refused("create_entities", entities=[{"name": "x"}])
+        await s.refused(
+            "add_observations", observations=[{"entityName": "Nobody", "contents": ["x"]}]
+        )
+        assert quads_of(data_dir) == before
+
+    run(data_dir, body)
