@@ -86,15 +86,16 @@ class Session:
 
 
 def run(
-    data_dir: Path, body: Callable[[Session], Awaitable[None]], cwd: Path | None = None
+    data_dir: Path | None, body: Callable[[Session], Awaitable[None]], cwd: Path | None = None
 ) -> None:
-    """Start `ontoloom mcp` as a subprocess, connect, run ``body``."""
+    """Start `ontoloom mcp` as a subprocess (on ``data_dir``, else the instance around
+    ``cwd``), connect, run ``body``."""
 
     async def main() -> None:
         env = {k: v for k, v in os.environ.items() if k != "ONTOLOOM_HOME"}
         params = StdioServerParameters(
             command=ONTOLOOM,
-            args=["--data-dir", str(data_dir), "mcp"],
+            args=["--data-dir", str(data_dir), "mcp"] if data_dir else ["mcp"],
             env=env,
             cwd=str(cwd) if cwd else None,
         )
@@ -401,6 +402,18 @@ def test_read_tools_on_a_missing_store_say_how_to_make_one(data_dir: Path) -> No
 
     run(data_dir, body)
     assert not data_dir.exists()
+
+
+def test_the_server_finds_the_instance_it_is_started_in(tmp_path: Path) -> None:
+    root = tmp_path / "team"
+    Cli(root / ".ontoloom")("init", str(root))
+    (root / "sub").mkdir()
+
+    async def body(s: Session) -> None:
+        await s.ok("create_entity", type="Person", properties={"name": "Ada"})
+
+    run(None, body, cwd=root / "sub")
+    assert len(json.loads(Cli(root / ".ontoloom").json("list", "--type", "Person").output)) == 1
 
 
 # -- several servers, one data dir ---------------------------------------------------------------
