@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ontoloom.errors import BadInput, ValidationFailed
 
@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Access", "ToolSpec", "typed_tools"]
 
-Access = str  # "read" · "write" · "create" (a write that makes the store when there is none)
+# How a tool opens the store; "create" is a write that makes the store when there is none.
+Access = Literal["read", "write", "create"]
 Handler = Callable[["Graph", dict[str, Any]], Any]
 
 
@@ -123,6 +124,10 @@ def _delete(g: Graph, a: dict[str, Any]) -> Any:
     from ontoloom.model import deletion_json
 
     return deletion_json(*g.delete(a["id"]))
+
+
+def _relate(g: Graph, a: dict[str, Any]) -> Any:
+    return g.relate(a["from_id"], a["rel"], a["to_id"]).to_json()
 
 
 def _relations(g: Graph, a: dict[str, Any]) -> Any:
@@ -582,7 +587,3 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             access="write",
         ),
     ]
-
-
-def _relate(g: Graph, a: dict[str, Any]) -> Any:
-    return g.relate(a["from_id"], a["rel"], a["to_id"]).to_json()
