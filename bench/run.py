@@ -5,7 +5,8 @@ ratios against a baseline measured in the same process, never absolute promises.
 
 Targets: validated create/relate p50 at 100k entities ≤ 1.5 × p50 at 1k; full audit ≥ 10×
 faster than pySHACL (pySHACL runs only up to --oracle-max triples: it needs ~50 s at 10k
-triples and ~600 s at 128k on this schema); validated import ≥ 100k triples/s.
+triples and ~600 s at 128k on this schema); validated import ≥ 100k triples/s; the prompt
+hook, as a fresh process, p50 ≤ 150 ms wall at 100k entities.
 """
 
 from __future__ import annotations
@@ -364,11 +365,80 @@ def bench_records(count: int, repeat: int) -> list[tuple[str, int, float, float]
     return rows
 
 
+HOOK_PROMPTS = [
+    # (prompt, whether it should point at something)
+    ("what is blocking task_{task:08x}?", True),
+    ("Task number {n} is stuck again, who owns it?", True),
+    ("Person {p} is on leave, can you reassign their work", True),
+    ("status of Project {j} and its open tasks", True),
+    ("task_{task:08x} and task_{task2:08x} both look blocked", True),
+    ("what's the weather like", False),
+    ("refactor this function to use a generator", False),
+    ("please run the tests and tell me what fails", False),
+]
+
+
+def bench_hook(entities: int, repeat: int) -> tuple[int, list[float], list[float], list[float]]:
+    """The prompt hook as Claude Code runs it: the `ontoloom hook prompt-context` console
+    script as a fresh process per prompt, JSON on stdin — against `python -c pass` run the
+    same way (the floor of any fresh Python process)."""
+    import json
+    import random
+    import shutil
+    import subprocess
+
+    script = Path(sys.executable).with_name("ontoloom")
+    ontoloom = str(script) if script.exists() else shutil.which("ontoloom") or "ontoloom"
+    rng = random.Random(5)
+    people, projects = max(1, entities // 20), max(1, entities // 50)
+    tasks = entities - people - projects
+    with tempfile.TemporaryDirectory() as tmp:
+        data_dir = Path(tmp) / "d"
+        with Graph.open(data_dir, write=True, create=True) as g:
+            g.backend.bulk_load(synthetic_quads(g, entities))
+            g.reindex()
+        events = []
+        for i in range(repeat):
+            template, _ = HOOK_PROMPTS[i % len(HOOK_PROMPTS)]
+            prompt = template.format(
+                task=rng.randrange(tasks),
+                task2=rng.randrange(tasks),
+                n=rng.randrange(tasks),
+                p=rng.randrange(people),
+                j=rng.randrange(projects),
+            )
+            event = {"hook_event_name": "UserPromptSubmit", "cwd": tmp, "prompt": prompt}
+            events.append(json.dumps(event).encode())
+
+        def run(args: list[str], stdin: bytes) -> tuple[float, bytes]:
+            start = time.perf_counter()
+            done = subprocess.run(args, input=stdin, capture_output=True, check=True)
+            return time.perf_counter() - start, done.stdout
+
+        hook_args = [ontoloom, "hook", "prompt-context", "--data-dir", str(data_dir)]
+        run(hook_args, events[0])  # warm the page cache, as a live instance has it
+        matched, quiet = [], []
+        for i, event in enumerate(events):
+            elapsed, out = run(hook_args, event)
+            expected = HOOK_PROMPTS[i % len(HOOK_PROMPTS)][1]
+            if bool(out) != expected:
+                print(f"  note: {json.loads(event)['prompt']!r} gave {len(out)} bytes", flush=True)
+            (matched if expected else quiet).append(elapsed)
+        floor = [run([sys.executable, "-c", "pass"], b"")[0] for _ in range(repeat)]
+    return entities, matched, quiet, floor
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
-        "--only", choices=["writes", "audit", "import", "search", "records"], action="append"
+        "--only",
+        choices=["writes", "audit", "import", "search", "records", "hook"],
+        action="append",
     )
+    parser.add_argument(
+        "--hook-sizes", default="1000,100000", help="entities, for the prompt hook figures"
+    )
+    parser.add_argument("--hook-repeat", type=int, default=24, help="fresh hook processes")
     parser.add_argument(
         "--records", type=int, default=10000, help="generated records for the rebuild figures"
     )
@@ -387,7 +457,7 @@ def main() -> None:
     )
     parser.add_argument("--import-triples", type=int, default=100000)
     args = parser.parse_args()
-    only = set(args.only or ["writes", "audit", "import", "search", "records"])
+    only = set(args.only or ["writes", "audit", "import", "search", "records", "hook"])
     if "writes" in only:
         bench_all_writes(args)
     if "audit" in only:
@@ -422,6 +492,26 @@ def main() -> None:
         print(f"\n{'records':<22}{'files':>8}{'p50/total s':>13}{'p95 s':>9}", flush=True)
         for name, files, median, p95 in bench_records(args.records, 30):
             print(f"{name:<22}{files:>8}{median:>13.3f}{p95:>9.3f}", flush=True)
+    if "hook" in only:
+        print(
+            f"\n{'prompt hook (fresh process)':<34}{'entities':>10}{'p50 ms':>10}{'p95 ms':>10}"
+            f"{'vs python -c pass':>19}",
+            flush=True,
+        )
+        for n in (int(x) for x in args.hook_sizes.split(",")):
+            size, matched, quiet, floor = bench_hook(n, args.hook_repeat)
+            base = statistics.median(floor)
+            for name, samples in (
+                ("prompts that match objects", matched),
+                ("prompts that match nothing", quiet),
+                ("python -c pass (baseline)", floor),
+            ):
+                p50, p95 = statistics.median(samples) * 1000, percentile(samples, 0.95) * 1000
+                ratio = statistics.median(samples) / base
+                print(f"{name:<34}{size:>10}{p50:>10.1f}{p95:>10.1f}{ratio:>18.1f}x", flush=True)
+        print(
+            "target: p50 ≤ 150 ms wall for a fresh `ontoloom hook prompt-context` at 100k entities"
+        )
     if "import" in only:
         quads, elapsed = bench_import(args.import_triples)
         print(

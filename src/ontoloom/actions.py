@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import NotFound
+from ontoloom.lookups import failure_class_facts, labels
 from ontoloom.model import vocab_iri, vocab_name
 from ontoloom.records.identity import Resolver
 from ontoloom.records.slug import slug
-from ontoloom.search import query_terms
+from ontoloom.search import STOPWORDS, query_terms
 from ontoloom.store.terms import Term
 from ontoloom.vocab import OL, RDF, RDF_TYPE
 
@@ -25,67 +26,18 @@ __all__ = ["GuardHit", "guard", "guard_json", "hints", "why"]
 WHY_MAX_HOPS = 3
 # Hop 1: what points at the target with one of these; a decision target also what it builds on.
 _POINTING = ("applies", "enforced-by", "covered-by", "resolved-by", "relates-to")
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "the",
-        "this",
-        "that",
-        "to",
-        "was",
-        "were",
-        "when",
-        "with",
-        "what",
-        "why",
-        "how",
-        "again",
-        "did",
-        "does",
-        "do",
-        "not",
-        "no",
-    ]
-)
 
 
 def _label(graph: Graph, node: Term) -> dict[str, Any]:
-    rows = list(
-        graph.backend.select(
-            f"SELECT ?s ?t ?title ?date WHERE {{ ?s {RDF_TYPE} ?t . OPTIONAL {{ ?s {vocab_iri('title')} ?title }} "
-            f"OPTIONAL {{ ?s {vocab_iri('date')} ?date }} }}",
-            {"s": node},
-        )
-    )
-    types = [vocab_name(r["t"]) for r in rows]
-    title = next((r["title"].value for r in rows if r["title"] is not None), graph.ids.id_of(node))
-    date = next((r["date"].value for r in rows if r["date"] is not None), None)
-    known = [t for t in types if t in graph.schema.types]
-    return {
-        "id": graph.ids.id_of(node),
-        "type": known[0] if known else (types[0] if types else ""),
-        "title": title,
-        "date": date,
-    }
+    found = labels(graph.backend, graph.ids, [node], known=graph.schema.types).get(node)
+    if found is None:
+        return {
+            "id": graph.ids.id_of(node),
+            "type": "",
+            "title": graph.ids.id_of(node),
+            "date": None,
+        }
+    return {k: found[k] for k in ("id", "type", "title", "date")}
 
 
 # -- guard -------------------------------------------------------------------------------------
@@ -182,7 +134,7 @@ def guard(
 def _text_matches(graph: Graph, text: str, classes: dict[str, dict[str, Any]]) -> list[str]:
     """Failure classes whose text (or whose occurrences' titles and bodies) shares most of
     the text's informative words."""
-    terms = [t for t in query_terms(text) if t not in _STOPWORDS and len(t) > 2]
+    terms = [t for t in query_terms(text) if t not in STOPWORDS and len(t) > 2]
     if not terms or graph.data_dir is None:
         return []
     out: list[str] = []
@@ -208,31 +160,21 @@ def _class_of(graph: Graph, occurrence: str) -> str | None:
 
 
 def _describe_class(graph: Graph, info: dict[str, Any], how: str) -> GuardHit:
-    node = graph.ids.iri(info["id"])
-    occurrences = [
-        _label(graph, r["o"])
-        for r in graph.backend.select(
-            f"SELECT ?o ?c WHERE {{ ?o {vocab_iri('recurs-as')} ?c }}", {"c": node}
-        )
-    ]
-    occurrences.sort(key=lambda o: (o["date"] or "", o["id"]), reverse=True)
+    facts = failure_class_facts(
+        graph.backend, graph.ids, graph.ids.iri(info["id"]), known=graph.schema.types
+    )
 
-    def remedies(rel: str) -> list[dict[str, Any]]:
-        query = (
-            f"SELECT DISTINCT ?c ?r WHERE {{ {{ ?c {vocab_iri(rel)} ?r }} UNION "
-            f"{{ ?o {vocab_iri('recurs-as')} ?c . ?o {vocab_iri(rel)} ?r }} }}"
-        )
-        found = {r["r"] for r in graph.backend.select(query, {"c": node})}
-        return sorted((_label(graph, r) for r in found), key=lambda x: x["id"])
+    def shown(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: x[k] for k in ("id", "type", "title", "date")} for x in found]
 
     return GuardHit(
         id=info["id"],
         title=info["title"],
         matched_by=how,
-        recurrences=len(occurrences),
-        latest=occurrences[:3],
-        rules=remedies("covered-by"),
-        actions=remedies("resolved-by"),
+        recurrences=len(facts["occurrences"]),
+        latest=shown(facts["occurrences"][:3]),
+        rules=shown(facts["rules"]),
+        actions=shown(facts["actions"]),
         aliases=info["aliases"],
         private=info["private"],
     )

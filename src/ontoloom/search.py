@@ -26,7 +26,7 @@ from ontoloom.store.base import Backend, Delta
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import META, OL, PROPOSALS, RDF_TYPE, SCHEMA_GRAPH
 
-__all__ = ["Hit", "SearchIndex", "query_terms"]
+__all__ = ["STOPWORDS", "Hit", "SearchIndex", "query_terms"]
 
 INDEX_FILE = "search.sqlite"
 MAX_TERMS = 32
@@ -57,6 +57,27 @@ COMMON_MIN_DOCS = 100  # in a small graph no term is common
 # Relations are context: they rank below the objects they connect.
 _RELATION_WEIGHT = 0.4
 EXACT_ID_SCORE = 1000.0  # an exact id match comes first
+# Words that say nothing about which object a text is about (guard, the prompt hook).
+# fmt: off
+STOPWORDS = frozenset([
+    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+    "anything", "are", "as", "at", "be", "because", "been", "before", "being", "below",
+    "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "don", "down",
+    "during", "each", "either", "else", "even", "ever", "every", "few", "for", "from",
+    "further", "get", "gets", "getting", "got", "had", "has", "have", "having", "he", "hello",
+    "her", "here", "hers", "hey", "him", "his", "how", "however", "i", "if", "in", "into", "is",
+    "it", "its", "itself", "just", "know", "let", "lets", "like", "look", "me", "more", "most",
+    "much", "must", "my", "need", "no", "nor", "not", "now", "of", "off", "ok", "okay", "on",
+    "once", "only", "or", "other", "our", "ours", "out", "over", "own", "please", "really",
+    "said", "same", "say", "see", "she", "should", "show", "so", "some", "something", "still",
+    "such", "sure", "tell", "than", "thank", "thanks", "that", "the", "their", "theirs", "them",
+    "then", "there", "these", "they", "thing", "things", "think", "this", "those", "though",
+    "through", "to", "too", "try", "under", "until", "up", "us", "very", "via", "want", "was",
+    "way", "we", "well", "were", "what", "whats", "when", "where", "whether", "which", "while",
+    "who", "whom", "whose", "why", "will", "with", "would", "yeah", "yes", "yet", "you", "your",
+    "yours",
+])
+# fmt: on
 
 
 def query_terms(text: str) -> list[str]:
@@ -73,10 +94,11 @@ def query_terms(text: str) -> list[str]:
     return list(seen)
 
 
-def _match_expression(terms: list[str], all_required: bool = False) -> str:
-    # Every token is \w+ only, so quoting it as a phrase is always valid FTS5.
+def _match_expression(terms: list[str], all_required: bool = False, prefix: int = 3) -> str:
+    # Every token is \w+ only, so quoting it as a phrase is always valid FTS5. Terms of at
+    # least ``prefix`` characters also match as prefixes.
     joiner = " AND " if all_required else " OR "
-    return joiner.join(f'"{t}"*' if len(t) > 2 else f'"{t}"' for t in terms)
+    return joiner.join(f'"{t}"*' if len(t) >= prefix else f'"{t}"' for t in terms)
 
 
 @dataclass
@@ -123,6 +145,15 @@ class SearchIndex:
     def generation(self) -> int:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         return int(row[0]) if row else -1
+
+    def counts(self) -> tuple[int, int]:
+        """(objects, relations) indexed — in milliseconds, where counting them in the store
+        reads every triple. As current as :meth:`generation`."""
+        relations = self.db.execute(
+            "SELECT count(*) FROM docs INDEXED BY docs_from WHERE from_id > ''"
+        ).fetchone()[0]
+        total = self.db.execute("SELECT count(*) FROM docs").fetchone()[0]
+        return total - relations, relations
 
     # -- building --------------------------------------------------------------------------
     def sync(self, backend: Backend, ids: Any) -> bool:
@@ -348,6 +379,40 @@ class SearchIndex:
         for hit in ranked:
             hit.relations = self._relation_labels(hit)
         return ranked
+
+    def object_hits(
+        self, terms: list[str], *, each: int = 3, together: int = 10, max_docs: int = 2000
+    ) -> list[Hit]:
+        """Objects that word ``terms`` find, for a quick lookup (the prompt hook): the best
+        ``each`` per term and the best ``together`` for all of them. Common terms are left
+        out — those matching more than 5% of the documents, or ``max_docs`` (stemmed and as a
+        prefix, as the index matches them): they would find everything, and ranking them is
+        what costs. Unranked and not deduplicated; no relations or snippets."""
+        terms = [t for t in terms if _TOKEN.fullmatch(t)]
+        total = self.db.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 1
+        cap = int(min(max(COMMON * total, COMMON_MIN_DOCS), max_docs))
+        count = "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)"
+        rare = [
+            t
+            for t in terms
+            if 0
+            < self.db.execute(count, (_match_expression([t], prefix=5), cap + 1)).fetchone()[0]
+            <= cap
+        ]
+        weights = ", ".join(str(w) for w in _WEIGHTS)
+        sql = (
+            f"SELECT d.id, d.type, d.title, d.private, -bm25(fts, {weights}) AS score "
+            "FROM fts JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ? AND d.kind = 'object' "
+            "ORDER BY score DESC LIMIT ?"
+        )
+        queries = [(_match_expression([t], prefix=5), each) for t in rare]
+        if len(rare) > 1:
+            queries.append((_match_expression(rare, prefix=5), together))
+        hits = []
+        for expression, limit in queries:
+            for id_, type_, title, private, score in self.db.execute(sql, (expression, limit)):
+                hits.append(Hit(id_, type_, title, float(score), title, "object", bool(private)))
+        return hits
 
     def _relation_labels(self, hit: Hit) -> list[str]:
         if hit.kind != "object":

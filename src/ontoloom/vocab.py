@@ -59,6 +59,8 @@ SCHEMA_GRAPH = NamedNode(GRAPH_BASE + "schema")
 PROPOSALS = NamedNode(GRAPH_BASE + "proposals")
 META = NamedNode(GRAPH_BASE + "meta")
 RECORD_GRAPH_PREFIX = GRAPH_BASE + "record/"
+# Reified proposals are named under their own base (never an instance IRI).
+PROPOSAL_BASE = "https://ontoloom.dev/proposal/"
 
 STORE_NODE = ol("store")
 GENERATION = ol("generation")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ontoloom.model import vocab_iri, vocab_name
 from ontoloom.store.base import Delta
 from ontoloom.store.terms import Literal, NamedNode, Quad
-from ontoloom.vocab import PROPOSALS, PROV, RDF, RDF_TYPE, XSD
+from ontoloom.vocab import PROPOSAL_BASE, PROPOSALS, PROV, RDF, RDF_TYPE, XSD
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -29,7 +29,6 @@ __all__ = [
     "set_status",
 ]
 
-PROPOSAL_BASE = "https://ontoloom.dev/proposal/"
 STATUSES = ("pending", "confirmed", "rejected")
 _FIELDS = (
     "status",

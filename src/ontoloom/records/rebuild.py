@@ -8,6 +8,7 @@ within a file, in line order. The entry that would close a ``builds-on`` cycle i
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 from collections import Counter, defaultdict
@@ -316,6 +317,8 @@ def rebuild(
     else:
         report.objects_by_type, report.relations_by_type = _counts(graph)
         manifest["counts"] = [report.objects_by_type, report.relations_by_type]
+    # When the records were last read in (the SessionStart hook says "rebuilt 3 h ago").
+    manifest["rebuilt"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     _save_manifest(graph, manifest)
     return report
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping
 from io import BytesIO
@@ -84,6 +85,7 @@ class EmbeddedBackend:
     def __init__(self, store: pyoxigraph.Store, *, writable: bool, union: bool = True) -> None:
         self._store = store
         self.writable = writable
+        self._dirty = False  # written since opened: flushed on close
         # Queries see every graph as the default graph; a scratch store validating a
         # standalone data graph turns that off so that a shapes graph beside it stays apart.
         self.union = union
@@ -179,6 +181,7 @@ class EmbeddedBackend:
         in between leaves nothing wrong.
         """
         delta = delta.normalized()
+        self._dirty = True
         if delta.adds and not delta.removes and not any(_has_blank(q) for q in delta.adds):
             new = self.generation() + 1
             stamp = [
@@ -213,6 +216,7 @@ class EmbeddedBackend:
     def bulk_load(self, quads: Iterable[Quad]) -> int:
         """Add quads in one transaction (``extend``), then bump the generation."""
         batch = list(quads)
+        self._dirty = True
         self._store.extend(batch)
         self._store.update(_BUMP_GENERATION)
         return len(batch)
@@ -234,7 +238,12 @@ class EmbeddedBackend:
             self._store.flush()
 
     def close(self) -> None:
-        # pyoxigraph closes the RocksDB handle when the Store is dropped.
+        # A writer flushes what it wrote: otherwise it stays in RocksDB's write-ahead log,
+        # which every later read-only open must replay (seconds for a large import; the
+        # prompt hook opens read-only). pyoxigraph closes the handle when the Store is dropped.
+        if self._dirty and self.writable and self._store is not None:
+            with contextlib.suppress(OSError):  # the log still holds every write
+                self._store.flush()
         self._store = None  # type: ignore[assignment]
 
 

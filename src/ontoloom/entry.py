@@ -1,0 +1,87 @@
+"""The ``ontoloom`` console script.
+
+Claude Code runs ``ontoloom hook prompt-context`` on every prompt, so the two hooks are
+dispatched here without importing click or the CLI (which cost ~100 ms before any work):
+exactly ``[--data-dir DIR] hook prompt-context|session-start [--data-dir DIR]``. Every other
+command line — ``--help`` included — goes to :func:`ontoloom.cli.main`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["hook_route", "main"]
+
+HOOKS = {"prompt-context": "prompt_context", "session-start": "session_start"}
+
+
+def _data_dir_option(argv: list[str], i: int) -> tuple[str | None, int] | None:
+    """``--data-dir DIR`` or ``--data-dir=DIR`` at ``argv[i]``: (DIR, next index)."""
+    arg = argv[i]
+    if arg == "--data-dir" and i + 1 < len(argv):
+        return argv[i + 1], i + 2
+    if arg.startswith("--data-dir="):
+        return arg.partition("=")[2], i + 1
+    return None
+
+
+def hook_route(argv: list[str]) -> tuple[str, str | None] | None:
+    """(hook function name, data dir) when ``argv`` runs a hook the fast way, else None.
+
+    >>> hook_route(["hook", "prompt-context"])
+    ('prompt_context', None)
+    >>> hook_route(["--data-dir", "d", "hook", "session-start"])
+    ('session_start', 'd')
+    >>> hook_route(["hook", "prompt-context", "--data-dir=d"])
+    ('prompt_context', 'd')
+    >>> hook_route(["hook", "prompt-context", "--help"]) is None
+    True
+    """
+    data_dir: str | None = None
+    i = 0
+    while i < len(argv) and argv[i].startswith("--data-dir"):
+        found = _data_dir_option(argv, i)
+        if found is None:
+            return None
+        data_dir, i = found
+    if argv[i : i + 1] != ["hook"] or i + 1 >= len(argv) or argv[i + 1] not in HOOKS:
+        return None
+    name = HOOKS[argv[i + 1]]
+    i += 2
+    while i < len(argv):
+        found = _data_dir_option(argv, i)
+        if found is None:
+            return None
+        data_dir, i = found
+    return name, data_dir
+
+
+def main() -> None:
+    route = hook_route(sys.argv[1:])
+    if route is None:
+        from ontoloom.cli import main as cli_main
+
+        cli_main()
+        return
+    name, data_dir = route
+    try:
+        from ontoloom import hooks
+
+        getattr(hooks, name)(sys.stdin, sys.stdout, data_dir or None)
+        sys.stdout.flush()
+    except BaseException:  # a hook is silent and exits 0 on every path
+        pass
+    finally:
+        # Nothing may reach stderr, not even a flush failing at exit (a closed pipe).
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,594 @@
+"""Claude Code hooks: ``prompt-context`` (UserPromptSubmit) and ``session-start`` (SessionStart).
+
+The protocol: the hook event arrives as JSON on stdin; what the hook prints on stdout is added
+to the agent's context when it exits 0. Both hooks always exit 0, and print nothing at all —
+on stdout or stderr — on every failure path (no store, a busy store, bad input, anything): a
+hook must never block or clutter a turn.
+
+``prompt-context`` takes the salient terms of the prompt, looks them up (ids, titles and
+aliases, full-text search) and prints the few facts they point at: objects with their typed
+relations, a failure class's recurrences with the rules and actions that cover it, and
+unconfirmed proposals, labelled as such. ``session-start`` prints one status line.
+
+Both open the store read-only without waiting (a writer holding the data dir means silence),
+never create a data dir or a store, never write to the store, and import only the standard
+library, the storage layer, search, config and vocab — never rdflib, pyshacl or click — so a
+fresh process answers in well under 150 ms.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from ontoloom.config import DATA_DIR_NAME, INSTANCE_MARKER, find_instance, load_config
+from ontoloom.config import resolve_data_dir as _resolve
+from ontoloom.lookups import (
+    TITLE_KEYS,
+    Ids,
+    count_objects,
+    count_pending,
+    count_relations,
+    failure_class_facts,
+    labels,
+    pending_proposals,
+    pick_type,
+)
+from ontoloom.search import STOPWORDS, SearchIndex
+from ontoloom.store import exists as store_exists
+from ontoloom.store import open_backend
+from ontoloom.store.terms import Literal, NamedNode, Term
+from ontoloom.vocab import OL, RDF_TYPE, ol
+
+__all__ = ["context", "prompt_context", "salient_terms", "session_start", "status"]
+
+MAX_OBJECTS = 2
+MAX_RELATIONS = 3  # relation lines in all
+MAX_PROPOSALS = 2
+MAX_REMEDIES = 3  # rules, and actions, named on a failure class's line
+MAX_WORDS = 200  # of a prompt, looked at for titles and aliases
+MAX_PHRASE = 6  # words in a title or alias looked up as a phrase
+MAX_SALIENT = 64  # salient words of a prompt
+MAX_TERMS = 16  # salient words searched
+MAX_IDS = 200  # id-shaped tokens looked up
+MAX_CANDIDATES = 120
+SEARCH_EACH, SEARCH_TOGETHER = 3, 10  # hits per term, and for all terms together
+NEIGHBOURS = 50  # relations read per object and direction
+SHOWN_PROPERTIES = ("status", "priority", "kind", "date", "start", "end")
+TITLE_WIDTH = 90
+LARGE_GRAPH = 20000  # objects and relations, above which session-start counts from the index
+
+HEADER = "ontoloom — facts from the shared graph that this prompt points at:"
+PROPOSALS_HEADER = "Unconfirmed proposals (not facts — review with `ontoloom proposals`):"
+NEVER_REBUILT = (
+    "ontoloom: this instance has never been rebuilt — run `ontoloom rebuild` to read its "
+    "records into the graph"
+)
+HOOK_STATE = "hook-state.json"
+MANIFEST = "records.json"  # written by rebuild (ontoloom.records.rebuild.MANIFEST)
+
+# Strength of the best way an object was pointed at (ties in the ranking).
+_BY_SEARCH, _BY_NAME, _BY_ID = 0, 2, 3
+_WORD = re.compile(r"\w+")
+_EDGES = "\"'`.,;:!?()[]{}<>*|"
+_ID_SHAPED = re.compile(r"[^\W_][\w.:/@+-]*")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+
+
+# -- the protocol ------------------------------------------------------------------------------
+def prompt_context(
+    stdin: IO[Any], stdout: IO[str], data_dir: str | os.PathLike[str] | None = None
+) -> None:
+    """UserPromptSubmit: facts the prompt points at, or nothing. Never raises."""
+    try:
+        payload = _payload(stdin, empty_ok=False)
+        prompt = payload.get("prompt") if payload is not None else None
+        if not isinstance(prompt, str) or not prompt.strip():
+            return
+        text = context(_data_dir(data_dir, payload or {}), prompt)
+        if text:
+            _write(stdout, text)
+    except Exception:
+        return  # silent on every failure path: a hook must never block a turn
+
+
+def session_start(
+    stdin: IO[Any], stdout: IO[str], data_dir: str | os.PathLike[str] | None = None
+) -> None:
+    """SessionStart: one status line, or once a cue to rebuild. Never raises."""
+    try:
+        payload = _payload(stdin, empty_ok=True)
+        if payload is None:
+            return
+        text = status(_data_dir(data_dir, payload))
+        if text:
+            _write(stdout, text)
+    except Exception:
+        return
+
+
+def _payload(stdin: IO[Any], *, empty_ok: bool) -> dict[str, Any] | None:
+    """The hook event: a JSON object, else None (empty input is ``{}`` when ``empty_ok``)."""
+    if stdin is None or stdin.isatty():  # run by hand: no event to read
+        data: bytes | str = b""
+    else:
+        buffer = getattr(stdin, "buffer", None)
+        data = buffer.read() if buffer is not None else stdin.read()
+    if not data.strip():
+        return {} if empty_ok else None
+    try:
+        payload = json.loads(data)
+    except ValueError:
+        return None
+    return payload if isinstance(payload, dict) else None
+
+
+def _write(stdout: IO[str], text: str) -> None:
+    """All at once, as UTF-8 whatever the locale says (Claude Code reads UTF-8)."""
+    data = text + "\n"
+    buffer = getattr(stdout, "buffer", None)
+    if buffer is None:
+        stdout.write(data)
+        stdout.flush()
+        return
+    stdout.flush()
+    buffer.write(data.encode("utf-8"))
+    buffer.flush()
+
+
+def _data_dir(explicit: str | os.PathLike[str] | None, payload: dict[str, Any]) -> Path:
+    """``--data-dir``, else ``ONTOLOOM_HOME``, else the instance enclosing the event's ``cwd``
+    (Claude Code's project dir), else the one enclosing the process's working directory."""
+    if explicit or os.environ.get("ONTOLOOM_HOME"):
+        return _resolve(explicit)
+    cwd = payload.get("cwd")
+    if isinstance(cwd, str) and cwd and "\x00" not in cwd and os.path.isdir(cwd):
+        here = Path(cwd)
+        if find_instance(here) is not None or (here / DATA_DIR_NAME).is_dir():
+            return _resolve(None, here)
+    return _resolve()
+
+
+# -- prompt-context ----------------------------------------------------------------------------
+def _clean(text: str) -> str:
+    """No lone surrogates (JSON allows them; RDF terms cannot hold them)."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _norm(text: str) -> str:
+    """Lowercase word tokens joined by one space: titles and prompts compared word-bounded."""
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def _words(prompt: str, limit: int | None = MAX_WORDS) -> list[str]:
+    """Whitespace-separated words (the first ``limit``), trimmed of the punctuation around them."""
+    out = []
+    for raw in prompt.split()[:limit]:
+        word = raw.strip(_EDGES)
+        if word:
+            out.append(word)
+    return out
+
+
+def _id_tokens(words: list[str]) -> list[str]:
+    """Words shaped like ids (``task_a1b2c3d4``, ``failure-class:x``, ``doc:billing/tax``)."""
+    found: dict[str, None] = {}
+    for word in words:
+        if any(c in word for c in "_:/") and len(word) <= 200 and _ID_SHAPED.fullmatch(word):
+            found.setdefault(word, None)
+    return list(found)[:MAX_IDS]
+
+
+def salient_terms(prompt: str) -> list[str]:
+    """The prompt's word tokens that can say what it is about: lowercased, deduplicated, no
+    stopwords, longer than two characters — plus its id-shaped tokens kept whole.
+
+    >>> salient_terms("Why is task_a1b2c3d4 blocked by the payment timeout again?")
+    ['task_a1b2c3d4', 'blocked', 'payment', 'timeout']
+    >>> salient_terms("what blocks failure-class:literal-control-bytes")
+    ['failure-class:literal-control-bytes', 'blocks', 'failure', 'class', 'literal', 'control', 'bytes']
+    """
+    terms = dict.fromkeys(_id_tokens(_words(prompt, None)))
+    words: dict[str, None] = {}
+    for word in _WORD.findall(prompt.lower()):
+        if len(word) > 2 and word not in STOPWORDS:
+            words.setdefault(word, None)
+            if len(words) >= MAX_SALIENT:
+                break
+    return list({**terms, **words})
+
+
+def _phrases(words: list[str], salient: set[str]) -> list[str]:
+    """Runs of up to six words holding a salient word, in the cases a title is written in."""
+    found: dict[str, None] = {}
+    for i in range(len(words)):
+        for j in range(i + 1, min(len(words), i + MAX_PHRASE) + 1):
+            run = words[i:j]
+            if not salient.intersection(_WORD.findall(" ".join(run).lower())):
+                continue
+            phrase = " ".join(run)
+            lower = phrase.lower()
+            for variant in (phrase, lower, lower[:1].upper() + lower[1:], lower.title()):
+                found.setdefault(variant, None)
+    return list(found)
+
+
+def _credited(term: str, words: set[str]) -> bool:
+    """Whether an object's words hold ``term`` (exactly, as a plural, or — for terms of five
+    characters or more — as a prefix, as the search matches it)."""
+    if term in words or (term.endswith("s") and term[:-1] in words) or f"{term}s" in words:
+        return True
+    return len(term) >= 5 and any(w.startswith(term) for w in words)
+
+
+@dataclass
+class _Candidate:
+    node: Term
+    strength: int = _BY_SEARCH
+    score: float = 0.0
+    terms: set[str] = field(default_factory=set)
+    type: str = ""
+    props: dict[str, list[str]] = field(default_factory=dict)
+
+    def title(self, ids: Any) -> str:
+        return next(
+            (self.props[k][0] for k in TITLE_KEYS if self.props.get(k)), ids.id_of(self.node)
+        )
+
+    def rank(self) -> tuple[int, int, float, str]:
+        return (-len(self.terms), -self.strength, -self.score, self.node.value)
+
+
+def context(data_dir: Path, prompt: str) -> str:
+    """The context text for ``prompt`` ("" when nothing in the graph matches)."""
+    if not store_exists(data_dir):
+        return ""
+    prompt = _clean(prompt)
+    terms = salient_terms(prompt)
+    if not terms:
+        return ""
+    ids = Ids(load_config(data_dir).id_base)
+    with open_backend(data_dir, write=False, create=False, wait=0) as backend:
+        index = _index(data_dir)
+        try:
+            found = _find(backend, ids, index, prompt, terms)
+            return _render(backend, ids, found) if found else ""
+        finally:
+            if index is not None:
+                index.close()
+
+
+def _index(data_dir: Path) -> SearchIndex | None:
+    """The search index as it is (never synced, never waited on), or None."""
+    if not (data_dir / "search.sqlite").is_file():
+        return None
+    try:
+        index = SearchIndex.of(data_dir, readonly=True)
+        index.db.execute("PRAGMA busy_timeout = 0")
+        return index
+    except Exception:
+        return None
+
+
+def _find(
+    backend: Any, ids: Ids, index: SearchIndex | None, prompt: str, terms: list[str]
+) -> list[_Candidate]:
+    words = _words(prompt)
+    id_tokens = _id_tokens(_words(prompt, None))
+    word_terms = [t for t in terms if _WORD.fullmatch(t)]
+    salient = set(word_terms)
+    found: dict[Term, _Candidate] = {}
+
+    def add(node: Term, strength: int = _BY_SEARCH, score: float = 0.0) -> None:
+        if not ids.is_instance(node) or (node not in found and len(found) >= MAX_CANDIDATES):
+            return
+        cand = found.setdefault(node, _Candidate(node))
+        cand.strength = max(cand.strength, strength)
+        cand.score = max(cand.score, score)
+
+    # 1. Exact ids.
+    if id_tokens:
+        listed = " ".join(str(ids.iri(t)) for t in id_tokens)
+        for row in backend.select(
+            f"SELECT DISTINCT ?s WHERE {{ VALUES ?s {{ {listed} }} ?s {RDF_TYPE} ?t }}"
+        ):
+            add(row["s"], _BY_ID)
+    # 2. Titles, names and aliases written out in the prompt.
+    phrases = _phrases(words, salient)
+    names = ", ".join(str(ol(k)) for k in ("title", "name", "aliases"))
+    for i in range(0, len(phrases), 400):
+        listed = " ".join(str(Literal(p)) for p in phrases[i : i + 400])
+        query = f"SELECT ?s WHERE {{ VALUES ?o {{ {listed} }} ?s ?p ?o FILTER(?p IN ({names})) }}"
+        for row in backend.select(query):
+            add(row["s"], _BY_NAME)
+    # 3. Full-text search, term by term and all together (very common terms left out).
+    if index is not None:
+        try:
+            for hit in index.object_hits(
+                word_terms[:MAX_TERMS], each=SEARCH_EACH, together=SEARCH_TOGETHER
+            ):
+                if not hit.private:
+                    add(ids.iri(hit.id), _BY_SEARCH, hit.score)
+        except Exception:
+            pass  # an unreadable index: ids, titles and aliases still answer
+    if not found:
+        return []
+    _describe(backend, ids, found)
+    # Which distinct prompt terms point at each object.
+    normalised = f" {_norm(prompt)} "
+    token_set = set(id_tokens)
+    out = []
+    for cand in found.values():
+        if not cand.type or (cand.props.get("privacy") or [""])[0].lower() == "private":
+            continue  # gone since the index was written, or private: never shown
+        object_id = ids.id_of(cand.node)
+        if object_id in token_set:
+            cand.terms.add(object_id)
+            cand.strength = max(cand.strength, _BY_ID)
+        text = [object_id, *(v for k, vs in cand.props.items() if k != "privacy" for v in vs)]
+        own = set(_WORD.findall(" ".join(text).lower()))
+        cand.terms |= {t for t in word_terms if _credited(t, own)}
+        for key in ("title", "name", "aliases"):
+            for value in cand.props.get(key, []):
+                phrase = _norm(value)
+                if phrase and f" {phrase} " in normalised and salient & set(phrase.split()):
+                    cand.strength = max(cand.strength, _BY_NAME)
+                    cand.terms |= salient & set(phrase.split())
+        if cand.strength >= _BY_NAME or len(cand.terms) >= 2 or (len(terms) == 1 and cand.terms):
+            out.append(cand)
+    return sorted(out, key=_Candidate.rank)[:MAX_OBJECTS]
+
+
+def _describe(backend: Any, ids: Ids, found: dict[Term, _Candidate]) -> None:
+    """Each candidate's type and literal properties, from the store (the truth)."""
+    nodes = list(found)
+    for i in range(0, len(nodes), 400):
+        listed = " ".join(str(n) for n in nodes[i : i + 400])
+        query = (
+            f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {listed} }} ?s ?p ?o "
+            f"FILTER(?p = {RDF_TYPE} || isLiteral(?o)) }}"
+        )
+        types: dict[Term, list[str]] = {}
+        for row in backend.select(query):
+            p, o = row["p"], row["o"]
+            if p == RDF_TYPE:
+                if isinstance(o, NamedNode) and o.value.startswith(OL):
+                    types.setdefault(row["s"], []).append(o.value[len(OL) :])
+            elif p.value.startswith(OL) and isinstance(o, Literal):
+                found[row["s"]].props.setdefault(p.value[len(OL) :], []).append(o.value)
+        for node, kinds in types.items():
+            found[node].type = pick_type(sorted(set(kinds)))
+
+
+# -- rendering ---------------------------------------------------------------------------------
+def _text(value: str, width: int = TITLE_WIDTH) -> str:
+    flat = " ".join(_CONTROL.sub(" ", value).split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def _named(info: dict[str, Any]) -> str:
+    """``id (Type) "title"`` (the title left out when the object has none)."""
+    shown = f"{info['id']} ({info['type']})" if info["type"] else info["id"]
+    if info["title"] and info["title"] != info["id"]:
+        shown += f' "{_text(info["title"])}"'
+    return shown
+
+
+def _render(backend: Any, ids: Ids, shown: list[_Candidate]) -> str:
+    lines = [HEADER]
+    per_object: list[list[tuple[tuple[Term, str, Term], str]]] = []
+    heads: list[str] = []
+    matched = {c.node for c in shown}
+    for cand in shown:
+        info = {"id": ids.id_of(cand.node), "type": cand.type, "title": cand.title(ids)}
+        head = f"- {_named(info)}"
+        for key in SHOWN_PROPERTIES:
+            if cand.props.get(key):
+                head += f" · {key} {_text(cand.props[key][0], 40)}"
+        skip: set[tuple[str, str]] = set()
+        if cand.type == "FailureClass":
+            head += _failure_class(backend, ids, cand.node)
+            skip = {("in", "recurs-as"), ("out", "covered-by"), ("out", "resolved-by")}
+        heads.append(head)
+        per_object.append(_relations(backend, ids, cand.node, skip, matched))
+    # Relation lines shared out in turn, at most MAX_RELATIONS in all; an edge between two
+    # shown objects is shown once.
+    chosen: list[list[str]] = [[] for _ in shown]
+    seen: set[tuple[Term, str, Term]] = set()
+    next_of = [0] * len(per_object)
+    budget, progress = MAX_RELATIONS, True
+    while budget and progress:
+        progress = False
+        for i, rels in enumerate(per_object):
+            while next_of[i] < len(rels) and rels[next_of[i]][0] in seen:
+                next_of[i] += 1
+            if budget and next_of[i] < len(rels):
+                edge, line = rels[next_of[i]]
+                next_of[i] += 1
+                seen.add(edge)
+                chosen[i].append(line)
+                budget -= 1
+                progress = True
+    for head, picked in zip(heads, chosen, strict=True):
+        lines.append(head)
+        lines += picked
+    proposals = _proposals(backend, ids, [c.node for c in shown])
+    if proposals:
+        lines.append(PROPOSALS_HEADER)
+        lines += proposals
+    return "\n".join(lines)
+
+
+def _failure_class(backend: Any, ids: Ids, node: Term) -> str:
+    facts = failure_class_facts(backend, ids, node, title_keys=TITLE_KEYS)
+    occurrences = facts["occurrences"]
+    n = len(occurrences)
+    text = f" — recurred {n} time{'s' if n != 1 else ''}"
+    latest = next((o for o in occurrences if o["type"] and not o["private"]), None)
+    if latest is not None:
+        text += f" (latest {latest['id']})"
+
+    def listed(items: list[dict[str, Any]], verb: str, none: str) -> str:
+        visible = [x for x in items if x["type"] and not x["private"]]
+        if not visible:
+            return f"; {none}"
+        named = ", ".join(_named(x) for x in visible[:MAX_REMEDIES])
+        more = len(visible) - MAX_REMEDIES
+        return f"; {verb} {named}" + (f" (+{more} more)" if more > 0 else "")
+
+    text += listed(facts["rules"], "covered by", "no rule covers it yet")
+    text += listed(facts["actions"], "resolved by", "no action resolves it yet")
+    return text
+
+
+def _relations(
+    backend: Any, ids: Ids, node: Term, skip: set[tuple[str, str]], matched: set[Term]
+) -> list[tuple[tuple[Term, str, Term], str]]:
+    """The object's typed relations as lines, best first: to other matched objects, then
+    outgoing before incoming; private or untyped ends left out."""
+    relation = f'FILTER(isIRI(?o) && ?p != {RDF_TYPE} && STRSTARTS(STR(?p), "{OL}"))'
+    edges: set[tuple[str, str, Term]] = set()
+    for row in backend.select(
+        f"SELECT ?s ?p ?o WHERE {{ ?s ?p ?o {relation} }} LIMIT {NEIGHBOURS}", {"s": node}
+    ):
+        edges.add(("out", row["p"].value[len(OL) :], row["o"]))
+    for row in backend.select(
+        f"SELECT ?s ?p ?o WHERE {{ ?s ?p ?o {relation} }} LIMIT {NEIGHBOURS}", {"o": node}
+    ):
+        edges.add(("in", row["p"].value[len(OL) :], row["s"]))
+    edges = {
+        e for e in edges if (e[0], e[1]) not in skip and ids.is_instance(e[2]) and e[2] != node
+    }
+    ends = labels(backend, ids, (e[2] for e in edges), title_keys=TITLE_KEYS)
+    ordered = sorted(
+        (e for e in edges if e[2] in ends and not ends[e[2]]["private"]),
+        key=lambda e: (e[2] not in matched, e[0] != "out", e[1], ends[e[2]]["id"]),
+    )
+    return [
+        (
+            (node, rel, other) if way == "out" else (other, rel, node),
+            f"  {'→' if way == 'out' else '←'} {rel} {_named(ends[other])}",
+        )
+        for way, rel, other in ordered
+    ]
+
+
+def _proposals(backend: Any, ids: Ids, nodes: list[Term]) -> list[str]:
+    found = pending_proposals(backend, ids, nodes)
+    if not found:
+        return []
+    ends = labels(backend, ids, (ids.iri(p[k]) for p in found for k in ("source", "target")))
+    lines = []
+    for p in found:
+        if any(ends.get(ids.iri(p[k]), {}).get("private") for k in ("source", "target")):
+            continue
+        how = ", ".join(x for x in (p["origin"], f"tier {p['tier']}" if p["tier"] else "") if x)
+        lines.append(
+            f"- [unconfirmed] {p['id']}: {p['source']} {p['rel']} {p['target']}"
+            + (f" ({how})" if how else "")
+        )
+        if len(lines) == MAX_PROPOSALS:
+            break
+    return lines
+
+
+# -- session-start -----------------------------------------------------------------------------
+def status(data_dir: Path) -> str:
+    """The status line of a data dir, the cue to rebuild (once), or "" with no instance."""
+    has_store = store_exists(data_dir)
+    instance = data_dir.name == DATA_DIR_NAME and (data_dir.parent / INSTANCE_MARKER).is_file()
+    if not has_store and not instance:
+        return ""
+    rebuilt = _rebuilt_at(data_dir)
+    if rebuilt is None and not _cue_shown(data_dir):
+        _remember_cue(data_dir)
+        return NEVER_REBUILT
+    counts = {"objects": 0, "relations": 0, "proposals": 0}
+    if has_store:
+        ids = Ids(load_config(data_dir).id_base)
+        with open_backend(data_dir, write=False, create=False, wait=0) as backend:
+            counts = _counts(backend, ids, data_dir)
+    when = _ago(rebuilt) if rebuilt is not None else "never"
+    return (
+        f"ontoloom: {counts['objects']} objects · {counts['relations']} relations · "
+        f"{counts['proposals']} proposals pending · rebuilt {when}"
+    )
+
+
+def _counts(backend: Any, ids: Ids, data_dir: Path) -> dict[str, int]:
+    """Objects and relations counted in the store as ``Graph.summary`` counts them — unless
+    the graph is large and the search index is in step with the store: then the index's
+    counts (milliseconds, where the store reads every triple; a relation stated in two
+    graphs, e.g. by two records, counts once there). Pending proposals from the store."""
+    counts = {"proposals": count_pending(backend)}
+    index = _index(data_dir)
+    if index is not None:
+        try:
+            if index.generation() == backend.generation():
+                objects, relations = index.counts()
+                if objects + relations > LARGE_GRAPH:
+                    counts["objects"], counts["relations"] = objects, relations
+        except Exception:
+            pass  # an unreadable index: count in the store
+        finally:
+            index.close()
+    if "objects" not in counts:
+        counts["objects"] = count_objects(backend, ids)
+        counts["relations"] = count_relations(backend, ids)
+    return counts
+
+
+def _rebuilt_at(data_dir: Path) -> dt.datetime | None:
+    """When records were last rebuilt: the manifest's stamp (else its file time), or None."""
+    path = data_dir / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        stamp = json.loads(path.read_text(encoding="utf-8")).get("rebuilt")
+        when = dt.datetime.fromisoformat(stamp)
+        return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+    except Exception:
+        return dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC)
+
+
+def _ago(when: dt.datetime, now: dt.datetime | None = None) -> str:
+    """``just now``, ``5 min ago``, ``3 h ago``, ``2 d ago``.
+
+    >>> t = dt.datetime(2026, 11, 2, 12, 0, tzinfo=dt.UTC)
+    >>> [_ago(t, t + dt.timedelta(seconds=s)) for s in (-5, 30, 300, 3 * 3600 + 5, 2 * 86400)]
+    ['just now', 'just now', '5 min ago', '3 h ago', '2 d ago']
+    """
+    seconds = ((now or dt.datetime.now(dt.UTC)) - when).total_seconds()
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h ago"
+    return f"{int(seconds // 86400)} d ago"
+
+
+def _cue_shown(data_dir: Path) -> bool:
+    try:
+        state = json.loads((data_dir / HOOK_STATE).read_text(encoding="utf-8"))
+        return bool(state.get("rebuild_cue_shown"))
+    except Exception:
+        return False
+
+
+def _remember_cue(data_dir: Path) -> None:
+    """Mark the cue as shown — only in a data dir that exists (never created here)."""
+    if not data_dir.is_dir():
+        return
+    try:
+        stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        (data_dir / HOOK_STATE).write_text(
+            json.dumps({"rebuild_cue_shown": stamp}), encoding="utf-8"
+        )
+    except OSError:
+        pass
