@@ -30,7 +30,6 @@ from ontoloom.config import DATA_DIR_NAME, INSTANCE_MARKER, find_instance, load_
 from ontoloom.config import resolve_data_dir as _resolve
 from ontoloom.lookups import (
     TITLE_KEYS,
-    Ids,
     count_objects,
     count_pending,
     count_relations,
@@ -43,7 +42,7 @@ from ontoloom.search import STOPWORDS, SearchIndex
 from ontoloom.store import exists as store_exists
 from ontoloom.store import open_backend
 from ontoloom.store.terms import Literal, NamedNode, Term
-from ontoloom.vocab import OL, RDF_TYPE, ol
+from ontoloom.vocab import OL, RDF_TYPE, IdSpace, ol
 
 __all__ = ["context", "prompt_context", "salient_terms", "session_start", "status"]
 
@@ -252,7 +251,7 @@ def context(data_dir: Path, prompt: str) -> str:
     terms = salient_terms(prompt)
     if not terms:
         return ""
-    ids = Ids(load_config(data_dir).id_base)
+    ids = IdSpace(load_config(data_dir).id_base)
     with open_backend(data_dir, write=False, create=False, wait=0) as backend:
         index = _index(data_dir)
         try:
@@ -276,7 +275,7 @@ def _index(data_dir: Path) -> SearchIndex | None:
 
 
 def _find(
-    backend: Any, ids: Ids, index: SearchIndex | None, prompt: str, terms: list[str]
+    backend: Any, ids: IdSpace, index: SearchIndex | None, prompt: str, terms: list[str]
 ) -> list[_Candidate]:
     words = _words(prompt)
     id_tokens = _id_tokens(_words(prompt, None))
@@ -344,7 +343,7 @@ def _find(
     return sorted(out, key=_Candidate.rank)[:MAX_OBJECTS]
 
 
-def _describe(backend: Any, ids: Ids, found: dict[Term, _Candidate]) -> None:
+def _describe(backend: Any, ids: IdSpace, found: dict[Term, _Candidate]) -> None:
     """Each candidate's type and literal properties, from the store (the truth)."""
     nodes = list(found)
     for i in range(0, len(nodes), 400):
@@ -379,7 +378,7 @@ def _named(info: dict[str, Any]) -> str:
     return shown
 
 
-def _render(backend: Any, ids: Ids, shown: list[_Candidate]) -> str:
+def _render(backend: Any, ids: IdSpace, shown: list[_Candidate]) -> str:
     lines = [HEADER]
     per_object: list[list[tuple[tuple[Term, str, Term], str]]] = []
     heads: list[str] = []
@@ -424,7 +423,7 @@ def _render(backend: Any, ids: Ids, shown: list[_Candidate]) -> str:
     return "\n".join(lines)
 
 
-def _failure_class(backend: Any, ids: Ids, node: Term) -> str:
+def _failure_class(backend: Any, ids: IdSpace, node: Term) -> str:
     facts = failure_class_facts(backend, ids, node, title_keys=TITLE_KEYS)
     occurrences = facts["occurrences"]
     n = len(occurrences)
@@ -447,7 +446,7 @@ def _failure_class(backend: Any, ids: Ids, node: Term) -> str:
 
 
 def _relations(
-    backend: Any, ids: Ids, node: Term, skip: set[tuple[str, str]], matched: set[Term]
+    backend: Any, ids: IdSpace, node: Term, skip: set[tuple[str, str]], matched: set[Term]
 ) -> list[tuple[tuple[Term, str, Term], str]]:
     """The object's typed relations as lines, best first: to other matched objects, then
     outgoing before incoming; private or untyped ends left out."""
@@ -478,7 +477,7 @@ def _relations(
     ]
 
 
-def _proposals(backend: Any, ids: Ids, nodes: list[Term]) -> list[str]:
+def _proposals(backend: Any, ids: IdSpace, nodes: list[Term]) -> list[str]:
     found = pending_proposals(backend, ids, nodes)
     if not found:
         return []
@@ -510,7 +509,7 @@ def status(data_dir: Path) -> str:
         return NEVER_REBUILT
     counts = {"objects": 0, "relations": 0, "proposals": 0}
     if has_store:
-        ids = Ids(load_config(data_dir).id_base)
+        ids = IdSpace(load_config(data_dir).id_base)
         with open_backend(data_dir, write=False, create=False, wait=0) as backend:
             counts = _counts(backend, ids, data_dir)
     when = _ago(rebuilt) if rebuilt is not None else "never"
@@ -520,7 +519,7 @@ def status(data_dir: Path) -> str:
     )
 
 
-def _counts(backend: Any, ids: Ids, data_dir: Path) -> dict[str, int]:
+def _counts(backend: Any, ids: IdSpace, data_dir: Path) -> dict[str, int]:
     """Objects and relations counted in the store as ``Graph.summary`` counts them — unless
     the graph is large and the search index is in step with the store: then the index's
     counts (milliseconds, where the store reads every triple; a relation stated in two

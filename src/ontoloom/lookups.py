@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterable, Sequence
 from typing import Any
-from urllib.parse import quote, unquote
 
 from ontoloom.store.base import Backend
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
+from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import (
     OL,
     PROPOSAL_BASE,
@@ -22,12 +21,12 @@ from ontoloom.vocab import (
     RDF,
     RDF_TYPE,
     ol,
+    vocab_name,
 )
 
 __all__ = [
     "HIDDEN_TYPES",
     "TITLE_KEYS",
-    "Ids",
     "count_objects",
     "count_pending",
     "count_relations",
@@ -43,41 +42,6 @@ HIDDEN_TYPES = ("Entity", "Object", "Record")
 # What an object is called, in order of preference (as the search index reads it).
 TITLE_KEYS = ("title", "name", "description", "content", "service")
 _CHUNK = 400
-
-
-class Ids:
-    """Ids ↔ instance IRIs: the mapping of :class:`ontoloom.model.IdSpace`, without the
-    imports of ``ontoloom.model`` (hooks must start fast).
-
-    >>> ids = Ids("https://ontoloom.dev/id/")
-    >>> ids.iri("doc:billing/tax-summary").value
-    'https://ontoloom.dev/id/doc%3Abilling%2Ftax-summary'
-    >>> ids.id_of(ids.iri("doc:billing/tax-summary"))
-    'doc:billing/tax-summary'
-    """
-
-    def __init__(self, base: str) -> None:
-        self.base = base
-
-    def iri(self, entity_id: str) -> NamedNode:
-        return NamedNode(self.base + quote(entity_id, safe=""))
-
-    def id_of(self, term: Term) -> str:
-        if isinstance(term, NamedNode) and term.value.startswith(self.base):
-            return unquote(term.value[len(self.base) :])
-        if isinstance(term, BlankNode):
-            return f"_:{term.value}"
-        return term.value if isinstance(term, NamedNode) else str(term)
-
-    def is_instance(self, term: Term) -> bool:
-        return isinstance(term, NamedNode) and term.value.startswith(self.base)
-
-
-def _name(term: Term) -> str:
-    """``ol:title`` → ``title``; other IRIs stay whole."""
-    if isinstance(term, NamedNode) and term.value.startswith(OL):
-        return term.value[len(OL) :]
-    return term.value if isinstance(term, NamedNode) else str(term)
 
 
 def pick_type(types: Sequence[str], known: Container[str] | None = None) -> str:
@@ -124,7 +88,7 @@ def labels(
                 if isinstance(o, NamedNode) and o.value.startswith(OL):
                     types.setdefault(node, []).append(o.value[len(OL) :])
             elif isinstance(o, Literal):
-                props.setdefault(node, {}).setdefault(_name(p), o.value)
+                props.setdefault(node, {}).setdefault(vocab_name(p), o.value)
     found: dict[Term, dict[str, Any]] = {}
     for node, kinds in types.items():
         p = props.get(node, {})
@@ -197,7 +161,7 @@ def pending_proposals(backend: Backend, ids: Any, nodes: Iterable[Term]) -> list
                 {
                     "id": pid,
                     "source": ids.id_of(row["s"]),
-                    "rel": _name(row["r"]),
+                    "rel": vocab_name(row["r"]),
                     "target": ids.id_of(row["o"]),
                     "tier": row["tier"].value if row["tier"] is not None else "",
                     "origin": row["origin"].value if row["origin"] is not None else "",

@@ -18,11 +18,10 @@ import secrets
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
-from urllib.parse import quote, unquote
 
 from ontoloom.errors import BadInput
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
-from ontoloom.vocab import DEFAULT_ID_BASE, OL, XSD
+from ontoloom.store.terms import Literal, NamedNode, Term
+from ontoloom.vocab import OL, XSD, IdSpace, vocab_name
 
 __all__ = [
     "Entity",
@@ -36,6 +35,8 @@ __all__ = [
     "new_id",
     "relation_id",
     "value_to_json",
+    "vocab_iri",
+    "vocab_name",
 ]
 
 JSONScalar = str | int | float | bool
@@ -99,42 +100,8 @@ def relation_id(from_id: str, rel: str, to_id: str) -> str:
     return hashlib.sha256(f"{from_id}\n{rel}\n{to_id}".encode()).hexdigest()
 
 
-class IdSpace:
-    """Maps ids to instance IRIs (percent-encoded under one base) and back.
-
-    >>> ids = IdSpace()
-    >>> ids.iri("doc:billing/tax-summary").value
-    'https://ontoloom.dev/id/doc%3Abilling%2Ftax-summary'
-    >>> ids.id_of(ids.iri("doc:billing/tax-summary"))
-    'doc:billing/tax-summary'
-    """
-
-    def __init__(self, base: str = DEFAULT_ID_BASE) -> None:
-        self.base = base
-
-    def iri(self, entity_id: str) -> NamedNode:
-        return NamedNode(self.base + quote(entity_id, safe=""))
-
-    def id_of(self, term: Term) -> str:
-        if isinstance(term, NamedNode) and term.value.startswith(self.base):
-            return unquote(term.value[len(self.base) :])
-        if isinstance(term, BlankNode):
-            return f"_:{term.value}"
-        return term.value if isinstance(term, NamedNode) else str(term)
-
-    def is_instance(self, term: Term) -> bool:
-        return isinstance(term, NamedNode) and term.value.startswith(self.base)
-
-
 def vocab_iri(name: str) -> NamedNode:
     return NamedNode(OL + name)
-
-
-def vocab_name(term: Term) -> str:
-    """``ol:title`` → ``title``; other IRIs stay whole."""
-    if isinstance(term, NamedNode) and term.value.startswith(OL):
-        return term.value[len(OL) :]
-    return term.value if isinstance(term, NamedNode) else str(term)
 
 
 def parse_scalar(text: str) -> Any:

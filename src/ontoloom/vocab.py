@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ontoloom.store.terms import NamedNode
+from urllib.parse import quote, unquote
+
+from ontoloom.store.terms import BlankNode, NamedNode, Term
 
 OL = "https://ontoloom.dev/ns#"
 GRAPH_BASE = "https://ontoloom.dev/graph/"
@@ -65,3 +67,37 @@ PROPOSAL_BASE = "https://ontoloom.dev/proposal/"
 STORE_NODE = ol("store")
 GENERATION = ol("generation")
 LAST_CHANGE = ol("lastChange")
+
+
+def vocab_name(term: Term) -> str:
+    """``ol:title`` → ``title``; other IRIs stay whole."""
+    if isinstance(term, NamedNode) and term.value.startswith(OL):
+        return term.value[len(OL) :]
+    return term.value if isinstance(term, NamedNode) else str(term)
+
+
+class IdSpace:
+    """Maps ids to instance IRIs (percent-encoded under one base) and back.
+
+    >>> ids = IdSpace()
+    >>> ids.iri("doc:billing/tax-summary").value
+    'https://ontoloom.dev/id/doc%3Abilling%2Ftax-summary'
+    >>> ids.id_of(ids.iri("doc:billing/tax-summary"))
+    'doc:billing/tax-summary'
+    """
+
+    def __init__(self, base: str = DEFAULT_ID_BASE) -> None:
+        self.base = base
+
+    def iri(self, entity_id: str) -> NamedNode:
+        return NamedNode(self.base + quote(entity_id, safe=""))
+
+    def id_of(self, term: Term) -> str:
+        if isinstance(term, NamedNode) and term.value.startswith(self.base):
+            return unquote(term.value[len(self.base) :])
+        if isinstance(term, BlankNode):
+            return f"_:{term.value}"
+        return term.value if isinstance(term, NamedNode) else str(term)
+
+    def is_instance(self, term: Term) -> bool:
+        return isinstance(term, NamedNode) and term.value.startswith(self.base)

@@ -9,11 +9,14 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import NoStore
 from ontoloom.store.base import Backend, Delta, Row
-from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.lock import DataDirLock
+
+if TYPE_CHECKING:
+    from ontoloom.store.embedded import EmbeddedBackend
 
 __all__ = [
     "Backend",
@@ -26,6 +29,16 @@ __all__ = [
 ]
 
 DEFAULT_LOCK_TIMEOUT = 10.0
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use: the embedded backend needs ontoloom.vocab, which needs
+    # ontoloom.store.terms — importing it here would make that a cycle.
+    if name == "EmbeddedBackend":
+        from ontoloom.store.embedded import EmbeddedBackend
+
+        return EmbeddedBackend
+    raise AttributeError(name)
 
 
 def lock_timeout() -> float:
@@ -60,6 +73,8 @@ def open_backend(
             )
         data_dir.mkdir(parents=True, exist_ok=True)
         write = True
+    from ontoloom.store.embedded import EmbeddedBackend
+
     lock = DataDirLock(data_dir, exclusive=write, wait=lock_timeout() if wait is None else wait)
     with lock:
         backend = EmbeddedBackend.open(store_path(data_dir), writable=write)
