@@ -340,13 +340,7 @@ class Memory:
         changes = self.graph.changes()
         results = []
         for i, item in enumerate(observations):
-            if not isinstance(item, dict):
-                raise BadInput(f"observations[{i}] is an object with entityName and contents")
-            name, contents = item.get("entityName"), item.get("contents")
-            if not isinstance(name, str) or not _strings(contents):
-                raise BadInput(
-                    f"observations[{i}]: entityName is a string and contents a list of strings"
-                )
+            name, contents = _observation_fields(item, f"observations[{i}]", "contents")
             entity_id = self._require(name, changes)
             node = self.graph.ids.iri(entity_id)
             present = {q.object.value for q in changes.quads_about(node, _OBSERVATIONS)}
@@ -379,13 +373,7 @@ class Memory:
         changes = self.graph.changes()
         removed = 0
         for i, item in enumerate(deletions):
-            if not isinstance(item, dict):
-                raise BadInput(f"deletions[{i}] is an object with entityName and observations")
-            name, values = item.get("entityName"), item.get("observations")
-            if not isinstance(name, str) or not _strings(values):
-                raise BadInput(
-                    f"deletions[{i}]: entityName is a string and observations a list of strings"
-                )
+            name, values = _observation_fields(item, f"deletions[{i}]", "observations")
             entity_id = self._one(name, changes)
             if entity_id is None:
                 continue
@@ -427,6 +415,13 @@ def _entity_fields(item: Any, i: int) -> tuple[str, str, list[str]]:
     if not _strings(observations):
         raise BadInput(f"entities[{i}].observations is a list of strings")
     return name, entity_type, observations
+
+
+def _observation_fields(item: Any, where: str, key: str) -> tuple[str, list[str]]:
+    name, values = (item.get("entityName"), item.get(key)) if isinstance(item, dict) else (0, 0)
+    if not isinstance(name, str) or not isinstance(values, list) or not _strings(values):
+        raise BadInput(f"{where}: entityName is a string and {key} a list of strings")
+    return name, values
 
 
 def _relation_fields(item: Any, i: int) -> tuple[str, str, str]:

@@ -57,6 +57,19 @@ _DONE_OUT = {
 }
 
 
+def _per_entity(key: str, values: str, name_help: str, values_help: str) -> dict[str, Any]:
+    """``{key: [{entityName, <values>: [...]}]}``, the shape of the observation tools."""
+    item = {
+        "type": "object",
+        "properties": {
+            "entityName": {"type": "string", "description": name_help},
+            values: {**_STRINGS, "description": values_help},
+        },
+        "required": ["entityName", values],
+    }
+    return {key: {"type": "array", "items": item}}
+
+
 def _done(message: str) -> dict[str, Any]:
     return {"success": True, "message": message}
 
@@ -160,25 +173,12 @@ def memory_tools() -> list[ToolSpec]:
             "add_observations",
             "Add Observations",
             "Add new observations to existing entities in the knowledge graph",
-            {
-                "observations": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "entityName": {
-                                "type": "string",
-                                "description": "The name of the entity to add the observations to",
-                            },
-                            "contents": {
-                                **_STRINGS,
-                                "description": "An array of observation contents to add",
-                            },
-                        },
-                        "required": ["entityName", "contents"],
-                    },
-                }
-            },
+            _per_entity(
+                "observations",
+                "contents",
+                "The name of the entity to add the observations to",
+                "An array of observation contents to add",
+            ),
             _add_observations,
             required=("observations",),
             idempotent=False,
@@ -204,25 +204,12 @@ def memory_tools() -> list[ToolSpec]:
             "delete_observations",
             "Delete Observations",
             "Delete specific observations from entities in the knowledge graph",
-            {
-                "deletions": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "entityName": {
-                                "type": "string",
-                                "description": "The name of the entity containing the observations",
-                            },
-                            "observations": {
-                                **_STRINGS,
-                                "description": "An array of observations to delete",
-                            },
-                        },
-                        "required": ["entityName", "observations"],
-                    },
-                }
-            },
+            _per_entity(
+                "deletions",
+                "observations",
+                "The name of the entity containing the observations",
+                "An array of observations to delete",
+            ),
             _delete_observations,
             required=("deletions",),
             destructive=True,
