@@ -72,7 +72,11 @@ class InstallResult:
 
     @property
     def text(self) -> str:
-        lines = [f"{f.action}: {f.path}" for f in self.files]
+        would = {"created": "would create", "updated": "would update"}
+        lines = [
+            f"{would.get(f.action, f.action) if self.dry_run else f.action}: {f.path}"
+            for f in self.files
+        ]
         if self.dry_run:
             diffs = [f.diff.rstrip("\n") for f in self.files if f.diff]
             if diffs:
