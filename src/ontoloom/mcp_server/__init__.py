@@ -107,7 +107,7 @@ def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallTool
     """Run one tool call to completion (blocking): open, check arguments, run, close."""
     from ontoloom.api import Graph
 
-    known = _specs_cached().get(name)  # how to open the store does not depend on the schema
+    known = _static_specs().get(name)
     if known is None:
         return _error(f"unknown tool {name!r}: list the tools to see them")
     try:
@@ -148,7 +148,7 @@ def build_server(data_dir: Path) -> Server:
     @server.call_tool(validate_input=False)  # checked against the live schema in `call`
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         result = await anyio.to_thread.run_sync(call, data_dir, name, arguments or {})
-        known = _specs_cached().get(name)
+        known = _static_specs().get(name)
         if known is not None and known.changes_schema and not result.isError:
             # The enums of types and relations changed: clients re-list the tools.
             await server.request_context.session.send_tool_list_changed()
@@ -157,7 +157,9 @@ def build_server(data_dir: Path) -> Server:
     return server
 
 
-def _specs_cached() -> dict[str, ToolSpec]:
+def _static_specs() -> dict[str, ToolSpec]:
+    """The tools as the shipped schema describes them: enough to know how a tool opens the
+    store, its annotations and its rendering, none of which depend on the schema."""
     from ontoloom.schema import Schema
 
     return _specs(Schema.load())
