@@ -44,6 +44,19 @@ def cand(source: str, rel: str, target: str, path: str, quote: str, **extra: obj
 
 RUNBOOK = "records/runbooks/strip-control-bytes.md"
 ESCAPE = "records/memory/escape-terminal-output.md"
+QUOTE = "Terminal output is escaped before it is logged."
+
+
+def enforced(quote: str = QUOTE, path: str = ESCAPE, **extra: object) -> dict:
+    """The candidate most tests use: rule:escape-terminal-output enforced-by the strip action."""
+    return cand(
+        "rule:escape-terminal-output",
+        "enforced-by",
+        "action:strip-control-bytes",
+        path,
+        quote,
+        **extra,
+    )
 
 
 # -- emit ----------------------------------------------------------------------------------------
@@ -87,14 +100,7 @@ def test_the_tier_table(inst: Cli, tmp_path: Path) -> None:
                 "Fixed with [[Strip control bytes]].",
             ),
             # MEDIUM: a second, independent model agreed
-            cand(
-                "rule:escape-terminal-output",
-                "enforced-by",
-                "action:strip-control-bytes",
-                ESCAPE,
-                "Terminal output is escaped before it is logged.",
-                second_opinion={"model": "gpt-5", "agree": True},
-            ),
+            enforced(second_opinion={"model": "gpt-5", "agree": True}),
             # LOW: self-checked only
             cand(
                 "rule:cafe-menu",
@@ -130,33 +136,11 @@ def test_forged_and_paraphrased_quotes_are_dropped_and_counted(inst: Cli, tmp_pa
         inst,
         tmp_path,
         [
-            cand(
-                "rule:escape-terminal-output",
-                "enforced-by",
-                "action:strip-control-bytes",
-                ESCAPE,
-                "Terminal output is always escaped before logging.",
-            ),  # paraphrased
-            cand(
-                "rule:escape-terminal-output",
-                "enforced-by",
-                "action:strip-control-bytes",
-                ESCAPE,
-                "The runbook must be followed.",
-            ),  # forged
-            cand(
-                "rule:escape-terminal-output",
-                "enforced-by",
-                "action:strip-control-bytes",
-                "../outside/leak.md",
-                "must not be read",
-            ),  # outside the instance
-            cand(
-                "rule:escape-terminal-output",
-                "enforced-by",
-                "action:strip-control-bytes",
-                ESCAPE,
-                "Terminal   output is escaped\nbefore it is logged.",
+            enforced(quote="Terminal output is always escaped before logging."),  # paraphrased
+            enforced(quote="The runbook must be followed."),  # forged
+            enforced(quote="must not be read", path="../outside/leak.md"),  # outside the instance
+            enforced(
+                quote="Terminal   output is escaped\nbefore it is logged."
             ),  # verbatim, spacing aside
         ],
     )
@@ -165,7 +149,6 @@ def test_forged_and_paraphrased_quotes_are_dropped_and_counted(inst: Cli, tmp_pa
 
 
 def test_refusals_and_duplicates(inst: Cli, tmp_path: Path) -> None:
-    quote = "Terminal output is escaped before it is logged."
     summary = ingest(
         inst,
         tmp_path,
@@ -175,17 +158,17 @@ def test_refusals_and_duplicates(inst: Cli, tmp_path: Path) -> None:
                 "inspires",
                 "action:strip-control-bytes",
                 ESCAPE,
-                quote,
+                QUOTE,
             ),
             cand(
-                "rule:escape-terminal-output", "applies", "rule:no-raw-control-bytes", ESCAPE, quote
+                "rule:escape-terminal-output", "applies", "rule:no-raw-control-bytes", ESCAPE, QUOTE
             ),
             cand(
                 "rule:escape-terminal-output",
                 "enforced-by",
                 "a thing that is not there",
                 ESCAPE,
-                quote,
+                QUOTE,
             ),
             cand(
                 "rule:no-raw-control-bytes",
@@ -194,20 +177,8 @@ def test_refusals_and_duplicates(inst: Cli, tmp_path: Path) -> None:
                 "records/memory/no-raw-control-bytes.md",
                 "Escape bytes below 0x20",
             ),  # already a fact
-            cand(
-                "rule:escape-terminal-output",
-                "enforced-by",
-                "action:strip-control-bytes",
-                ESCAPE,
-                quote,
-            ),
-            cand(
-                "rule:escape-terminal-output",
-                "enforced-by",
-                "action:strip-control-bytes",
-                ESCAPE,
-                quote,
-            ),
+            enforced(),
+            enforced(),
         ],
     )
     assert summary["refused"] == {"vocabulary": 1, "domain_range": 1, "unresolved": 1}
@@ -215,48 +186,23 @@ def test_refusals_and_duplicates(inst: Cli, tmp_path: Path) -> None:
     again = ingest(
         inst,
         tmp_path,
-        [
-            cand(
-                "rule:escape-terminal-output",
-                "enforced-by",
-                "action:strip-control-bytes",
-                ESCAPE,
-                quote,
-            )
-        ],
+        [enforced()],
     )
     assert again["duplicate"] == {"proposed": 1}
 
 
 def test_a_rejected_candidate_is_never_proposed_again(inst: Cli, tmp_path: Path) -> None:
-    quote = "Terminal output is escaped before it is logged."
     first = ingest(
         inst,
         tmp_path,
-        [
-            cand(
-                "rule:escape-terminal-output",
-                "enforced-by",
-                "action:strip-control-bytes",
-                ESCAPE,
-                quote,
-            )
-        ],
+        [enforced()],
     )
     pid = first["outcomes"][0]["id"]
     assert inst("proposals", "reject", pid, "--reason", "no").exit_code == 0
     again = ingest(
         inst,
         tmp_path,
-        [
-            cand(
-                "rule:escape-terminal-output",
-                "enforced-by",
-                "action:strip-control-bytes",
-                ESCAPE,
-                quote,
-            )
-        ],
+        [enforced()],
     )
     assert again["duplicate"] == {"rejected": 1}
     assert json.loads(inst.json("proposals").output) == []
@@ -296,13 +242,7 @@ def test_a_pending_proposal_changes_no_output_of_the_trusted_graph(
         inst,
         tmp_path,
         [
-            cand(
-                "rule:escape-terminal-output",
-                "enforced-by",
-                "action:strip-control-bytes",
-                ESCAPE,
-                "Terminal output is escaped before it is logged.",
-            ),
+            enforced(),
             cand(
                 "decision:2026-10-01-use-sagas",
                 "applies",
@@ -318,19 +258,10 @@ def test_a_pending_proposal_changes_no_output_of_the_trusted_graph(
 
 # -- review and writeback -------------------------------------------------------------------------
 def test_confirm_goes_through_the_write_path_and_writes_back(inst: Cli, tmp_path: Path) -> None:
-    quote = "Terminal output is escaped before it is logged."
     pid = ingest(
         inst,
         tmp_path,
-        [
-            cand(
-                "rule:escape-terminal-output",
-                "enforced-by",
-                "action:strip-control-bytes",
-                ESCAPE,
-                quote,
-            )
-        ],
+        [enforced()],
     )["outcomes"][0]["id"]
     record = inst.data_dir.parent / ESCAPE
     body_before = parse_record(ESCAPE, record.read_bytes()).body
