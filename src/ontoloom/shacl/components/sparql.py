@@ -229,7 +229,26 @@ class SPARQLConstraintComponent(_SelectBased):
         return out
 
 
-class CustomSelectConstraint(_SelectBased):
+class _Custom:
+    """A constraint of a user-declared component: named by its IRI, and built from the
+    component's declaration rather than found on shapes by a parameter of its own."""
+
+    iri: NamedNode
+
+    @property
+    def component_iri(self) -> NamedNode:
+        return self.iri
+
+    @property
+    def short_name(self) -> str:
+        return component_short_name(self.iri)
+
+    @classmethod
+    def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
+        return []
+
+
+class CustomSelectConstraint(_Custom, _SelectBased):
     component: ClassVar[str] = ""
 
     def __init__(
@@ -238,34 +257,10 @@ class CustomSelectConstraint(_SelectBased):
         super().__init__(select, prologue, bindings)
         self.iri = iri
 
-    @property
-    def component_iri(self) -> NamedNode:
-        return self.iri
 
-    @property
-    def short_name(self) -> str:
-        return component_short_name(self.iri)
-
-    @classmethod
-    def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        return []
-
-
-class CustomAskConstraint(Constraint):
+class CustomAskConstraint(_Custom, Constraint):
     def __init__(self, iri: NamedNode, ask: str, prologue: str, bindings: dict[str, Term]) -> None:
         self.iri, self.ask, self.prologue, self.bindings = iri, ask, prologue, bindings
-
-    @property
-    def component_iri(self) -> NamedNode:
-        return self.iri
-
-    @property
-    def short_name(self) -> str:
-        return component_short_name(self.iri)
-
-    @classmethod
-    def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        return []
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         prologue, query = split_prologue(
