@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from ontoloom.shacl.compiler import literal_int
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import SH
 
@@ -54,6 +55,11 @@ class Constraint:
 
 def sh_values(g: TripleIndex, shape: Shape, local: str) -> list[Term]:
     return g.objects(shape.node, NamedNode(SH + local))
+
+
+def sh_ints(g: TripleIndex, shape: Shape, local: str) -> list[int]:
+    """The integer values of a parameter (sh:minCount 1); others are ignored, as pySHACL does."""
+    return [n for n in map(literal_int, sh_values(g, shape, local)) if n is not None]
 
 
 def core_components() -> list[type[Constraint]]:

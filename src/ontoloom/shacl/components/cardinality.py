@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ontoloom.shacl.compiler import Compiler, Source, Violation, literal_int
-from ontoloom.shacl.components import Constraint, sh_values
+from ontoloom.shacl.compiler import Compiler, Source, Violation
+from ontoloom.shacl.components import Constraint, sh_ints
 from ontoloom.shacl.shapes import Shape, ShapeSet
 
 
@@ -18,12 +18,7 @@ class _Count(Constraint):
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
         if shape.path is None:
             return []
-        out: list[Constraint] = []
-        for term in sh_values(shapes.graph, shape, cls.parameter):
-            n = literal_int(term)
-            if n is not None:
-                out.append(cls(n))
-        return out
+        return [cls(n) for n in sh_ints(shapes.graph, shape, cls.parameter)]
 
     def pattern(
         self, cx: Compiler, shape: Shape, focus: str, source: Source | None

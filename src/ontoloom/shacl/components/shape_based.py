@@ -6,8 +6,8 @@ their parent as focus nodes and reports their results directly.
 
 from __future__ import annotations
 
-from ontoloom.shacl.compiler import Compiler, Source, Violation, is_true, literal_int
-from ontoloom.shacl.components import Constraint, sh_values
+from ontoloom.shacl.compiler import Compiler, Source, Violation, is_true
+from ontoloom.shacl.components import Constraint, sh_ints, sh_values
 from ontoloom.shacl.shapes import Shape, ShapeSet
 from ontoloom.store.terms import Term
 
@@ -59,10 +59,8 @@ class _Qualified(Constraint):
                         siblings.extend(
                             sh_values(g, shapes.shape(sibling_prop), "qualifiedValueShape")
                         )
-            for term in sh_values(g, shape, cls.parameter):
-                n = literal_int(term)
-                if n is not None:
-                    out.append(cls(qualified, n, [s for s in siblings if s != qualified]))
+            for n in sh_ints(g, shape, cls.parameter):
+                out.append(cls(qualified, n, [s for s in siblings if s != qualified]))
         return out
 
     def shape_refs(self) -> list[Term]:

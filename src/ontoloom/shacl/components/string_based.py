@@ -3,8 +3,8 @@ sh:languageIn, sh:uniqueLang. Blank nodes always violate the length and pattern 
 
 from __future__ import annotations
 
-from ontoloom.shacl.compiler import Compiler, Source, Violation, is_true, literal_int
-from ontoloom.shacl.components import Constraint, sh_values
+from ontoloom.shacl.compiler import Compiler, Source, Violation, is_true
+from ontoloom.shacl.components import Constraint, sh_ints, sh_values
 from ontoloom.shacl.shapes import Shape, ShapeSet
 from ontoloom.store.terms import Literal
 
@@ -22,12 +22,7 @@ class _Length(Constraint):
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        out: list[Constraint] = []
-        for term in sh_values(shapes.graph, shape, cls.parameter):
-            n = literal_int(term)
-            if n is not None:
-                out.append(cls(n))
-        return out
+        return [cls(n) for n in sh_ints(shapes.graph, shape, cls.parameter)]
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
