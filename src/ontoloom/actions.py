@@ -181,26 +181,34 @@ def _describe_class(graph: Graph, info: dict[str, Any], how: str) -> GuardHit:
 
 
 # -- why ---------------------------------------------------------------------------------------
+def known_objects(graph: Graph) -> list[dict[str, Any]]:
+    """Every object of a schema type as identity resolution sees it: id, type, title (or
+    name) and aliases, ordered by id."""
+    query = (
+        f'SELECT ?s ?t ?title ?name ?alias WHERE {{ ?s {RDF_TYPE} ?t . FILTER(STRSTARTS(STR(?t), "{OL}")) '
+        f"OPTIONAL {{ ?s {vocab_iri('title')} ?title }} OPTIONAL {{ ?s {vocab_iri('name')} ?name }} "
+        f"OPTIONAL {{ ?s {vocab_iri('aliases')} ?alias }} }}"
+    )
+    found: dict[str, dict[str, Any]] = {}
+    for r in graph.backend.select(query):
+        kind = vocab_name(r["t"])
+        if not graph.ids.is_instance(r["s"]) or kind not in graph.schema.types:
+            continue
+        oid = graph.ids.id_of(r["s"])
+        entry = found.setdefault(oid, {"id": oid, "type": kind, "title": None, "aliases": []})
+        label = r["title"] or r["name"]
+        if label is not None:
+            entry["title"] = label.value
+        if r["alias"] is not None and r["alias"].value not in entry["aliases"]:
+            entry["aliases"].append(r["alias"].value)
+    return sorted(found.values(), key=lambda o: o["id"])
+
+
 def resolve_object(graph: Graph, ref: str) -> str:
     """An object by id, slug, title or alias. :raises NotFound: (ambiguity says so)."""
     if graph.exists(ref):
         return ref
-    query = (
-        f'SELECT ?s ?t ?title ?alias WHERE {{ ?s {RDF_TYPE} ?t . FILTER(STRSTARTS(STR(?t), "{OL}")) '
-        f"OPTIONAL {{ ?s {vocab_iri('title')} ?title }} OPTIONAL {{ ?s {vocab_iri('name')} ?name }} "
-        f"OPTIONAL {{ ?s {vocab_iri('aliases')} ?alias }} }}"
-    )
-    objects: dict[str, dict[str, Any]] = {}
-    for r in graph.backend.select(query):
-        oid = graph.ids.id_of(r["s"])
-        entry = objects.setdefault(
-            oid, {"id": oid, "type": vocab_name(r["t"]), "title": None, "aliases": []}
-        )
-        if r["title"] is not None:
-            entry["title"] = r["title"].value
-        if r["alias"] is not None:
-            entry["aliases"].append(r["alias"].value)
-    resolution = Resolver(objects.values()).resolve(ref)
+    resolution = Resolver(known_objects(graph)).resolve(ref)
     if resolution.id is None:
         raise NotFound(f"{ref!r}: {resolution.reason}")
     return resolution.id

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ontoloom.actions import known_objects, resolve_object
 from ontoloom.config import load_config
 from ontoloom.errors import BadInput
 from ontoloom.model import vocab_iri
@@ -25,7 +26,7 @@ from ontoloom.proposals.store import Proposal, list_proposals, proposal_id, prop
 from ontoloom.proposals.worklist import _candidates as link_candidates
 from ontoloom.records.identity import Resolver
 from ontoloom.store.base import Delta
-from ontoloom.vocab import OL, RDF_TYPE
+from ontoloom.vocab import OL
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -55,35 +56,11 @@ def _instance(graph: Graph) -> Path:
     return config.instance
 
 
-def _objects(graph: Graph) -> list[dict[str, Any]]:
-    query = (
-        f'SELECT ?s ?t ?title ?name ?alias WHERE {{ ?s {RDF_TYPE} ?t . FILTER(STRSTARTS(STR(?t), "{OL}")) '
-        f"OPTIONAL {{ ?s {vocab_iri('title')} ?title }} OPTIONAL {{ ?s {vocab_iri('name')} ?name }} "
-        f"OPTIONAL {{ ?s {vocab_iri('aliases')} ?alias }} }}"
-    )
-    found: dict[str, dict[str, Any]] = {}
-    for r in graph.backend.select(query):
-        if not graph.ids.is_instance(r["s"]):
-            continue
-        oid = graph.ids.id_of(r["s"])
-        kind = r["t"].value[len(OL) :]
-        if kind not in graph.schema.types:
-            continue
-        entry = found.setdefault(oid, {"id": oid, "type": kind, "title": None, "aliases": []})
-        label = r["title"] or r["name"]
-        if label is not None:
-            entry["title"] = label.value
-        if r["alias"] is not None and r["alias"].value not in entry["aliases"]:
-            entry["aliases"].append(r["alias"].value)
-    return sorted(found.values(), key=lambda o: o["id"])
-
-
 def emit_request(graph: Graph, limit: int = 50, for_target: str | None = None) -> dict[str, Any]:
     """The extraction request: items to read, vocabulary, known objects, response schema."""
-    from ontoloom.actions import resolve_object
 
     _instance(graph)
-    objects = _objects(graph)
+    objects = known_objects(graph)
     target = resolve_object(graph, for_target) if for_target else None
     known = {o["id"]: o for o in objects}
     words = []
@@ -232,7 +209,7 @@ def ingest_response(graph: Graph, data: Any) -> IngestResult:
             f"the response breaks the response schema at {where}: {exc.message}"
         ) from None
     instance = _instance(graph)
-    objects = _objects(graph)
+    objects = known_objects(graph)
     resolver = Resolver(objects)
     existing = {p.id: p for p in list_proposals(graph)}
     derivable = {(c.source, c.target) for c in link_candidates(graph)}
