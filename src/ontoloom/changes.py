@@ -6,7 +6,6 @@ Nothing here commits: :meth:`ontoloom.writes.WritePath.commit` does, after valid
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -19,22 +18,18 @@ from ontoloom.model import (
     check_property_name,
     literal_from_json,
     new_id,
+    now_literal,
     vocab_iri,
 )
 from ontoloom.schema import ENTITY, RelationSpec
 from ontoloom.store.base import Delta
 from ontoloom.store.terms import Literal, NamedNode, Quad, Term
-from ontoloom.vocab import DCTERMS_MODIFIED, FACTS, PROV_GENERATED, RDF_TYPE, XSD
+from ontoloom.vocab import DCTERMS_MODIFIED, FACTS, PROV_GENERATED, RDF_TYPE
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
 
-__all__ = ["Changes", "RelateOutcome", "now_literal"]
-
-
-def now_literal() -> Literal:
-    stamp = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    return Literal(stamp, datatype=NamedNode(XSD + "dateTime"))
+__all__ = ["Changes", "RelateOutcome"]
 
 
 @dataclass

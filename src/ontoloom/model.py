@@ -33,6 +33,7 @@ __all__ = [
     "deletion_json",
     "literal_from_json",
     "new_id",
+    "now_literal",
     "relation_id",
     "value_to_json",
     "vocab_iri",
@@ -235,6 +236,12 @@ class Entity:
             if isinstance(value, str) and value:
                 return value
         return self.id
+
+
+def now_literal() -> Literal:
+    """Now, to the second, as an xsd:dateTime in UTC (creation and change stamps)."""
+    stamp = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return Literal(stamp, datatype=NamedNode(XSD + "dateTime"))
 
 
 def deletion_json(entity: Entity, relations: list[Relation]) -> dict[str, Any]:

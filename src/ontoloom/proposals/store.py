@@ -7,12 +7,11 @@ takes it for a fact.
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ontoloom.model import vocab_iri, vocab_name
+from ontoloom.model import now_literal, vocab_iri, vocab_name
 from ontoloom.store.base import Delta
 from ontoloom.store.terms import Literal, NamedNode, Quad
 from ontoloom.vocab import PROPOSAL_BASE, PROPOSALS, PROV, RDF, RDF_TYPE, XSD
@@ -47,11 +46,6 @@ _FIELDS = (
 
 def proposal_id(source: str, rel: str, target: str) -> str:
     return hashlib.sha256(f"{source}\n{rel}\n{target}".encode()).hexdigest()[:12]
-
-
-def _now() -> Literal:
-    stamp = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    return Literal(stamp, datatype=NamedNode(XSD + "dateTime"))
 
 
 @dataclass
@@ -100,7 +94,7 @@ def proposal_quads(graph: Graph, p: Proposal) -> set[Quad]:
         Quad(node, vocab_iri("tier"), Literal(p.tier), g),
         Quad(node, vocab_iri("origin"), Literal(p.origin), g),
         Quad(node, NamedNode(PROV + "wasAttributedTo"), Literal(p.proposer), g),
-        Quad(node, NamedNode(PROV + "generatedAtTime"), _now(), g),
+        Quad(node, NamedNode(PROV + "generatedAtTime"), now_literal(), g),
     }
     for key, value in p.evidence.items():
         if value is None:
