@@ -195,14 +195,14 @@ class Changes:
             if key in self.graph.schema.relations:
                 raise BadInput(f"{key!r} is a relation: use `ontoloom unrelate`")
         adds = self._property_quads(node, properties)
-        for key in [*properties, *unset, "modified"]:
-            predicate = DCTERMS_MODIFIED if key == "modified" else vocab_iri(key)
+        for key in [*properties, *unset]:
             self._remove(
                 q
-                for q in self.quads_about(node, predicate)
+                for q in self.quads_about(node, vocab_iri(key))
                 if q.graph_name == FACTS and isinstance(q.object, Literal)
             )
-        self._add(adds | {Quad(node, DCTERMS_MODIFIED, self._now, FACTS)})
+        self._add(adds)
+        self._touch(node)
 
     def delete(self, entity_id: str) -> None:
         node = self._require_fact(entity_id)

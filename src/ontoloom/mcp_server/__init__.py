@@ -10,6 +10,7 @@ a validation refusal's text being the report. The server itself never dies of a 
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -157,6 +158,7 @@ def build_server(data_dir: Path) -> Server:
     return server
 
 
+@functools.cache
 def _static_specs() -> dict[str, ToolSpec]:
     """The tools as the shipped schema describes them: enough to know how a tool opens the
     store, its annotations and its rendering, none of which depend on the schema."""
