@@ -48,6 +48,11 @@ GENERIC_TYPE = "Thing"
 _LABEL_KEYS = ("name", "title")
 _RELATION_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _OBSERVATIONS = vocab_iri("observations")
+_LABEL_PREDICATES = frozenset(vocab_iri(k) for k in _LABEL_KEYS)
+_BY_LABEL = (
+    f"SELECT DISTINCT ?e ?n WHERE {{ VALUES ?p {{ {' '.join(map(str, _LABEL_PREDICATES))} }} "
+    f"?e ?p ?n . ?e {RDF_TYPE} ?t }}"
+)
 
 
 def stable_id(type_name: str, name: str) -> str:
@@ -93,22 +98,16 @@ class Memory:
                 return [name]
         except BadInput:
             pass
+        label = Literal(name)
         found = {
             self.graph.ids.id_of(row["e"])
-            for row in self.graph.backend.select(
-                "SELECT DISTINCT ?e ?n WHERE { VALUES ?p { "
-                + " ".join(str(vocab_iri(k)) for k in _LABEL_KEYS)
-                + " } ?e ?p ?n . ?e "
-                + str(RDF_TYPE)
-                + " ?t }",
-                {"n": Literal(name)},
-            )
+            for row in self.graph.backend.select(_BY_LABEL, {"n": label})
         }
         if changes is not None:
             found |= {
                 self.graph.ids.id_of(q.subject)
                 for q in changes.delta.adds
-                if q.predicate in {vocab_iri(k) for k in _LABEL_KEYS} and q.object == Literal(name)
+                if q.predicate in _LABEL_PREDICATES and q.object == label
             }
             found = {i for i in found if changes.exists(i)}
         return sorted(found)
