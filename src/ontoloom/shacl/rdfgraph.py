@@ -21,6 +21,7 @@ class TripleIndex:
         self._sp: dict[tuple[Term, Term], list[Term]] = defaultdict(list)
         self._po: dict[tuple[Term, Term], list[Term]] = defaultdict(list)
         self._p: dict[Term, list[tuple[Term, Term]]] = defaultdict(list)
+        self._s: dict[Term, list[Triple]] = defaultdict(list)
         seen: set[Triple] = set()
         for t in triples:
             if t in seen:
@@ -30,6 +31,7 @@ class TripleIndex:
             self._sp[(t.subject, t.predicate)].append(t.object)
             self._po[(t.predicate, t.object)].append(t.subject)
             self._p[t.predicate].append((t.subject, t.object))
+            self._s[t.subject].append(t)
 
     def objects(self, s: Term, p: Term) -> list[Term]:
         return self._sp.get((s, p), [])
@@ -43,6 +45,10 @@ class TripleIndex:
 
     def pairs(self, p: Term) -> list[tuple[Term, Term]]:
         return self._p.get(p, [])
+
+    def triples_of(self, s: Term) -> list[Triple]:
+        """Every triple with subject ``s``."""
+        return self._s.get(s, [])
 
     def items(self, head: Term) -> list[Term]:
         """The members of an RDF list, in order."""
@@ -66,8 +72,7 @@ class TripleIndex:
             if current in seen:
                 continue
             seen.add(current)
-            for t in self.triples:
-                if t.subject == current:
-                    yield t
-                    if isinstance(t.object, BlankNode):
-                        stack.append(t.object)
+            for t in self.triples_of(current):
+                yield t
+                if isinstance(t.object, BlankNode):
+                    stack.append(t.object)

@@ -19,9 +19,12 @@ def _sh(local: str) -> NamedNode:
 
 
 def report_triples(results: Iterable[Result], shapes: ShapeSet | None = None) -> list[Triple]:
-    """The report graph: one sh:ValidationResult per result, paths written out in full."""
+    """The report graph: one sh:ValidationResult per result. It stands on its own: a path is
+    written out as a fresh structure per result (as the W3C test suite compares them), and
+    a blank source shape or source constraint is described by its triples in the shapes
+    graph, once, as pySHACL does."""
     results = list(results)
-    described: set[Term] = set()
+    described: dict[Term, None] = {}
     report = BlankNode()
     out = [
         Triple(report, NamedNode(RDF + "type"), _sh("ValidationReport")),
@@ -42,29 +45,56 @@ def report_triples(results: Iterable[Result], shapes: ShapeSet | None = None) ->
             Triple(node, _sh("sourceShape"), r.source_shape),
         ]
         if r.path is not None:
-            out += _path_triples(node, r.path, shapes)
+            head, triples = path_triples(r.path, shapes)
+            out += [Triple(node, _sh("resultPath"), head), *triples]
         if r.value is not None:
             out.append(Triple(node, _sh("value"), r.value))
         if r.source_constraint is not None:
             out.append(Triple(node, _sh("sourceConstraint"), r.source_constraint))
-            if isinstance(r.source_constraint, BlankNode) and shapes is not None:
-                described.add(r.source_constraint)
         out += [Triple(node, _sh("resultMessage"), m) for m in r.messages]
-    # A blank source constraint is written out, so the report stands on its own.
-    for constraint in sorted(described, key=str):
-        out += list(shapes.graph.describe(constraint))
+        for term in (r.source_shape, r.source_constraint):
+            if isinstance(term, BlankNode):
+                described[term] = None
+    if shapes is not None:
+        for term in described:
+            out += list(shapes.graph.describe(term))
     return out
 
 
-def _path_triples(node: Term, path: Path | Term, shapes: ShapeSet | None) -> list[Triple]:
+def path_triples(path: Path | Term, shapes: ShapeSet | None = None) -> tuple[Term, list[Triple]]:
+    """A path as a node and the triples of a fresh blank structure describing it."""
     if not isinstance(path, Path):
-        return [Triple(node, _sh("resultPath"), path)]
+        if isinstance(path, BlankNode) and shapes is not None:
+            return path, list(shapes.graph.describe(path))
+        return path, []
     if path.is_predicate:
-        return [Triple(node, _sh("resultPath"), path.iri)]
-    triples = [Triple(node, _sh("resultPath"), path.node)]
-    if shapes is not None and path.node is not None:
-        triples += list(shapes.graph.describe(path.node))
-    return triples
+        assert path.iri is not None
+        return path.iri, []
+    node = BlankNode()
+    out: list[Triple] = []
+    parts = [path_triples(p) for p in path.parts]
+    for _, triples in parts:
+        out += triples
+    if path.kind in ("sequence", "alternative"):
+        head = _list(out, [n for n, _ in parts])
+        if path.kind == "sequence":
+            return head, out
+        out.append(Triple(node, _sh("alternativePath"), head))
+    else:
+        out.append(Triple(node, _sh(path.kind + "Path"), parts[0][0]))
+    return node, out
+
+
+def _list(out: list[Triple], members: list[Term]) -> Term:
+    head: Term = NamedNode(RDF + "nil")
+    for member in reversed(members):
+        cell = BlankNode()
+        out += [
+            Triple(cell, NamedNode(RDF + "first"), member),
+            Triple(cell, NamedNode(RDF + "rest"), head),
+        ]
+        head = cell
+    return head
 
 
 def report_turtle(report: Report, shapes: ShapeSet | None = None) -> str:
