@@ -26,7 +26,10 @@ def shape_key(shape: Term, shapes: TripleIndex) -> str:
     return "_:shape " + (parse_path(shapes, path).sparql() if path is not None else "(node shape)")
 
 
-def result_keys(results: list[Result], shapes: TripleIndex) -> list[tuple[str, ...]]:
+def result_keys(
+    results: list[Result], shapes: TripleIndex, *, messages: bool = False
+) -> list[tuple[str, ...]]:
+    """One key per result (so duplicates count); ``messages`` adds the result's messages."""
     return sorted(
         (
             term_key(r.focus),
@@ -35,6 +38,7 @@ def result_keys(results: list[Result], shapes: TripleIndex) -> list[tuple[str, .
             shape_key(r.source_shape, shapes),
             str(r.component),
             str(r.severity),
+            *((" | ".join(sorted(m.value for m in r.messages)),) if messages else ()),
         )
         for r in results
     )

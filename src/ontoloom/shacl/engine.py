@@ -10,7 +10,7 @@ from ontoloom.shacl.compiler import CompileError, Compiler, Violation, term_spar
 from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.paths import Path
-from ontoloom.shacl.shapes import Shape, ShapesError, ShapeSet
+from ontoloom.shacl.shapes import Shape, ShapesError, ShapeSet, ValidationFailure
 from ontoloom.store.base import Backend
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term, Triple
 from ontoloom.vocab import RDFS
@@ -350,12 +350,23 @@ def _result(unit: Unit, v: Violation, row) -> Result:
     path: Path | Term | None = unit.shape.path
     if v.path:
         found = row.get(v.path.lstrip("?"))
-        if found is not None:
+        if isinstance(found, NamedNode):  # sh:resultPath takes ?path only when an IRI
             path = found
     constraint = unit.constraint
     messages = unit.shape.messages or constraint.default_messages
-    if messages and constraint.default_messages:
-        messages = tuple(_fill(m, focus, value, path, constraint) for m in messages)
+    if constraint.fills_messages:
+        if _is_true(row.get("failure")):
+            raise ValidationFailure(
+                f"the SPARQL query of shape {_shape_label(unit.shape.node)} reported a failure "
+                f"(?failure true) for focus node {focus}"
+            )
+        bound = row.get("message")
+        if isinstance(bound, Literal):  # SHACL 5.3.2: a ?message binding comes first
+            messages = (bound,)
+        names = {k: t for k, t in row.items() if t is not None and not k.startswith("_o")}
+        names.update({"this": focus, "value": value, "path": path})
+        names.update(getattr(constraint, "parameter_bindings", {}))
+        messages = tuple(_fill(m, names) for m in messages)
     return Result(
         focus=focus,
         path=path,
@@ -369,12 +380,12 @@ def _result(unit: Unit, v: Violation, row) -> Result:
     )
 
 
-def _fill(
-    message: Literal, focus: Term, value: Term | None, path: object, constraint: Constraint
-) -> Literal:
-    """Fill ``{$this}``, ``{?value}``, ``{?path}`` and ``{$parameter}`` in SPARQL messages."""
-    names: dict[str, object] = {"this": focus, "value": value, "path": path}
-    names.update(getattr(constraint, "parameter_bindings", {}))
+def _is_true(term: Term | None) -> bool:
+    return isinstance(term, Literal) and term.value in ("true", "1")
+
+
+def _fill(message: Literal, names: dict[str, object]) -> Literal:
+    """Fill ``{?var}`` and ``{$var}`` in a message from a solution and the parameters."""
 
     def fill(match: re.Match[str]) -> str:
         term = names.get(match.group(1))

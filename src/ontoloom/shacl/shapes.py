@@ -14,7 +14,7 @@ from ontoloom.vocab import RDF, RDFS, SH
 if TYPE_CHECKING:
     from ontoloom.shacl.components import Constraint
 
-__all__ = ["Shape", "ShapeSet", "ShapesError", "Target"]
+__all__ = ["Shape", "ShapeSet", "ShapesError", "Target", "ValidationFailure"]
 
 
 def sh(local: str) -> NamedNode:
@@ -30,6 +30,11 @@ _SHAPE_LISTS = ("and", "or", "xone")
 
 class ShapesError(ValueError):
     """The shapes graph is not well-formed SHACL."""
+
+
+class ValidationFailure(ShapesError):
+    """Validation could not be completed: a SHACL *failure*, not a validation result
+    (e.g. a SPARQL constraint's solution binds ?failure to true)."""
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,10 @@ class Constraint:
     parameters: ClassVar[tuple[str, ...]] = ()  # sh: local names that trigger parsing
 
     source_constraint: Term | None = None
+    # Messages the shapes graph declares for the constraint itself (SPARQL-based ones).
     default_messages: tuple[Literal, ...] = ()
+    # SPARQL-based: messages are filled from the solution, and a ?message binding wins.
+    fills_messages: ClassVar[bool] = False
 
     @property
     def component_iri(self) -> NamedNode:

@@ -60,6 +60,15 @@ def _projection(select: str) -> str:
     return re.split(r"(?i)\bWHERE\b|\{", code_of(select), maxsplit=1)[0]
 
 
+def solution_variables(select: str) -> list[str]:
+    """The variables a SELECT's solutions may bind, beyond this, value and path. With
+    ``SELECT *``, every variable the query mentions: one out of scope is simply unbound."""
+    projection = _projection(select)
+    text = code_of(select) if re.search(r"\*", projection) else projection
+    names = dict.fromkeys(re.findall(r"[$?](\w+)", text))
+    return [n for n in names if n not in ("this", "value", "path")]
+
+
 def substitute(query: str, name: str, text: str) -> str:
     return re.sub(rf"[$?]{re.escape(name)}\b", lambda _: text, query)
 
@@ -173,7 +182,10 @@ def _binds_this(inner: str) -> bool:
 
 
 class _SelectBased(Constraint):
-    """Shared by sh:sparql constraints and SELECT validators of custom components."""
+    """Shared by sh:sparql constraints and SELECT validators of custom components: one
+    result per solution, messages filled from the solution's variables (SHACL 5.3.2)."""
+
+    fills_messages = True
 
     def __init__(self, select: str, prologue: str, bindings: dict[str, Term]) -> None:
         self.select, self.prologue, self.bindings = select, prologue, bindings
@@ -190,13 +202,25 @@ class _SelectBased(Constraint):
         value = "?value" if re.search(r"[$?]value\b", _projection(body)) else None
         path = "?path" if re.search(r"[$?]path\b", _projection(body)) else None
         node_shape = shape.path is None
+        solution = tuple(f"?{name}" for name in solution_variables(body))
         if safe:
             cx.prologues.update((self.prologue, prologue))
-            return Violation(f"{{ {body} }}", value=value, path=path, value_is_focus=node_shape)
+            return Violation(
+                f"{{ {body} }}",
+                value=value,
+                path=path,
+                distinct=solution,
+                value_is_focus=node_shape,
+            )
         # Pre-binding by writing each focus node in: one run per focus node.
         query = "\n".join(p for p in (self.prologue, prologue) if p) + "\n" + body
         return Violation(
-            source("?this"), value=value, path=path, per_focus=query, value_is_focus=node_shape
+            source("?this"),
+            value=value,
+            path=path,
+            distinct=solution,
+            per_focus=query,
+            value_is_focus=node_shape,
         )
 
 
