@@ -33,7 +33,12 @@ def _diff(actual, expected) -> str:
     reduced = {str(t) for t in reduce_actual(actual, expected)}
     wanted = {str(t) for t in expected}
     return "\n".join(
-        ["only in actual:", *sorted(reduced - wanted), "only in expected:", *sorted(wanted - reduced)]
+        [
+            "only in actual:",
+            *sorted(reduced - wanted),
+            "only in expected:",
+            *sorted(wanted - reduced),
+        ]
     )
 
 

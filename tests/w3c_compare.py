@@ -66,15 +66,19 @@ def _report(
     for result in g.objects(node, RESULT):
         out.append(Triple(node, RESULT, result))
         for t in g.triples_of(result):
-            if t.predicate == RDF_TYPE and t.object == NamedNode(SH + "ValidationResult"):
-                out.append(t)
-            elif t.predicate in KEPT:
-                out.append(t)
-            elif t.predicate == MESSAGE and isinstance(t.object, Literal) and keep_message(t.object):
-                out.append(t)
-            elif t.predicate == RESULT_PATH:
+            if t.predicate == RESULT_PATH:
                 out += _path_copy(g, result, t.object)
+            elif _kept(t, keep_message):
+                out.append(t)
     return out
+
+
+def _kept(t: Triple, keep_message: Callable[[Literal], bool]) -> bool:
+    if t.predicate == RDF_TYPE:
+        return t.object == NamedNode(SH + "ValidationResult")
+    if t.predicate == MESSAGE:
+        return isinstance(t.object, Literal) and keep_message(t.object)
+    return t.predicate in KEPT
 
 
 def _boolean(term: Term) -> Literal:
