@@ -6,10 +6,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.paths import Path, PathError, parse_path
 from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.store.terms import Literal, NamedNode, Term, Triple
-from ontoloom.vocab import RDF, RDFS, SH
+from ontoloom.vocab import OWL, RDF, RDFS, SH
 
 if TYPE_CHECKING:
     from ontoloom.shacl.components import Constraint
@@ -22,6 +23,7 @@ def sh(local: str) -> NamedNode:
 
 
 RDF_TYPE = NamedNode(RDF + "type")
+RDFS_SUBCLASS = NamedNode(RDFS + "subClassOf")
 VIOLATION = sh("Violation")
 _TARGET_KINDS = ("targetClass", "targetNode", "targetSubjectsOf", "targetObjectsOf")
 _SHAPE_REFERENCES = ("node", "not", "qualifiedValueShape", "property")
@@ -70,7 +72,20 @@ class ShapeSet:
 
         self.graph = TripleIndex(triples)
         self._shapes: dict[Term, Shape] = {}
+        # The shapes graph's own class hierarchy: SHACL instances of rdfs:Class, sh:NodeShape…
+        # OWL declares owl:Class a subclass of rdfs:Class; pySHACL assumes it too.
+        self.classes = Hierarchy(
+            [*self.graph.pairs(RDFS_SUBCLASS), (NamedNode(OWL + "Class"), NamedNode(RDFS + "Class"))]
+        )
         self.custom = custom_components(self.graph)
+
+    def instances(self, cls: Term) -> list[Term]:
+        """SHACL instances of ``cls`` in the shapes graph (rdf:type/rdfs:subClassOf*)."""
+        return [n for c in self.classes.subclasses(cls) for n in self.graph.subjects(RDF_TYPE, c)]
+
+    def is_instance(self, node: Term, cls: Term) -> bool:
+        kinds = set(self.classes.subclasses(cls))
+        return any(t in kinds for t in self.graph.objects(node, RDF_TYPE))
 
     def shape(self, node: Term) -> Shape:
         cached = self._shapes.get(node)
@@ -85,7 +100,7 @@ class ShapeSet:
         except PathError as exc:
             raise ShapesError(f"shape {node}: {exc}") from exc
         targets = [Target(kind, t) for kind in _TARGET_KINDS for t in g.objects(node, sh(kind))]
-        if RDFS + "Class" in {str(t.value) for t in g.objects(node, RDF_TYPE)} and path is None:
+        if self.is_instance(node, NamedNode(RDFS + "Class")):  # an implicit class target
             targets.append(Target("targetClass", node))
         severity = g.value(node, sh("severity"))
         deactivated = g.value(node, sh("deactivated"))
@@ -107,9 +122,11 @@ class ShapeSet:
         g = self.graph
         nodes: dict[Term, None] = {}
         for cls in ("NodeShape", "PropertyShape"):
-            for s in g.subjects(RDF_TYPE, sh(cls)):
+            for s in self.instances(sh(cls)):
                 nodes[s] = None
-        for kind in (*_TARGET_KINDS, "path"):
+        # Subjects of sh:property and sh:node are shapes too, as pySHACL reads them (the
+        # spec asks for a type or a target; a class with properties means to be a shape).
+        for kind in (*_TARGET_KINDS, "path", "property", "node"):
             for s, _ in g.pairs(sh(kind)):
                 nodes[s] = None
         for ref in _SHAPE_REFERENCES:
