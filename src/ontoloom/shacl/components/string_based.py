@@ -73,7 +73,8 @@ class LanguageInConstraintComponent(Constraint):
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
         matches = " || ".join(f"langMatches(lang({v}), {_quoted(t)})" for t in self.tags) or "false"
-        test = f"!isLiteral({v}) || !COALESCE({matches}, false)"
+        # A value without a language tag has no tag to match, whatever the ranges ("" too).
+        test = f"!isLiteral({v}) || lang({v}) = '' || !COALESCE({matches}, false)"
         return Violation(f"{values} FILTER({test})", value=v)
 
 
