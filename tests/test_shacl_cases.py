@@ -27,25 +27,26 @@ CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if (p / "d
 
 
 def load_case(case: Path):
+    prefixes: dict[str, str] = {}  # the files' own, for generated messages
     if (case / "shapes.ttl").exists():
-        shapes, ontology = read_triples(path=case / "shapes.ttl"), []
+        shapes, ontology = read_triples(path=case / "shapes.ttl", prefixes=prefixes), []
     else:
         ontology, shapes = builtin_triples()
-    data = read_quads(path=case / "data.ttl")
+    data = read_quads(path=case / "data.ttl", prefixes=prefixes)
     expected_triples = read_triples(path=case / "expected.ttl")
-    return shapes, ontology, data, expected_triples
+    return shapes, ontology, data, expected_triples, prefixes
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
 def test_fast_path_pyshacl_and_expected_report_agree(case: Path) -> None:
-    shapes, ontology, data, expected_triples = load_case(case)
+    shapes, ontology, data, expected_triples, prefixes = load_case(case)
     subclasses = [
         (t.subject, t.object) for t in ontology if t.predicate.value == RDFS + "subClassOf"
     ]
     backend = EmbeddedBackend.memory()
     backend.apply(Delta(adds=set(data)))
 
-    ours = Validator(shapes, extra_classes=subclasses).validate(backend)
+    ours = Validator(shapes, extra_classes=subclasses, prefixes=prefixes).validate(backend)
     _, theirs, _ = pyshacl_results([q.triple for q in data], shapes, ontology=ontology)
     expected = results_from_report(expected_triples)
     pyshacl_file = case / "pyshacl-expected.ttl"
@@ -68,7 +69,7 @@ def test_fast_path_pyshacl_and_expected_report_agree(case: Path) -> None:
 def test_focus_restricted_validation_finds_the_same_results_per_node(case: Path) -> None:
     """What the write path relies on: validating a few focus nodes gives exactly
     their share of the full validation."""
-    shapes, ontology, data, _ = load_case(case)
+    shapes, ontology, data, _, _ = load_case(case)
     subclasses = [
         (t.subject, t.object) for t in ontology if t.predicate.value == RDFS + "subClassOf"
     ]
@@ -91,7 +92,7 @@ def test_turtle_report_is_isomorphic_to_pyshacls(case: Path) -> None:
     from ontoloom.shacl.oracle import to_rdflib
     from ontoloom.shacl.report import report_triples
 
-    shapes, ontology, data, _ = load_case(case)
+    shapes, ontology, data, _, _ = load_case(case)
     subclasses = [
         (t.subject, t.object) for t in ontology if t.predicate.value == RDFS + "subClassOf"
     ]

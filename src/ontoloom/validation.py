@@ -83,13 +83,16 @@ def validate_files(data: list[Path], shapes: list[Path], data_format: str | None
     :raises BadInput: on unreadable files, syntax errors (file:line:column) or ill-formed shapes.
     """
     data_triples: list[Triple] = []
+    prefixes: dict[str, str] = {}  # as the files declare them, to write terms in messages
     for path in data:
-        data_triples += read_triples(path=path, format_name=data_format, base_iri=_base(path))
+        data_triples += read_triples(
+            path=path, format_name=data_format, base_iri=_base(path), prefixes=prefixes
+        )
     extra_classes: list[tuple[Term, Term]] = []
     if shapes:
         shape_triples: list[Triple] = []
         for path in shapes:
-            shape_triples += read_triples(path=path, base_iri=_base(path))
+            shape_triples += read_triples(path=path, base_iri=_base(path), prefixes=prefixes)
     elif any(t.predicate.value == RDF + "type" and t.object in _SHAPE_TYPES for t in data_triples):
         shape_triples = data_triples
     else:
@@ -98,9 +101,11 @@ def validate_files(data: list[Path], shapes: list[Path], data_format: str | None
         schema = Schema.load()
         shape_triples, extra_classes = schema.shape_triples, schema.subclass_pairs
     try:
-        report = validate_graphs(data_triples, shape_triples, extra_classes=extra_classes)
+        report = validate_graphs(
+            data_triples, shape_triples, extra_classes=extra_classes, prefixes=prefixes
+        )
     except ShapesError as exc:
         raise BadInput(f"the shapes graph is not well-formed: {exc}") from None
     except OntoloomError:
         raise
-    return Outcome(report, ShapeSet(shape_triples))
+    return Outcome(report, ShapeSet(shape_triples, prefixes=prefixes))

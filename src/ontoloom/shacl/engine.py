@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ontoloom.shacl.compiler import CompileError, Compiler, Violation, term_sparql
 from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.paths import Path
+from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapesError, ShapeSet, ValidationFailure
 from ontoloom.store.base import Backend
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term, Triple
@@ -96,11 +97,16 @@ class Validator:
         extra_classes: Iterable[tuple[Term, Term]] = (),
         skip: Callable[[Shape, Constraint], bool] | None = None,
         shapes_graph: NamedNode | None = None,
+        prefixes: Mapping[str, str] | None = None,
     ) -> None:
-        self.shapes = shapes if isinstance(shapes, ShapeSet) else ShapeSet(shapes)
+        if not isinstance(shapes, ShapeSet):
+            shapes = ShapeSet(shapes, prefixes=prefixes)
+        self.shapes = shapes
         self.extra_classes = list(extra_classes)
         self.skip = skip
         self.shapes_graph = shapes_graph  # where $shapesGraph points, when the data has it
+        # How generated messages write terms: these prefixes, and the shapes graph's blanks.
+        self.renderer = Renderer(prefixes, self.shapes.graph)
         self._plans: dict[frozenset[tuple[Term, Term]], tuple[list[Unit], list[Shape]]] = {}
 
     # -- compilation ---------------------------------------------------------------------
@@ -227,7 +233,7 @@ class Validator:
             for compiled, text, bindings in runs:
                 extra = [*compiled.violation.distinct, *compiled.parents]
                 for row in _rows(data, compiled, text, bindings):
-                    result = _result(unit, compiled.violation, row)
+                    result = _result(unit, compiled.violation, row, self.renderer)
                     key = (result.key(), *(str(row.get(v.lstrip("?"))) for v in extra))
                     if key not in seen:
                         seen.add(key)
@@ -342,7 +348,7 @@ def _restriction(focus: list[Term] | None) -> tuple[Callable[[str], str] | None,
     return (lambda var: f"VALUES {var} {{ {listed} }}"), blanks
 
 
-def _result(unit: Unit, v: Violation, row) -> Result:
+def _result(unit: Unit, v: Violation, row, renderer: Renderer) -> Result:
     focus = row["this"]
     value = row.get(v.value.lstrip("?")) if v.value else None
     if v.value == "?this" or (value is None and v.value_is_focus):
@@ -367,6 +373,9 @@ def _result(unit: Unit, v: Violation, row) -> Result:
         names.update({"this": focus, "value": value, "path": path})
         names.update(getattr(constraint, "parameter_bindings", {}))
         messages = tuple(_fill(m, names) for m in messages)
+    if not messages:
+        generated = constraint.message(renderer, focus, value, path)
+        messages = (Literal(generated),) if generated else ()
     return Result(
         focus=focus,
         path=path,

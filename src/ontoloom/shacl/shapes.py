@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -67,17 +67,29 @@ class Shape:
 class ShapeSet:
     """Every shape of a shapes graph, parsed on demand and cached."""
 
-    def __init__(self, triples: Iterable[Triple]) -> None:
+    def __init__(
+        self, triples: Iterable[Triple], *, prefixes: Mapping[str, str] | None = None
+    ) -> None:
         from ontoloom.shacl.components import custom_components
 
         self.graph = TripleIndex(triples)
+        self.prefixes = dict(prefixes or {})  # to name shapes in errors as the file wrote them
         self._shapes: dict[Term, Shape] = {}
         # The shapes graph's own class hierarchy: SHACL instances of rdfs:Class, sh:NodeShape…
         # OWL declares owl:Class a subclass of rdfs:Class; pySHACL assumes it too.
         self.classes = Hierarchy(
-            [*self.graph.pairs(RDFS_SUBCLASS), (NamedNode(OWL + "Class"), NamedNode(RDFS + "Class"))]
+            [
+                *self.graph.pairs(RDFS_SUBCLASS),
+                (NamedNode(OWL + "Class"), NamedNode(RDFS + "Class")),
+            ]
         )
         self.custom = custom_components(self.graph)
+
+    def label(self, node: Term) -> str:
+        """A shape as errors name it: its IRI, or a blank one by its description."""
+        from ontoloom.shacl.render import Renderer
+
+        return Renderer(self.prefixes, self.graph).term(node)
 
     def instances(self, cls: Term) -> list[Term]:
         """SHACL instances of ``cls`` in the shapes graph (rdf:type/rdfs:subClassOf*)."""
@@ -94,11 +106,21 @@ class ShapeSet:
         from ontoloom.shacl.components import parse_constraints
 
         g = self.graph
-        path_node = g.value(node, sh("path"))
+        path_nodes = g.objects(node, sh("path"))
+        if len(path_nodes) > 1:
+            raise ShapesError(
+                f"shape {self.label(node)} has {len(path_nodes)} values of sh:path; keep one"
+            )
         try:
-            path = parse_path(g, path_node) if path_node is not None else None
+            path = parse_path(g, path_nodes[0]) if path_nodes else None
         except PathError as exc:
-            raise ShapesError(f"shape {node}: {exc}") from exc
+            raise ShapesError(f"shape {self.label(node)}: {exc}") from exc
+        for prop in g.objects(node, sh("property")):
+            if isinstance(prop, Literal) or g.value(prop, sh("path")) is None:
+                raise ShapesError(
+                    f"shape {self.label(node)}: sh:property {self.label(prop)} is not a "
+                    "property shape (it has no sh:path); give it one, or use sh:node"
+                )
         targets = [Target(kind, t) for kind in _TARGET_KINDS for t in g.objects(node, sh(kind))]
         if self.is_instance(node, NamedNode(RDFS + "Class")):  # an implicit class target
             targets.append(Target("targetClass", node))

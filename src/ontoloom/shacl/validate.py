@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from ontoloom.shacl.engine import Report, Validator
@@ -24,8 +24,9 @@ def validate_graphs(
     shapes: Iterable[Triple],
     *,
     extra_classes: Iterable[tuple[Term, Term]] = (),
+    prefixes: Mapping[str, str] | None = None,
 ) -> Report:
-    """Validate ``data`` against ``shapes``.
+    """Validate ``data`` against ``shapes``; ``prefixes`` name terms in messages and errors.
 
     :raises ShapesGraphError: when the shapes graph is not well-formed (e.g. a SPARQL
         constraint that pre-binding forbids).
@@ -34,7 +35,9 @@ def validate_graphs(
     quads = [Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in data]
     quads += [Quad(t.subject, t.predicate, t.object, SHAPES_GRAPH) for t in shapes]
     backend = EmbeddedBackend.scratch(quads, union=False)
-    validator = Validator(shapes, extra_classes=extra_classes, shapes_graph=SHAPES_GRAPH)
+    validator = Validator(
+        shapes, extra_classes=extra_classes, shapes_graph=SHAPES_GRAPH, prefixes=prefixes
+    )
     report = validator.validate(backend)
     originals = _original_literals(t.object for t in (*quads,) if isinstance(t.object, Literal))
     report.results = [

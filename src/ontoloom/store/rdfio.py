@@ -42,14 +42,24 @@ def read_quads(
     data: bytes | str | None = None,
     format_name: str | None = None,
     base_iri: str | None = None,
+    prefixes: dict[str, str] | None = None,
 ) -> list[Quad]:
-    """Parse a file or a string. :raises ParseError: with file, line and column."""
+    """Parse a file or a string; ``prefixes``, when given, receives the prefixes the
+    text declares (for writing terms back as people wrote them).
+
+    :raises ParseError: with file, line and column.
+    """
     fmt = format_for(path or "data.ttl", format_name)
     label = str(path) if path is not None else "<input>"
     try:
         if path is not None:
-            return list(parse(path=str(path), format=fmt, base_iri=base_iri))
-        return list(parse(data, format=fmt, base_iri=base_iri))
+            parser = parse(path=str(path), format=fmt, base_iri=base_iri)
+        else:
+            parser = parse(data, format=fmt, base_iri=base_iri)
+        quads = list(parser)
+        if prefixes is not None:
+            prefixes.update(parser.prefixes)
+        return quads
     except SyntaxError as exc:
         raise ParseError(
             exc.msg or str(exc), file=label, line=exc.lineno, column=exc.offset

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from ontoloom.shacl.compiler import literal_int
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import SH
 
 if TYPE_CHECKING:
     from ontoloom.shacl.compiler import Compiler, Source, Violation
+    from ontoloom.shacl.paths import Path
     from ontoloom.shacl.rdfgraph import TripleIndex
+    from ontoloom.shacl.render import Renderer
     from ontoloom.shacl.shapes import Shape, ShapeSet
 
 __all__ = ["Constraint", "custom_components", "parse_constraints"]
@@ -32,6 +33,7 @@ class Constraint:
     default_messages: tuple[Literal, ...] = ()
     # SPARQL-based: messages are filled from the solution, and a ?message binding wins.
     fills_messages: ClassVar[bool] = False
+    parameter_bindings: dict[str, Term] = {}  # noqa: RUF012 — custom components' parameters
 
     @property
     def component_iri(self) -> NamedNode:
@@ -55,14 +57,16 @@ class Constraint:
         """Shapes this constraint validates value nodes against (for footprints)."""
         return []
 
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str | None:
+        """The result message when the shapes graph declares none (SHACL lets processors
+        generate one), worded as pySHACL words it."""
+        return None
+
 
 def sh_values(g: TripleIndex, shape: Shape, local: str) -> list[Term]:
     return g.objects(shape.node, NamedNode(SH + local))
-
-
-def sh_ints(g: TripleIndex, shape: Shape, local: str) -> list[int]:
-    """The integer values of a parameter (sh:minCount 1); others are ignored, as pySHACL does."""
-    return [n for n in map(literal_int, sh_values(g, shape, local)) if n is not None]
 
 
 def core_components() -> list[type[Constraint]]:
@@ -74,6 +78,7 @@ def core_components() -> list[type[Constraint]]:
         shape_based,
         sparql,
         string_based,
+        unsupported,
         value_range,
         value_type,
     )
@@ -88,6 +93,7 @@ def core_components() -> list[type[Constraint]]:
         shape_based,
         other,
         sparql,
+        unsupported,
     )
     return [c for m in modules for c in m.COMPONENTS]
 
@@ -102,6 +108,6 @@ def parse_constraints(shapes: ShapeSet, shape: Shape) -> list[Constraint]:
 
 
 def custom_components(g: TripleIndex) -> list:
-    from ontoloom.shacl.components.sparql import CustomComponentDefinition
+    from ontoloom.shacl.components.custom import CustomComponentDefinition
 
     return CustomComponentDefinition.all_in(g)

@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 from ontoloom.shacl.compiler import Compiler, Source, Violation
-from ontoloom.shacl.components import Constraint, sh_ints
+from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.components.params import Params
+from ontoloom.shacl.paths import Path
+from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapeSet
+from ontoloom.store.terms import Term
 
 
 class _Count(Constraint):
     op = ""
     parameter = ""
+    wording = ""
 
     def __init__(self, n: int) -> None:
         self.n = n
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        if shape.path is None:
-            return []
-        return [cls(n) for n in sh_ints(shapes.graph, shape, cls.parameter)]
+        params = Params(shapes, shape)
+        n = params.count(cls.parameter)
+        params.property_shape_only(cls.parameter)
+        return [] if n is None else [cls(n)]
 
     def pattern(
         self, cx: Compiler, shape: Shape, focus: str, source: Source | None
@@ -29,12 +35,18 @@ class _Count(Constraint):
         path = shape.path.sparql()
         return cx.count(focus, lambda f, v: f"{f} {path} {v} .", self.op, self.n, source)
 
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return f"{self.wording} {self.n} values on {r.term(focus)}->{r.term(path)}"
+
 
 class MinCountConstraintComponent(_Count):
     component = "MinCountConstraintComponent"
     name = "minCount"
     parameter = "minCount"
     op = "<"
+    wording = "Less than"
 
 
 class MaxCountConstraintComponent(_Count):
@@ -42,6 +54,7 @@ class MaxCountConstraintComponent(_Count):
     name = "maxCount"
     parameter = "maxCount"
     op = ">"
+    wording = "More than"
 
 
 COMPONENTS: list[type[Constraint]] = [MinCountConstraintComponent, MaxCountConstraintComponent]

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from ontoloom.shacl.compiler import Compiler, Source, Violation
-from ontoloom.shacl.components import Constraint, sh_values
+from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.components.params import Params
+from ontoloom.shacl.paths import Path
+from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapeSet
 from ontoloom.store.terms import Term
 
@@ -16,10 +19,15 @@ class NotConstraintComponent(Constraint):
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        return [cls(s) for s in sh_values(shapes.graph, shape, "not")]
+        return [cls(s) for s in Params(shapes, shape).shapes_referenced("not")]
 
     def shape_refs(self) -> list[Term]:
         return [self.negated]
+
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return f"Node {r.term(value)} must not conform to shape {r.term(self.negated)}"
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
@@ -31,17 +39,23 @@ class NotConstraintComponent(Constraint):
 
 class _ShapeList(Constraint):
     parameter = ""
+    wording = ""
 
     def __init__(self, members: list[Term]) -> None:
         self.members = members
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        g = shapes.graph
-        return [cls(g.items(head)) for head in sh_values(g, shape, cls.parameter)]
+        return [cls(members) for members in Params(shapes, shape).lists(cls.parameter)]
 
     def shape_refs(self) -> list[Term]:
         return list(self.members)
+
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        listed = " , ".join(r.term(m) for m in self.members)
+        return f"Node {r.term(value)} must conform to {self.wording} {listed}"
 
     def member_fails(self, cx: Compiler, v: str) -> list[str | None]:
         return [cx.fails(cx.shapes.shape(m), v) for m in self.members]
@@ -49,6 +63,7 @@ class _ShapeList(Constraint):
 
 class AndConstraintComponent(_ShapeList):
     component, name, parameter = "AndConstraintComponent", "and", "and"
+    wording = "all shapes in"
 
     def pattern(
         self, cx: Compiler, shape: Shape, focus: str, source: Source | None
@@ -62,6 +77,7 @@ class AndConstraintComponent(_ShapeList):
 
 class OrConstraintComponent(_ShapeList):
     component, name, parameter = "OrConstraintComponent", "or", "or"
+    wording = "one or more shapes in"
 
     def pattern(
         self, cx: Compiler, shape: Shape, focus: str, source: Source | None
@@ -76,6 +92,7 @@ class OrConstraintComponent(_ShapeList):
 
 class XoneConstraintComponent(_ShapeList):
     component, name, parameter = "XoneConstraintComponent", "xone", "xone"
+    wording = "exactly one shape in"
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)

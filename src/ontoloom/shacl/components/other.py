@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from ontoloom.shacl.compiler import Compiler, Source, Violation, is_true, term_sparql
-from ontoloom.shacl.components import Constraint, sh_values
+from ontoloom.shacl.compiler import Compiler, Source, Violation, term_sparql
+from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.components.params import Params
+from ontoloom.shacl.paths import Path
+from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapeSet
 from ontoloom.store.terms import NamedNode, Term
 from ontoloom.vocab import SH
@@ -18,15 +21,24 @@ class ClosedConstraintComponent(Constraint):
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
         g = shapes.graph
-        if not any(is_true(t) for t in sh_values(g, shape, "closed")):
+        params = Params(shapes, shape)
+        closed = params.boolean("closed")
+        ignored = params.lists("ignoredProperties")
+        if ignored and closed is None:
+            raise params.error(
+                "ignoredProperties",
+                "is used on a shape that is not closed",
+                "add sh:closed true, or remove sh:ignoredProperties",
+            )
+        if not closed:
             return []
         allowed: list[Term] = []
         for prop in shape.properties:
             path = g.value(prop, NamedNode(SH + "path"))
             if isinstance(path, NamedNode):
                 allowed.append(path)
-        for head in sh_values(g, shape, "ignoredProperties"):
-            allowed.extend(g.items(head))
+        for members in ignored:
+            allowed.extend(members)
         return [cls(allowed)]
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
@@ -37,6 +49,11 @@ class ClosedConstraintComponent(Constraint):
             text += f" FILTER({p} NOT IN ({', '.join(term_sparql(a) for a in self.allowed)}))"
         return Violation(text, value=o, path=p)
 
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return f"Node {r.term(focus)} is closed. It cannot have value: {r.term(value)}"
+
 
 class HasValueConstraintComponent(Constraint):
     component, name = "HasValueConstraintComponent", "hasValue"
@@ -46,13 +63,25 @@ class HasValueConstraintComponent(Constraint):
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        return [cls(v) for v in sh_values(shapes.graph, shape, "hasValue")]
+        return [cls(v) for v in Params(shapes, shape).values("hasValue")]
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         expected = term_sparql(self.expected)
         if shape.path is None:
             return Violation(f"FILTER(!sameTerm({focus}, {expected}))")
         return Violation(f"FILTER NOT EXISTS {{ {focus} {shape.path.sparql()} {expected} }}")
+
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        if path is None:
+            return (
+                f"Node {r.term(focus)} value is not in the set of values: {r.term(self.expected)}"
+            )
+        return (
+            f"Node {r.term(focus)}->{r.term(path)} does not contain a value in the set: "
+            f"{r.term(self.expected)}"
+        )
 
 
 class InConstraintComponent(Constraint):
@@ -63,13 +92,19 @@ class InConstraintComponent(Constraint):
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        g = shapes.graph
-        return [cls(g.items(head)) for head in sh_values(g, shape, "in")]
+        params = Params(shapes, shape)
+        params.at_most_one("in")
+        return [cls(members) for members in params.lists("in")]
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
         same = " || ".join(f"sameTerm({v}, {term_sparql(a)})" for a in self.allowed) or "false"
         return Violation(f"{values} FILTER(!({same}))", value=v)
+
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return f"Value {r.term(value)} not in list {r.list(self.allowed)}"
 
 
 COMPONENTS: list[type[Constraint]] = [

@@ -3,25 +3,39 @@ sh:lessThanOrEquals. The other property is read from the focus node."""
 
 from __future__ import annotations
 
-from ontoloom.shacl.compiler import Compiler, Source, Violation, iri
-from ontoloom.shacl.components import Constraint, sh_values
+from ontoloom.shacl.compiler import Compiler, Source, Violation
+from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.components.params import Params
+from ontoloom.shacl.paths import Path
+from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapeSet
-from ontoloom.store.terms import Term
+from ontoloom.store.terms import NamedNode, Term
 
 
 class _Pair(Constraint):
     parameter = ""
+    wording = ""  # how pySHACL's message relates the value to the other property
+    property_shapes_only = False
 
-    def __init__(self, other: Term) -> None:
-        self.other = iri(other)
+    def __init__(self, other: NamedNode) -> None:
+        self.other = other
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        return [cls(o) for o in sh_values(shapes.graph, shape, cls.parameter)]
+        params = Params(shapes, shape)
+        if cls.property_shapes_only:
+            params.property_shape_only(cls.parameter)
+        return [cls(o) for o in params.iris(cls.parameter)]
+
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return f"Value of {r.term(focus)}->{r.term(self.other)} {self.wording} {r.term(value)}"
 
 
 class EqualsConstraintComponent(_Pair):
     component, name, parameter = "EqualsConstraintComponent", "equals", "equals"
+    wording = "!="
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
@@ -44,6 +58,7 @@ class EqualsConstraintComponent(_Pair):
 
 class DisjointConstraintComponent(_Pair):
     component, name, parameter = "DisjointConstraintComponent", "disjoint", "disjoint"
+    wording = "=="
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
@@ -52,6 +67,7 @@ class DisjointConstraintComponent(_Pair):
 
 class _Order(_Pair):
     op = ""
+    property_shapes_only = True
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
@@ -62,6 +78,7 @@ class _Order(_Pair):
 
 class LessThanConstraintComponent(_Order):
     component, name, parameter, op = "LessThanConstraintComponent", "lessThan", "lessThan", "<"
+    wording = "<="  # the violation: the other property's value <= this value
 
 
 class LessThanOrEqualsConstraintComponent(_Order):
@@ -71,6 +88,7 @@ class LessThanOrEqualsConstraintComponent(_Order):
         "lessThanOrEquals",
         "<=",
     )
+    wording = "<"  # the violation: the other property's value < this value
 
 
 COMPONENTS: list[type[Constraint]] = [

@@ -6,9 +6,12 @@ their parent as focus nodes and reports their results directly.
 
 from __future__ import annotations
 
-from ontoloom.shacl.compiler import Compiler, Source, Violation, is_true
-from ontoloom.shacl.components import Constraint, sh_ints, sh_values
-from ontoloom.shacl.shapes import Shape, ShapeSet
+from ontoloom.shacl.compiler import Compiler, Source, Violation
+from ontoloom.shacl.components import Constraint, sh_values
+from ontoloom.shacl.components.params import Params
+from ontoloom.shacl.paths import Path
+from ontoloom.shacl.render import Renderer
+from ontoloom.shacl.shapes import Shape, ShapeSet, sh
 from ontoloom.store.terms import Term
 
 
@@ -20,10 +23,28 @@ class NodeConstraintComponent(Constraint):
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        return [cls(s) for s in sh_values(shapes.graph, shape, "node")]
+        params = Params(shapes, shape)
+        out: list[Constraint] = []
+        for ref in params.shapes_referenced("node"):
+            if shapes.graph.value(ref, sh("path")) is not None:
+                raise params.error(
+                    "node",
+                    f"refers to {shapes.label(ref)}, a property shape",
+                    "use sh:property for property shapes",
+                )
+            out.append(cls(ref))
+        return out
 
     def shape_refs(self) -> list[Term]:
         return [self.node_shape]
+
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return (
+            f"Value does not conform to Shape {r.term(self.node_shape)}. "
+            "See details for more information."
+        )
 
     def pattern(
         self, cx: Compiler, shape: Shape, focus: str, source: Source | None
@@ -39,17 +60,34 @@ class _Qualified(Constraint):
     parameter = ""
     op = ""
 
-    def __init__(self, qualified: Term, n: int, siblings: list[Term]) -> None:
+    def __init__(
+        self, qualified: Term, n: int, siblings: list[Term], counts: dict[str, int | None]
+    ) -> None:
         self.qualified, self.n, self.siblings = qualified, n, siblings
+        self.counts = counts  # both bounds of the shape, for the message
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        if shape.path is None:
-            return []
         g = shapes.graph
+        params = Params(shapes, shape)
+        params.property_shape_only("qualifiedValueShape")
+        counts = {
+            "MinCount": params.count("qualifiedMinCount"),
+            "MaxCount": params.count("qualifiedMaxCount"),
+        }
+        qualified_shapes = params.shapes_referenced("qualifiedValueShape")
+        if qualified_shapes and counts == {"MinCount": None, "MaxCount": None}:
+            raise params.error(
+                "qualifiedValueShape",
+                "has no sh:qualifiedMinCount nor sh:qualifiedMaxCount",
+                "add one of them",
+            )
+        n = counts[cls.parameter.removeprefix("qualified")]
+        if n is None:
+            return []
         out: list[Constraint] = []
-        disjoint = any(is_true(t) for t in sh_values(g, shape, "qualifiedValueShapesDisjoint"))
-        for qualified in sh_values(g, shape, "qualifiedValueShape"):
+        disjoint = bool(params.boolean("qualifiedValueShapesDisjoint"))
+        for qualified in qualified_shapes:
             siblings: list[Term] = []
             if disjoint:
                 for parent in shapes.parents(shape.node):
@@ -59,12 +97,17 @@ class _Qualified(Constraint):
                         siblings.extend(
                             sh_values(g, shapes.shape(sibling_prop), "qualifiedValueShape")
                         )
-            for n in sh_ints(g, shape, cls.parameter):
-                out.append(cls(qualified, n, [s for s in siblings if s != qualified]))
+            out.append(cls(qualified, n, [s for s in siblings if s != qualified], counts))
         return out
 
     def shape_refs(self) -> list[Term]:
         return [self.qualified, *self.siblings]
+
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        bounds = "".join(f" {k} {v}" for k, v in self.counts.items() if v is not None)
+        return f"Focus node does not conform to shape{bounds}: {r.term(self.qualified)}"
 
     def pattern(
         self, cx: Compiler, shape: Shape, focus: str, source: Source | None

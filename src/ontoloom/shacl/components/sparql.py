@@ -8,16 +8,18 @@ same SPARQL variable), ``$PATH`` becomes the shape's path, parameters and
 
 from __future__ import annotations
 
-import itertools
 import re
 from typing import ClassVar
 
 from ontoloom.shacl.compiler import CompileError, Compiler, Source, Violation, is_true
 from ontoloom.shacl.components import Constraint, sh_values
+from ontoloom.shacl.paths import Path
+from ontoloom.shacl.prefixes import check_query, declared_prefixes, prologue
 from ontoloom.shacl.rdfgraph import TripleIndex
-from ontoloom.shacl.shapes import RDF_TYPE, Shape, ShapesError, ShapeSet, sh
+from ontoloom.shacl.render import Renderer
+from ontoloom.shacl.shapes import Shape, ShapesError, ShapeSet, sh
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
-from ontoloom.vocab import OWL, RDFS
+from ontoloom.vocab import RDFS
 
 _PREFIX_LINE = re.compile(r"^\s*(PREFIX\s+[\w-]*:\s*<[^>]*>|BASE\s+<[^>]*>)\s*", re.IGNORECASE)
 _FORBIDDEN = re.compile(r"\b(MINUS|SERVICE|VALUES)\b", re.IGNORECASE)
@@ -28,21 +30,25 @@ _COMMENTS = re.compile(r"(?m)#[^\n>]*$")
 _CALLS = re.compile(r"\b(FILTER|BIND)\s*\(", re.IGNORECASE)
 
 
-def prefixes_of(g: TripleIndex, node: Term) -> str:
-    """PREFIX lines from the sh:declare of sh:prefixes values, following owl:imports."""
-    lines = []
-    stack, seen = list(g.objects(node, sh("prefixes"))), set()
-    while stack:
-        ontology = stack.pop()
-        if ontology in seen:
-            continue
-        seen.add(ontology)
-        stack.extend(g.objects(ontology, NamedNode(OWL + "imports")))
-        for decl in g.objects(ontology, sh("declare")):
-            prefix, namespace = g.value(decl, sh("prefix")), g.value(decl, sh("namespace"))
-            if prefix is not None and namespace is not None:
-                lines.append(f"PREFIX {prefix.value}: <{namespace.value}>")
-    return "\n".join(sorted(set(lines)))
+def prefixes_of(g: TripleIndex, node: Term, where: str) -> str:
+    """The PREFIX lines of ``node``'s query (sh:prefixes/owl:imports*/sh:declare)."""
+    return prologue(declared_prefixes(g, node, where))
+
+
+def query_text(g: TripleIndex, node: Term, local: str, where: str) -> str | None:
+    """The one sh:select / sh:ask / sh:construct string of ``node``, its prefixes checked.
+
+    :raises ShapesError: more than one, not a string literal, or an undeclared prefix.
+    """
+    values = g.objects(node, sh(local))
+    if not values:
+        return None
+    if len(values) > 1 or not isinstance(values[0], Literal) or values[0].language:
+        raise ShapesError(
+            f"{where}: sh:{local} must be exactly one string literal holding the query"
+        )
+    check_query(values[0].value, declared_prefixes(g, node, where), where)
+    return values[0].value
 
 
 def split_prologue(query: str) -> tuple[str, str]:
@@ -237,12 +243,13 @@ class SPARQLConstraintComponent(_SelectBased):
         g = shapes.graph
         out: list[Constraint] = []
         for node in sh_values(g, shape, "sparql"):
+            where = f"shape {shapes.label(shape.node)} (sh:sparql {shapes.label(node)})"
             if is_true(g.value(node, sh("deactivated"))):
                 continue
-            select = g.value(node, sh("select"))
-            if not isinstance(select, Literal):
-                continue
-            c = cls(select.value, prefixes_of(g, node), {})
+            select = query_text(g, node, "select", where)
+            if select is None:
+                raise ShapesError(f"{where}: a SPARQL-based constraint needs a sh:select query")
+            c = cls(select, prefixes_of(g, node, where), {})
             c.source_constraint = node
             label = g.value(node, NamedNode(RDFS + "label"))
             c.label = label.value if isinstance(label, Literal) else None
@@ -271,6 +278,11 @@ class _Custom:
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
         return []
 
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return "Parameterised SHACL Query generated constraint validation reports."
+
 
 class CustomSelectConstraint(_Custom, _SelectBased):
     component: ClassVar[str] = ""
@@ -297,65 +309,6 @@ class CustomAskConstraint(_Custom, Constraint):
         body = substitute(substitute(query[start + 1 : end], "this", focus), "value", v)
         cx.prologues.update((self.prologue, prologue))
         return Violation(f"{values} FILTER NOT EXISTS {{ {body} }}", value=v)
-
-
-class CustomComponentDefinition:
-    """A sh:ConstraintComponent declared in the shapes graph."""
-
-    def __init__(self, g: TripleIndex, node: NamedNode) -> None:
-        self.node = node
-        self.parameters: list[tuple[NamedNode, bool]] = []
-        for param in g.objects(node, sh("parameter")):
-            path = g.value(param, sh("path"))
-            if isinstance(path, NamedNode):
-                self.parameters.append((path, is_true(g.value(param, sh("optional")))))
-        self.validator = g.value(node, sh("validator"))
-        self.node_validator = g.value(node, sh("nodeValidator"))
-        self.property_validator = g.value(node, sh("propertyValidator"))
-
-    @classmethod
-    def all_in(cls, g: TripleIndex) -> list[CustomComponentDefinition]:
-        from ontoloom.shacl.hierarchy import Hierarchy
-
-        # Components may be typed with a subclass of sh:ConstraintComponent.
-        subclass = NamedNode(RDFS + "subClassOf")
-        classes = Hierarchy(g.pairs(subclass)).subclasses(sh("ConstraintComponent"))
-        nodes = {n for c in classes for n in g.subjects(RDF_TYPE, c) if isinstance(n, NamedNode)}
-        return [cls(g, n) for n in sorted(nodes, key=str)]
-
-    def instantiate(self, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        g = shapes.graph
-        required = [p for p, optional in self.parameters if not optional]
-        if not required or any(not g.objects(shape.node, p) for p in required):
-            return []
-        validator = (
-            self.property_validator if shape.path is not None else self.node_validator
-        ) or (self.validator)
-        if validator is None:
-            return []
-        names = [p for p, _ in self.parameters if g.objects(shape.node, p)]
-        choices = [g.objects(shape.node, p) for p in names]
-        out: list[Constraint] = []
-        for combo in itertools.product(*choices):
-            bindings = {
-                re.split(r"[#/]", p.value)[-1]: t for p, t in zip(names, combo, strict=True)
-            }
-            prologue = prefixes_of(g, validator)
-            messages = tuple(
-                m for m in g.objects(validator, sh("message")) if isinstance(m, Literal)
-            )
-            select, ask = g.value(validator, sh("select")), g.value(validator, sh("ask"))
-            c: Constraint
-            if isinstance(select, Literal):
-                c = CustomSelectConstraint(self.node, select.value, prologue, bindings)
-            elif isinstance(ask, Literal):
-                c = CustomAskConstraint(self.node, ask.value, prologue, bindings)
-            else:
-                continue
-            c.default_messages = messages
-            c.parameter_bindings = bindings
-            out.append(c)
-        return out
 
 
 COMPONENTS: list[type[Constraint]] = [SPARQLConstraintComponent]

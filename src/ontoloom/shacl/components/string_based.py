@@ -3,10 +3,15 @@ sh:languageIn, sh:uniqueLang. Blank nodes always violate the length and pattern 
 
 from __future__ import annotations
 
-from ontoloom.shacl.compiler import Compiler, Source, Violation, is_true
-from ontoloom.shacl.components import Constraint, sh_ints, sh_values
+from functools import lru_cache
+
+from ontoloom.shacl.compiler import Compiler, Source, Violation
+from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.components.params import Params
+from ontoloom.shacl.paths import Path
+from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapeSet
-from ontoloom.store.terms import Literal
+from ontoloom.store.terms import Literal, Term
 
 
 def _quoted(text: str) -> str:
@@ -22,12 +27,18 @@ class _Length(Constraint):
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        return [cls(n) for n in sh_ints(shapes.graph, shape, cls.parameter)]
+        n = Params(shapes, shape).length(cls.parameter)
+        return [] if n is None else [cls(n)]
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
         test = f"isBlank({v}) || !COALESCE(STRLEN(STR({v})) {self.op} {self.n}, false)"
         return Violation(f"{values} FILTER({test})", value=v)
+
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return f"String length not {self.op} {self.n}"
 
 
 class MinLengthConstraintComponent(_Length):
@@ -47,15 +58,45 @@ class PatternConstraintComponent(Constraint):
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        flags = sh_values(shapes.graph, shape, "flags")
-        flag = flags[0].value if flags else None
-        return [cls(p.value, flag) for p in sh_values(shapes.graph, shape, "pattern")]
+        params = Params(shapes, shape)
+        flags_term = params.at_most_one("flags")
+        if flags_term is not None and not isinstance(flags_term, Literal):
+            raise params.error("flags", f"{flags_term} is not a literal", 'write flags such as "i"')
+        flags = flags_term.value if isinstance(flags_term, Literal) else None
+        out: list[Constraint] = []
+        for pattern in params.literals("pattern"):
+            if not _regex_ok(pattern.value, flags):
+                raise params.error(
+                    "pattern",
+                    f"{_quoted(pattern.value)}"
+                    + (f" with flags {_quoted(flags)}" if flags else "")
+                    + " is not a valid regular expression",
+                    "write an XPath/SPARQL regular expression (as SPARQL REGEX takes)",
+                )
+            out.append(cls(pattern.value, flags))
+        return out
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
         args = _quoted(self.regex) + (f", {_quoted(self.flags)}" if self.flags else "")
         test = f"isBlank({v}) || !COALESCE(REGEX(STR({v}), {args}), false)"
         return Violation(f"{values} FILTER({test})", value=v)
+
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return f"Value does not match pattern '{self.regex}'"
+
+
+@lru_cache(maxsize=256)
+def _regex_ok(regex: str, flags: str | None) -> bool:
+    """Whether the engine that runs the check accepts the regular expression: an invalid
+    one is an evaluation error that the violation test would read as "no match"."""
+    import pyoxigraph
+
+    args = _quoted(regex) + (f", {_quoted(flags)}" if flags else "")
+    rows = pyoxigraph.Store().query(f'SELECT (REGEX("", {args}) AS ?ok) WHERE {{}}')
+    return any(row["ok"] is not None for row in rows)
 
 
 class LanguageInConstraintComponent(Constraint):
@@ -67,8 +108,19 @@ class LanguageInConstraintComponent(Constraint):
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        g = shapes.graph
-        return [cls([t.value for t in g.items(h)]) for h in sh_values(g, shape, "languageIn")]
+        params = Params(shapes, shape)
+        params.at_most_one("languageIn")
+        out: list[Constraint] = []
+        for members in params.lists("languageIn"):
+            for m in members:
+                if not isinstance(m, Literal) or m.language:
+                    raise params.error(
+                        "languageIn",
+                        f"holds {shapes.label(m)}, not a language range string",
+                        'list plain strings such as ( "en" "fr" )',
+                    )
+            out.append(cls([m.value for m in members if isinstance(m, Literal)]))
+        return out
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
@@ -77,6 +129,11 @@ class LanguageInConstraintComponent(Constraint):
         test = f"!isLiteral({v}) || lang({v}) = '' || !COALESCE({matches}, false)"
         return Violation(f"{values} FILTER({test})", value=v)
 
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return f"String language is not in {r.list([Literal(t) for t in self.tags])}"
+
 
 class UniqueLangConstraintComponent(Constraint):
     component = "UniqueLangConstraintComponent"
@@ -84,9 +141,10 @@ class UniqueLangConstraintComponent(Constraint):
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        if shape.path is None:
-            return []
-        return [cls() for t in sh_values(shapes.graph, shape, "uniqueLang") if is_true(t)]
+        params = Params(shapes, shape)
+        unique = params.boolean("uniqueLang")
+        params.property_shape_only("uniqueLang")
+        return [cls()] if unique else []
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         assert shape.path is not None
@@ -98,6 +156,11 @@ class UniqueLangConstraintComponent(Constraint):
             f"BIND(LCASE(lang({a})) AS {lang})"
         )
         return Violation(text, distinct=(lang,))
+
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return "More than one String shares the same Language"
 
 
 COMPONENTS: list[type[Constraint]] = [

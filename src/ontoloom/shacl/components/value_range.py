@@ -6,7 +6,10 @@ A value that cannot be compared with the bound (another datatype, an IRI) violat
 from __future__ import annotations
 
 from ontoloom.shacl.compiler import Compiler, Source, Violation, term_sparql
-from ontoloom.shacl.components import Constraint, sh_values
+from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.components.params import Params
+from ontoloom.shacl.paths import Path
+from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapeSet
 from ontoloom.store.terms import Term
 
@@ -20,7 +23,12 @@ class _Range(Constraint):
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        return [cls(b) for b in sh_values(shapes.graph, shape, cls.parameter)]
+        return [cls(b) for b in Params(shapes, shape).literals(cls.parameter)]
+
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return f"Value is not {self.op} {r.term(self.bound)}"
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)

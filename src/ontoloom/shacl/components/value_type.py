@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from ontoloom.shacl.compiler import Compiler, Source, Violation, iri
-from ontoloom.shacl.components import Constraint, sh_values
+from ontoloom.shacl.compiler import Compiler, Source, Violation
+from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.components.params import Params
+from ontoloom.shacl.paths import Path
+from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapeSet
-from ontoloom.store.terms import Term
+from ontoloom.store.terms import NamedNode, Term
 from ontoloom.vocab import RDF, SH, XSD
 
 
@@ -18,7 +21,12 @@ class ClassConstraintComponent(Constraint):
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        return [cls(c) for c in sh_values(shapes.graph, shape, "class")]
+        return [cls(c) for c in Params(shapes, shape).iris("class")]
+
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return f"Value does not have class {r.term(self.cls)}"
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
@@ -64,12 +72,19 @@ class DatatypeConstraintComponent(Constraint):
     component = "DatatypeConstraintComponent"
     name = "datatype"
 
-    def __init__(self, datatype: Term) -> None:
-        self.datatype = iri(datatype)
+    def __init__(self, datatype: NamedNode) -> None:
+        self.datatype = datatype
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        return [cls(d) for d in sh_values(shapes.graph, shape, "datatype")]
+        params = Params(shapes, shape)
+        params.at_most_one("datatype")
+        return [cls(d) for d in params.iris("datatype")]
+
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return f"Value is not Literal with datatype {r.term(self.datatype)}"
 
     def well_formed(self, v: str) -> str:
         dt = self.datatype.value
@@ -109,13 +124,28 @@ class NodeKindConstraintComponent(Constraint):
     component = "NodeKindConstraintComponent"
     name = "nodeKind"
 
-    def __init__(self, kind: Term) -> None:
-        local = kind.value[len(SH) :] if kind.value.startswith(SH) else ""
-        self.test = _NODE_KINDS.get(local, "false")
+    def __init__(self, kind: NamedNode) -> None:
+        self.kind = kind
+        self.test = _NODE_KINDS[kind.value[len(SH) :]]
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
-        return [cls(k) for k in sh_values(shapes.graph, shape, "nodeKind")]
+        params = Params(shapes, shape)
+        kind = params.at_most_one("nodeKind")
+        if kind is None:
+            return []
+        if not (isinstance(kind, NamedNode) and kind.value.removeprefix(SH) in _NODE_KINDS):
+            raise params.error(
+                "nodeKind",
+                f"{shapes.label(kind)} is not a node kind",
+                "use one of " + ", ".join(f"sh:{k}" for k in _NODE_KINDS),
+            )
+        return [cls(kind)]
+
+    def message(
+        self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
+    ) -> str:
+        return f"Value is not of Node Kind {r.term(self.kind)}"
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)

@@ -1,0 +1,92 @@
+"""Prefix declarations for SHACL-SPARQL queries (SHACL 5.2.1): the union of the values of
+sh:prefixes/owl:imports*/sh:declare of a constraint, validator, target or rule.
+
+Beyond the spec, as pySHACL (through rdflib) does, the five vocabularies every shapes graph
+is written in (rdf, rdfs, owl, xsd, sh) are known without a declaration; a declaration of
+the same prefix wins. Any other prefix a query uses must be declared: one that is not is an
+error naming the shape, the prefix and the fix, never a parser dump.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ontoloom.shacl.rdfgraph import TripleIndex
+from ontoloom.shacl.render import WELL_KNOWN
+from ontoloom.shacl.shapes import ShapesError, sh
+from ontoloom.store.terms import Literal, NamedNode, Term
+from ontoloom.vocab import OWL
+
+__all__ = ["declared_prefixes", "prologue", "undeclared_prefixes"]
+
+_STRINGS = re.compile(
+    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
+)
+_COMMENTS = re.compile(r"(?m)#[^\n]*$")
+_IRIS = re.compile(r"<[^<>\"{}|^`\\\s]*>")
+_OWN_PREFIX = re.compile(r"(?i)\bPREFIX\s+([A-Za-z][\w.-]*)?:")
+# A prefixed name: PN_PREFIX? ':' not preceded by a name character, a variable or '_'.
+_PNAME = re.compile(r"(?<![\w?$:.-])([A-Za-z](?:[\w.-]*\w)?)?:")
+
+
+def declared_prefixes(g: TripleIndex, node: Term, where: str) -> dict[str, str]:
+    """The prefix mappings of ``node``'s sh:prefixes, following owl:imports.
+
+    :raises ShapesError: a declaration without exactly one sh:prefix and sh:namespace
+        literal, or two namespaces for one prefix (``where`` names the shape for the error).
+    """
+    out: dict[str, str] = {}
+    stack, seen = list(g.objects(node, sh("prefixes"))), set()
+    while stack:
+        ontology = stack.pop()
+        if ontology in seen:
+            continue
+        seen.add(ontology)
+        stack.extend(g.objects(ontology, NamedNode(OWL + "imports")))
+        for decl in g.objects(ontology, sh("declare")):
+            prefixes, namespaces = g.objects(decl, sh("prefix")), g.objects(decl, sh("namespace"))
+            if len(prefixes) != 1 or len(namespaces) != 1:
+                raise ShapesError(
+                    f"{where}: a sh:declare of {ontology} needs exactly one sh:prefix and one "
+                    "sh:namespace"
+                )
+            prefix, namespace = prefixes[0], namespaces[0]
+            if not isinstance(prefix, Literal) or not isinstance(namespace, Literal | NamedNode):
+                raise ShapesError(
+                    f"{where}: a sh:declare of {ontology} has a sh:prefix or sh:namespace that "
+                    'is not a literal; write sh:prefix "ex" ; sh:namespace "http://…"^^xsd:anyURI'
+                )
+            name, iri = prefix.value, namespace.value
+            if out.get(name, iri) != iri:
+                raise ShapesError(
+                    f"{where}: the prefix {name}: is declared twice, as <{out[name]}> and <{iri}>;"
+                    " keep one namespace per prefix"
+                )
+            out[name] = iri
+    return out
+
+
+def prologue(prefixes: dict[str, str]) -> str:
+    """PREFIX lines: the well-known vocabularies, then the declared prefixes (which win)."""
+    merged = {**WELL_KNOWN, **prefixes}
+    return "\n".join(f"PREFIX {name}: <{iri}>" for name, iri in sorted(merged.items()))
+
+
+def undeclared_prefixes(query: str, prefixes: dict[str, str]) -> list[str]:
+    """Prefixes the query uses that neither the declarations, the well-known vocabularies
+    nor the query's own PREFIX lines define."""
+    code = _COMMENTS.sub("", _IRIS.sub("<>", _STRINGS.sub('""', query)))
+    known = {*WELL_KNOWN, *prefixes, *(m.group(1) or "" for m in _OWN_PREFIX.finditer(code))}
+    used = dict.fromkeys(m.group(1) or "" for m in _PNAME.finditer(code))
+    return [p for p in used if p not in known]
+
+
+def check_query(query: str, prefixes: dict[str, str], where: str) -> None:
+    """:raises ShapesError: when the query uses an undeclared prefix."""
+    missing = undeclared_prefixes(query, prefixes)
+    if missing:
+        listed = ", ".join(f"{p}:" for p in missing)
+        raise ShapesError(
+            f"{where}: the SPARQL query uses the undeclared prefix {listed}; declare it with "
+            'sh:prefixes / sh:declare (sh:declare [ sh:prefix "…" ; sh:namespace "…"^^xsd:anyURI ])'
+        )
