@@ -21,7 +21,7 @@ from typing import Any
 
 __all__ = ["Edge", "QueryFacts", "SparqlSyntaxError", "analyse", "path_predicates"]
 
-_VERSION = "1"  # bump when the facts below change shape
+_VERSION = "2"  # bump when the facts below change shape
 # A path in plain data: ("iri", "<…>") | ("var", "?p") | ("inv", p) | ("seq", (p, …)) |
 # ("alt", (p, …)) | ("star" | "plus" | "opt", p) | ("neg", (p, …)) where negated members
 # are "iri" or "inv" of an "iri".
@@ -61,7 +61,7 @@ class QueryFacts:
     form: str  # SELECT | ASK | CONSTRUCT | DESCRIBE
     projection: tuple[str, ...]  # outer projected variable names, without "?"
     edges: tuple[Edge, ...]
-    features: frozenset[str]  # VALUES, MINUS, SERVICE, SUBQUERY, AGGREGATE, BIND, FROM, GRAPH…
+    features: frozenset[str]  # VALUES, MINUS, SERVICE, SUBQUERY, AGGREGATE, BIND, FROM, SLICE…
     assigned: frozenset[str]  # variables assigned by BIND, AS or VALUES, anywhere
     subquery_projections: tuple[tuple[str, ...], ...] = ()  # scope n → projection of scope n
 
@@ -265,6 +265,8 @@ class _Reader:
                 self.assigned.add(str(var))
         if name in ("Minus", "MinusGraphPattern"):
             self.features.add("MINUS")
+        if name == "Slice" or (name == "SubSelect" and _get(node, "limitoffset") is not None):
+            self.features.add("SLICE")
         if name in ("Extend", "Bind"):
             var, expr = _get(node, "var"), _get(node, "expr")
             if var is not None and (str(expr), str(var)) not in self.group_samples:
