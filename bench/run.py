@@ -83,7 +83,7 @@ def bench_writes(n: int, repeat: int, oracle_repeat: int) -> dict[str, list[floa
         Graph.open(Path(tmp) / "d", write=True, create=True) as g,
     ):
         quads = synthetic_quads(g, n)
-        g.backend.bulk_load(quads)
+        g.writes.commit(Delta(adds=set(quads)), trusted="bench: synthetic data")
         n_tasks = n - n // 20 - n // 50
         tasks = [f"task_{(i * 7919) % n_tasks:08x}" for i in range(repeat)]
         # Warm the compiled plans, as a long-lived process would have them.
@@ -181,7 +181,7 @@ def bench_audit(triples: int, oracle_max: int) -> list[tuple[str, int, float, fl
         Graph.open(Path(tmp) / "d", write=True, create=True) as g,
     ):
         quads = synthetic_quads(g, entities_for(triples))
-        g.backend.bulk_load(quads)
+        g.writes.commit(Delta(adds=set(quads)), trusted="bench: synthetic data")
         size = len(quads)
         samples = timed(lambda: audit(g), 3)
         rows.append(("audit (ontoloom)", size, statistics.median(samples), max(samples)))
@@ -232,7 +232,9 @@ def bench_search(entities: int, repeat: int) -> tuple[int, list[float], list[flo
         tempfile.TemporaryDirectory() as tmp,
         Graph.open(Path(tmp) / "d", write=True, create=True) as g,
     ):
-        g.backend.bulk_load(synthetic_quads(g, entities))
+        g.writes.commit(
+            Delta(adds=set(synthetic_quads(g, entities))), trusted="bench: synthetic data"
+        )
         g.reindex()
         people, projects = max(1, entities // 20), max(1, entities // 50)
         tasks = entities - people - projects
@@ -395,7 +397,9 @@ def bench_hook(entities: int, repeat: int) -> tuple[int, list[float], list[float
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "d"
         with Graph.open(data_dir, write=True, create=True) as g:
-            g.backend.bulk_load(synthetic_quads(g, entities))
+            g.writes.commit(
+                Delta(adds=set(synthetic_quads(g, entities))), trusted="bench: synthetic data"
+            )
             g.reindex()
         events = []
         for i in range(repeat):

@@ -10,6 +10,7 @@ import pytest
 
 from conftest import Cli
 from ontoloom.api import Graph
+from ontoloom.store.base import Delta
 from ontoloom.store.terms import Quad
 from ontoloom.vocab import FACTS
 
@@ -25,7 +26,7 @@ def smuggle(data_dir: Path, turtle_file: Path) -> None:
         quads = [
             Quad(t.subject, t.predicate, t.object, FACTS) for t in read_triples(path=turtle_file)
         ]
-        g.backend.bulk_load(quads)
+        g.writes.commit(Delta(adds=set(quads)), trusted="test: invalid data smuggled in")
 
 
 @pytest.fixture
@@ -60,9 +61,8 @@ def test_each_cycle_is_reported_once_with_its_path(broken: Cli) -> None:
 def test_orphans_are_relations_to_nothing(cli: Cli) -> None:
     cli("create", "Task", "--id", "t1", "-p", "title=T", "-p", "status=open")
     with Graph.open(cli.data_dir, write=True) as g:
-        g.backend.bulk_load(
-            [Quad(g.ids.iri("t1"), g.schema.relations["blocks"].iri, g.ids.iri("gone"), FACTS)]
-        )
+        orphan = Quad(g.ids.iri("t1"), g.schema.relations["blocks"].iri, g.ids.iri("gone"), FACTS)
+        g.writes.commit(Delta(adds={orphan}), trusted="test: an orphan smuggled in")
     data = json.loads(cli.json("check").output)
     orphans = [r for r in data["results"] if r["kind"] == "orphan"]
     assert [(o["focus"], o["path"], o["value"]) for o in orphans] == [("t1", "blocks", "gone")]
@@ -80,8 +80,9 @@ def test_warnings_are_shown_but_do_not_fail(cli: Cli, tmp_path: Path) -> None:
         from ontoloom.store.rdfio import read_triples
         from ontoloom.vocab import SCHEMA_GRAPH
 
-        g.backend.bulk_load(
-            Quad(t.subject, t.predicate, t.object, SCHEMA_GRAPH) for t in read_triples(path=shapes)
+        triples = read_triples(path=shapes)
+        g.writes.commit(
+            Delta(adds={Quad(t.subject, t.predicate, t.object, SCHEMA_GRAPH) for t in triples})
         )
     result = cli("check")
     assert result.exit_code == 0

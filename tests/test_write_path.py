@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ontoloom.api import Graph
+from ontoloom.neighbourhood import Changed
 from ontoloom.store.base import Delta
 from ontoloom.store.terms import Quad
 from ontoloom.vocab import FACTS
@@ -19,7 +20,8 @@ def _chain(g: Graph, n: int) -> None:
 
 
 def _copied(g: Graph, delta: Delta) -> int:
-    return len(g.writes._neighbourhood(g.writes.focus_nodes(delta)))
+    _, copied = g.writes.scope(Changed.of(delta))
+    return len(copied)
 
 
 def test_the_validated_neighbourhood_does_not_grow_with_the_graph(tmp_path: Path) -> None:

@@ -71,8 +71,7 @@ class Graph:
         """Read the shipped schema and the store's extensions (after a schema change)."""
         self.schema = Schema.load(extensions=[q.triple for q in self.backend.quads(SCHEMA_GRAPH)])
         self.writes = WritePath(self.backend, self.schema, self.ids)
-        if self.data_dir is not None and self.backend.writable:
-            self.writes.after_commit.append(self._index_delta)
+        self.writes.after_commit.append(self._after_commit)
 
     # -- search ------------------------------------------------------------------------------
     def _index(self) -> SearchIndex:
@@ -84,9 +83,12 @@ class Graph:
             self._search = SearchIndex.of(self.data_dir)
         return self._search
 
-    def _index_delta(self, delta: Delta, generation: int) -> None:
-        """Keep the search index in step with each commit (the same write operation)."""
-        self._index().apply(self.backend, self.ids, delta, generation)
+    def _after_commit(self, delta: Delta, generation: int) -> None:
+        """Keep the search index in step with each commit, and the schema with the store."""
+        if self.data_dir is not None and self.backend.writable:
+            self._index().follow(self.backend, self.ids, delta, generation)
+        if any(q.graph_name == SCHEMA_GRAPH for q in (*delta.adds, *delta.removes)):
+            self.reload_schema()
 
     def search(
         self,

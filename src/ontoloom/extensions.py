@@ -10,10 +10,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, ValidationFailed
-from ontoloom.findings import finding_from_result
 from ontoloom.model import Finding, check_property_name, literal_from_json
 from ontoloom.resources import resource_dir
-from ontoloom.schema import Schema
 from ontoloom.store.base import Delta
 from ontoloom.store.rdfio import read_triples
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Quad, Term, Triple
@@ -144,7 +142,6 @@ def add_type(graph: Graph, spec: Any) -> dict[str, Any]:
             _lit(f"{_article(name)} {name}'s {prop} is exactly one of {allowed}"),
         )
     add_schema_triples(graph, t.items, source=f"add-type {name}")
-    graph.reload_schema()
     return {"added": "type", **graph.schema.types[name].to_json()}
 
 
@@ -249,7 +246,6 @@ def add_relation(graph: Graph, spec: Any) -> dict[str, Any]:
             _lit(f"{name} is acyclic: nothing can reach itself through {name}"),
         )
     add_schema_triples(graph, t.items, source=f"add-relation {name}")
-    graph.reload_schema()
     return {"added": "relation", **graph.schema.relations[name].to_json()}
 
 
@@ -290,50 +286,45 @@ def _class_constraint(
 def add_shapes(graph: Graph, path: Any) -> dict[str, Any]:
     triples = read_triples(path=path, base_iri=path.resolve().as_uri())
     add_schema_triples(graph, triples, source=str(path))
-    graph.reload_schema()
     return {"added": "shapes", "file": str(path), "triples": len(triples)}
 
 
 def add_schema_triples(graph: Graph, triples: list[Triple], *, source: str) -> None:
-    """Check the new schema triples, then the data against them, then store them.
+    """Store new schema triples through the write path, which checks that they are valid
+    SHACL and that the data already in the graph does not break them.
 
     :raises ValidationFailed: the shapes are not valid SHACL, or data would break them.
     """
+    delta = Delta(adds={Quad(t.subject, t.predicate, t.object, SCHEMA_GRAPH) for t in triples})
+    try:
+        graph.writes.commit(delta)
+    except ValidationFailed as exc:
+        if exc.findings and all(f.constraint == "shacl-shacl" for f in exc.findings):
+            raise ValidationFailed(
+                exc.findings, f"refused: {source} is not a valid SHACL shapes graph"
+            ) from None
+        raise ValidationFailed(
+            exc.findings, f"refused: data already in the graph would break {source}"
+        ) from None
+
+
+def schema_problems(triples: list[Triple]) -> list[Finding]:
+    """Why ``triples`` are not a valid SHACL shapes graph (SHACL-SHACL), if they are not."""
     from ontoloom.shacl.validate import validate_graphs
 
     meta = read_triples(path=resource_dir("shapes") / "meta" / "shacl-shacl.ttl")
     report = validate_graphs(triples, meta)
-    if not report.conforms:
-        findings = [
-            Finding(
-                focus=str(r.focus),
-                path=r.path_key(),
-                constraint=r.constraint_name,
-                value=None if r.value is None else str(r.value),
-                message=f"not valid SHACL ({source}): "
-                + ("; ".join(m.value for m in r.messages) or "see SHACL-SHACL"),
-            )
-            for r in report.results
-        ]
-        raise ValidationFailed(findings, f"refused: {source} is not a valid SHACL shapes graph")
-    before = Schema.load(graph.schema.extensions)
-    after = Schema.load([*graph.schema.extensions, *triples])
-    old = {_key(f) for f in _audit(graph, before)}
-    broken = [f for f in _audit(graph, after) if _key(f) not in old]
-    if broken:
-        raise ValidationFailed(broken, f"refused: data already in the graph would break {source}")
-    graph.backend.apply(
-        Delta(adds={Quad(t.subject, t.predicate, t.object, SCHEMA_GRAPH) for t in triples})
-    )
-
-
-def _audit(graph: Graph, schema: Schema) -> list[Finding]:
-    report = schema.audit_validator.validate(graph.backend, hierarchy=schema.hierarchy)
-    return [finding_from_result(r, graph.ids, schema.shapes) for r in report.violations]
-
-
-def _key(f: Finding) -> tuple[Any, ...]:
-    return (f.focus, f.path, f.constraint, str(f.value))
+    return [
+        Finding(
+            focus=str(r.focus),
+            path=r.path_key(),
+            constraint="shacl-shacl",
+            value=None if r.value is None else str(r.value),
+            message="not valid SHACL: "
+            + ("; ".join(m.value for m in r.messages) or f"see SHACL-SHACL ({r.constraint_name})"),
+        )
+        for r in report.results
+    ]
 
 
 def describe_schema(graph: Graph) -> dict[str, Any]:

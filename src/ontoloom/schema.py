@@ -19,7 +19,7 @@ from ontoloom.store.rdfio import read_triples
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term, Triple
 from ontoloom.vocab import OL, OWL, RDF, RDFS, SH
 
-__all__ = ["RelationSpec", "Schema", "TypeSpec", "builtin_triples"]
+__all__ = ["RelationSpec", "Schema", "TypeSpec", "builtin_triples", "is_acyclic"]
 
 RDF_TYPE = NamedNode(RDF + "type")
 SUBCLASS = NamedNode(RDFS + "subClassOf")
@@ -259,8 +259,8 @@ class Schema:
     @cached_property
     def write_validator(self) -> Validator:
         """Every shape but acyclicity, which the write path checks with path queries."""
-        return Validator(self.shapes, extra_classes=self.subclass_pairs, skip=_is_acyclic)
+        return Validator(self.shapes, extra_classes=self.subclass_pairs, skip=is_acyclic)
 
 
-def _is_acyclic(shape: Shape, constraint: Constraint) -> bool:
+def is_acyclic(shape: Shape, constraint: Constraint) -> bool:
     return constraint.short_name == "acyclic"

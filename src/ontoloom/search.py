@@ -184,7 +184,7 @@ class SearchIndex:
             raise
         return count
 
-    def apply(self, backend: Backend, ids: Any, delta: Delta, generation: int) -> None:
+    def follow(self, backend: Backend, ids: Any, delta: Delta, generation: int) -> None:
         """Re-index what a committed delta touched (same process, right after commit)."""
         if self.generation() != generation - 1:
             self.sync(backend, ids)  # it lagged already: catch up whole

@@ -1,35 +1,68 @@
-"""The one write path every front end uses.
+"""The one door into the store: every change goes through :meth:`WritePath.commit`.
 
-delta → focus nodes → validate the store *as if* the delta were applied → commit the delta
-as one atomic store operation. An invalid delta commits nothing.
+delta → the focus nodes it can affect (walked in both directions along every step a shape
+takes) → validate the store *as if* the delta were applied → commit the delta as one atomic
+store operation → run the commit listeners (search index, caches). An invalid delta commits
+nothing. Nothing else calls the backend's ``apply``.
 
-Validation never touches the whole graph: the focus nodes' neighbourhood (as far as the
-shapes can see, see :mod:`ontoloom.shacl.footprint`) is copied into a scratch store, the
-delta is applied there, and the compiled shapes run on the focus nodes only. Acyclic
-relations are checked against the real store with property-path queries.
+Exactness: the refusal set of a delta equals what full validation after the delta finds and
+before it did not (violations; warnings never refuse). Each shape is checked by one of three
+routes, decided once per schema from what the shape can read
+(:mod:`ontoloom.shacl.reach`):
+
+* **bounded** — the neighbourhood its validation reads, copied from the store into a scratch
+  store; its size depends on the shapes, not on the graph;
+* **unbounded** (``*``/``+`` paths) — the same, walked to closure: the whole region the path
+  reaches, never a truncated copy;
+* **global** (SPARQL that reads beyond ``$this``'s neighbourhood, SPARQL-based targets) —
+  every target, against a copy of the whole store.
+
+Acyclic relations are checked with the store's own property paths instead; a schema change
+re-audits the whole store under the schema it makes.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cached_property
-from itertools import pairwise
 
-from ontoloom.errors import ValidationFailed
+from ontoloom.errors import OntoloomError, ValidationFailed
 from ontoloom.findings import finding_from_result
-from ontoloom.model import Finding, IdSpace, vocab_name
-from ontoloom.schema import RelationSpec, Schema
-from ontoloom.shacl.footprint import footprint
+from ontoloom.model import Finding, IdSpace
+from ontoloom.neighbourhood import Changed, Walker
+from ontoloom.schema import RelationSpec, Schema, is_acyclic
+from ontoloom.shacl import Result
+from ontoloom.shacl.reach import GLOBAL, UNBOUNDED, Reach, merge, reach_of
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.embedded import EmbeddedBackend
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Quad, Term
-from ontoloom.vocab import META, RDF_TYPE
+from ontoloom.store.terms import NamedNode, Quad, Term
+from ontoloom.vocab import META, SCHEMA_GRAPH
 
-__all__ = ["WritePath"]
+__all__ = ["Cycle", "WritePath"]
 
-_BATCH = 400  # terms per VALUES block
 _LARGE = 1000  # focus nodes beyond which the scratch store is validated whole
+
+Listener = Callable[[Delta, int], None]
+
+
+@dataclass(frozen=True)
+class _Group:
+    """Shapes checked together: one reach, one set of focus nodes."""
+
+    reach: Reach
+    shapes: frozenset[Term]
+
+
+@dataclass(frozen=True)
+class Cycle:
+    """A cycle a delta closes in an acyclic relation, and the nodes that were on no cycle
+    before it (the new violations)."""
+
+    spec: RelationSpec
+    path: tuple[Term, ...]  # [a, b, …, a]
+    new_nodes: frozenset[Term]
 
 
 class WritePath:
@@ -37,134 +70,168 @@ class WritePath:
         self.backend = backend
         self.schema = schema
         self.ids = ids
-        self.after_commit: list[Callable[[Delta, int], None]] = []
+        self.after_commit: list[Listener] = []
+        self.walker = Walker(backend)
 
-    @cached_property
-    def _footprint(self):
-        return footprint(self.schema.shapes)
+    # -- the door -------------------------------------------------------------------------------
+    def commit(
+        self,
+        delta: Delta,
+        tolerate: Callable[[Finding], bool] | None = None,
+        *,
+        trusted: str | None = None,
+    ) -> int:
+        """Validate and commit ``delta``; return the new store generation.
 
-    # -- the path ----------------------------------------------------------------------------
-    def commit(self, delta: Delta, tolerate: Callable[[Finding], bool] | None = None) -> int:
-        """Validate and commit ``delta``; return the new store generation. ``tolerate``
-        lets a caller accept findings it reports itself (rebuild: orphaned targets).
+        ``tolerate`` accepts findings the caller reports itself (rebuild: orphaned targets).
+        ``trusted`` names why a caller may skip validation (a documented trusted path); the
+        delta still goes through here, so the listeners see it.
 
         :raises ValidationFailed: with the findings; nothing is stored.
         """
         delta = delta.normalized()
         if delta.is_empty():
             return self.backend.generation()
-        findings = [f for f in self.check(delta) if tolerate is None or not tolerate(f)]
-        if findings:
-            raise ValidationFailed(findings)
+        if any(q.graph_name == META for q in (*delta.adds, *delta.removes)):
+            raise OntoloomError("the bookkeeping graph is written by the store alone")
+        if trusted is None:
+            if self._touches_schema(delta):
+                findings = self._schema_findings(delta)
+            else:
+                findings = self.check(delta)
+            findings = [f for f in findings if tolerate is None or not tolerate(f)]
+            if findings:
+                raise ValidationFailed(findings)
         generation = self.backend.apply(delta)
         for listener in self.after_commit:
             listener(delta, generation)
         return generation
 
+    # -- what a delta breaks ----------------------------------------------------------------------
     def check(self, delta: Delta) -> list[Finding]:
-        """What would break if ``delta`` were applied (shapes, then acyclicity)."""
-        delta = delta.normalized()
-        focus = self.focus_nodes(delta)
-        neighbourhood = self._neighbourhood(focus)
-        overlay = EmbeddedBackend.scratch(neighbourhood)
-        overlay.patch(delta)
-        findings = self._violations(overlay, focus)
-        if findings:
-            # Only what the delta breaks is refused: a violation the store already had
-            # (data from before a schema change) must not block unrelated writes or repairs.
-            findings -= self._violations(EmbeddedBackend.scratch(neighbourhood), focus)
-        findings |= set(self._cycles(delta))
-        return sorted(
-            set(findings), key=lambda f: (f.focus, f.path or "", f.constraint, str(f.value))
-        )
+        """What would break if ``delta`` (not touching the schema) were applied."""
+        findings = {
+            finding_from_result(r, self.ids, self.schema.shapes) for r in self.new_violations(delta)
+        }
+        findings |= {self._cycle_finding(c) for c in self.new_cycles(delta)}
+        return sorted(findings, key=lambda f: (f.focus, f.path or "", f.constraint, str(f.value)))
 
-    def _violations(self, overlay: EmbeddedBackend, focus: list[Term]) -> set[Finding]:
+    def new_violations(self, delta: Delta) -> list[Result]:
+        """The shape violations full validation would find after ``delta`` and not before
+        (acyclicity aside: see :meth:`new_cycles`)."""
+        delta = delta.normalized()
+        changed = Changed.of(delta)
+        if not changed.nodes():
+            return []
         validator, hierarchy = self.schema.write_validator, self.schema.hierarchy
-        if len(focus) > _LARGE:
-            # A bulk delta (an import): validating the whole scratch store is cheaper than
+        plans, copied = self.scope(changed)
+        whole = any(focus is None for _, focus in plans)
+        after = EmbeddedBackend.scratch(copied)
+        after.patch(delta)
+        before: Backend = self.backend if whole else EmbeddedBackend.scratch(copied)
+        new: list[Result] = []
+        for group, focus in plans:
+            found = self._violations(after, focus, group, hierarchy, validator)
+            if found:
+                # Only what the delta breaks is refused: a violation the store already had
+                # (data from before a schema change) must not block unrelated writes.
+                known = set(self._violations(before, focus, group, hierarchy, validator))
+                new += [r for r in found if r not in known]
+        return list(dict.fromkeys(new))
+
+    def scope(self, changed: Changed) -> tuple[list[tuple[_Group, list[Term] | None]], set[Quad]]:
+        """Each group of shapes with the focus nodes a change can affect (None: every
+        target), and what validating them reads (the whole store when a group is global)."""
+        plans: list[tuple[_Group, list[Term] | None]] = []
+        for group in self.groups:
+            if group.reach.is_global:
+                plans.append((group, None))
+            else:
+                plans.append((group, self.walker.focus_nodes(group.reach, changed)))
+        if any(focus is None for _, focus in plans):
+            return plans, self.walker.everything()
+        copied: set[Quad] = set()
+        for group, focus in plans:
+            assert focus is not None
+            copied |= self.walker.neighbourhood(group.reach, [*focus, *changed.nodes()])
+        return plans, copied
+
+    def _violations(self, data, focus, group, hierarchy, validator) -> list[Result]:
+        if focus is not None and not focus:
+            return []
+        if focus is not None and len(focus) > _LARGE:
+            # A bulk delta (an import): validating the scratch store whole is cheaper than
             # listing every focus node; only the focus nodes' neighbourhoods are complete
             # there, so only their results count.
             wanted = set(focus)
-            report = validator.validate(overlay, hierarchy=hierarchy)
-            results = [r for r in report.violations if r.focus in wanted]
-        else:
-            results = validator.validate(overlay, focus, hierarchy=hierarchy).violations
-        return {finding_from_result(r, self.ids, self.schema.shapes) for r in results}
+            report = validator.validate(data, hierarchy=hierarchy, only=group.shapes)
+            return [r for r in report.violations if r.focus in wanted]
+        report = validator.validate(data, focus, hierarchy=hierarchy, only=group.shapes)
+        return report.violations
 
-    # -- focus nodes and their neighbourhood -----------------------------------------------------
-    def focus_nodes(self, delta: Delta) -> list[Term]:
-        """Subjects and objects of changed triples, and the nodes whose checks reach them."""
-        nodes: dict[Term, None] = {}
-        retyped: dict[Term, None] = {}
-        for quad in (*delta.adds, *delta.removes):
-            nodes[quad.subject] = None
-            if not isinstance(quad.object, Literal):
-                nodes[quad.object] = None
-            if quad.predicate == RDF_TYPE:
-                retyped[quad.subject] = None
-        # A node whose type changed can break sh:class on the nodes pointing at it.
-        nodes.update(dict.fromkeys(self._predecessors(list(retyped))))
-        # Shapes that see further than one edge make predecessors focus nodes too.
-        frontier = list(nodes)
-        for _ in range(self._footprint.radius - 1):
-            frontier = [p for p in self._predecessors(frontier) if p not in nodes]
-            nodes.update(dict.fromkeys(frontier))
-        return list(nodes)
+    # -- routes ------------------------------------------------------------------------------------
+    @cached_property
+    def reaches(self) -> dict[Term, Reach]:
+        """What each targeted shape can read, acyclicity aside (checked by :meth:`new_cycles`)."""
+        shapes = self.schema.shapes
+        return {top.node: reach_of(shapes, top, is_acyclic) for top in shapes.targeted()}
 
-    def _predecessors(self, nodes: list[Term]) -> list[Term]:
-        query = "SELECT DISTINCT ?s ?o WHERE { VALUES ?o { %s } ?s ?p ?o }"
-        return list(dict.fromkeys(row["s"] for row in self._rows(query, nodes, "o")))
+    @cached_property
+    def groups(self) -> list[_Group]:
+        """Bounded shapes of one depth share one walk; every unbounded shape walks alone;
+        global shapes are validated together against the whole store."""
+        by_key: dict[object, list[Term]] = defaultdict(list)
+        reach_by_key: dict[object, list[Reach]] = defaultdict(list)
+        for node, reach in self.reaches.items():
+            key: object
+            if reach.route == GLOBAL:
+                key = GLOBAL
+            elif reach.route == UNBOUNDED:
+                key = (UNBOUNDED, node)
+            else:
+                key = reach.depth
+            by_key[key].append(node)
+            reach_by_key[key].append(reach)
+        return [
+            _Group(merge(reach_by_key[key]), frozenset(nodes))
+            for key, nodes in sorted(by_key.items(), key=lambda kv: str(kv[0]))
+        ]
 
-    def _neighbourhood(self, focus: list[Term]) -> list[Quad]:
-        fp = self._footprint
-        quads: set[Quad] = set()
-        seen: set[Term] = set()
-        frontier = [n for n in focus if not isinstance(n, Literal)]
-        inverse = sorted(fp.inverse, key=str)
-        for _level in range(fp.radius):
-            frontier = [n for n in frontier if n not in seen]
-            if not frontier:
-                break
-            seen.update(frontier)
-            reached: set[Term] = set()
-            for row in self._rows(
-                "SELECT ?s ?p ?o ?g WHERE { VALUES ?s { %s } GRAPH ?g { ?s ?p ?o } }", frontier, "s"
-            ):
-                quads.add(Quad(row["s"], row["p"], row["o"], row["g"]))
-                if not isinstance(row["o"], Literal):
-                    reached.add(row["o"])
-            for predicate in inverse:  # one query each: Oxigraph plans two VALUES blocks badly
-                query = (
-                    "SELECT ?s ?o ?g WHERE { VALUES ?o { %s } GRAPH ?g { ?s "
-                    + str(predicate)
-                    + " ?o } }"
-                )
-                for row in self._rows(query, frontier, "o"):
-                    quads.add(Quad(row["s"], predicate, row["o"], row["g"]))
-                    reached.add(row["s"])
-            frontier = list(reached)
-        # The types of everything reached, for sh:class and class targets.
-        edge = [n for n in frontier if n not in seen]
-        query = (
-            "SELECT ?s ?o ?g WHERE { VALUES ?s { %s } GRAPH ?g { ?s " + str(RDF_TYPE) + " ?o } }"
-        )
-        for row in self._rows(query, edge, "s"):
-            quads.add(Quad(row["s"], RDF_TYPE, row["o"], row["g"]))
-        return [q for q in quads if q.graph_name != META]
+    def routes(self) -> dict[str, str]:
+        """How writes check each targeted shape, for people (``schema add-shapes``)."""
+        return {_label(node): reach.describe() for node, reach in self.reaches.items()}
 
-    def _rows(self, template: str, nodes: Iterable[Term], var: str):
-        """Run ``template`` (with ``%s`` for a VALUES list) over ``nodes`` in batches;
-        blank nodes are bound one at a time (VALUES cannot hold them)."""
-        nodes = list(nodes)
-        named = [n for n in nodes if not isinstance(n, BlankNode)]
-        for i in range(0, len(named), _BATCH):
-            yield from self.backend.select(template % " ".join(map(str, named[i : i + _BATCH])))
-        for blank in (n for n in nodes if isinstance(n, BlankNode)):
-            yield from self.backend.select(template % "UNDEF", {var: blank})
+    # -- schema changes -----------------------------------------------------------------------------
+    @staticmethod
+    def _touches_schema(delta: Delta) -> bool:
+        return any(q.graph_name == SCHEMA_GRAPH for q in (*delta.adds, *delta.removes))
 
-    # -- acyclic relations -------------------------------------------------------------------
-    def _cycles(self, delta: Delta) -> list[Finding]:
-        findings = []
+    def _schema_findings(self, delta: Delta) -> list[Finding]:
+        """A delta that changes the schema: its shapes must be valid SHACL, and the whole
+        store after it is audited under the schema it makes, against the store before it
+        under the schema before it."""
+        from ontoloom.extensions import schema_problems
+
+        removed = {q.triple for q in delta.removes if q.graph_name == SCHEMA_GRAPH}
+        added = [q.triple for q in delta.adds if q.graph_name == SCHEMA_GRAPH]
+        problems = schema_problems(added)
+        if problems:
+            return problems
+        extensions = [t for t in self.schema.extensions if t not in removed] + added
+        after_schema = Schema.load(extensions)
+        after = EmbeddedBackend.scratch(self.walker.everything())
+        after.patch(delta)
+        before_results = _audit(self.backend, self.schema)
+        known = {_key(r) for r in before_results}
+        broken = [r for r in _audit(after, after_schema) if _key(r) not in known]
+        return [finding_from_result(r, self.ids, after_schema.shapes) for r in broken]
+
+    # -- acyclic relations ---------------------------------------------------------------------------
+    def new_cycles(self, delta: Delta) -> list[Cycle]:
+        """For each acyclic relation, a cycle ``delta`` closes through nodes that were on no
+        cycle before (``check`` reports those nodes' violations as one cycle finding)."""
+        delta = delta.normalized()
+        found = []
         for spec in self.schema.relations.values():
             if not spec.acyclic:
                 continue
@@ -174,32 +241,49 @@ class WritePath:
             if not adds:
                 continue
             removes = {(q.subject, q.object) for q in delta.removes if q.predicate == spec.iri}
-            cycle = self.find_cycle(spec, adds, removes)
-            if cycle:
-                findings.append(self._cycle_finding(spec, cycle))
-        return findings
+            cycle = self._new_cycle(spec, adds, removes)
+            if cycle is not None:
+                found.append(cycle)
+        return found
 
-    def find_cycle(
+    def _new_cycle(
         self, spec: RelationSpec, adds: list[tuple[Term, Term]], removes: set[tuple[Term, Term]]
-    ) -> list[Term] | None:
-        """The first cycle the added edges close, as [a, b, …, a]; ``None`` when acyclic."""
-        for a, b in adds:
-            if a == b:
-                return [a, a]
-        if len(adds) == 1 and not removes:
+    ) -> Cycle | None:
+        if len(adds) == 1 and not removes and adds[0][0] != adds[0][1]:
             # One new edge a → b closes a cycle iff b already reaches a: one property-path ASK.
             a, b = adds[0]
             if not self.backend.ask(f"ASK {{ ?b {spec.iri}+ ?a }}", {"a": a, "b": b}):
                 return None
-        return self._cycle_through(spec, adds, removes)
+        successors = self._successors(spec, adds, removes)
+        predecessors: dict[Term, list[Term]] = defaultdict(list)
+        for node, nexts in successors.items():
+            for nxt in nexts:
+                predecessors[nxt].append(node)
+        # A node is on a cycle through a new edge a → b iff b reaches it and it reaches a.
+        on_new: set[Term] = set()
+        for a, b in adds:
+            on_new |= _reach(successors, b) & _reach(predecessors, a)
+        if not on_new:
+            return None
+        ask = f"ASK {{ ?n {spec.iri}+ ?n }}"
+        fresh = {n for n in on_new if not self.backend.ask(ask, {"n": n})}
+        if not fresh:
+            return None  # every node was on a cycle before: nothing new is broken
+        node = min(fresh, key=str)
+        for a, b in adds:
+            if node in _reach(successors, b) and node in _reach(predecessors, a):
+                there = _path(successors, b, node)
+                back = _path(successors, node, a)
+                if there is not None and back is not None:
+                    return Cycle(spec, (a, *there, *back[1:]), frozenset(fresh))
+        raise AssertionError("a node on a new cycle has no path around it")
 
-    def _cycle_through(
+    def _successors(
         self, spec: RelationSpec, adds: list[tuple[Term, Term]], removes: set[tuple[Term, Term]]
-    ) -> list[Term] | None:
-        """Depth-first search over the edges reachable from the new ones (store + delta),
-        fetched level by level; a back edge that uses a new edge closes a new cycle."""
-        new_edges = set(adds)
+    ) -> dict[Term, list[Term]]:
+        """The relation's edges (store + delta) reachable from the new edges, level by level."""
         successors: dict[Term, list[Term]] = defaultdict(list)
+        new_edges = set(adds)
         for a, b in adds:
             successors[a].append(b)
         query = "SELECT ?s ?o WHERE { VALUES ?s { %s } ?s " + str(spec.iri) + " ?o }"
@@ -209,52 +293,68 @@ class WritePath:
             batch = sorted(frontier - fetched, key=str)
             fetched.update(batch)
             found = set()
-            for row in self._rows(query, batch, "s"):
+            for row in self.walker.rows(query, batch, "s"):
                 edge = (row["s"], row["o"])
                 if edge not in removes and edge not in new_edges:
                     successors[row["s"]].append(row["o"])
                     found.add(row["o"])
-            frontier = found - fetched  # every new edge's ends were in the first frontier
-        state: dict[Term, int] = {}  # 1 on the current path, 2 finished
-        for start, _ in sorted(adds, key=str):
-            if state.get(start):
-                continue
-            path: list[Term] = [start]
-            stack = [iter(sorted(successors.get(start, []), key=str))]
-            state[start] = 1
-            while stack:
-                nxt = next(stack[-1], None)
-                if nxt is None:
-                    state[path.pop()] = 2
-                    stack.pop()
-                    continue
-                if state.get(nxt) == 1:
-                    cycle = [*path[path.index(nxt) :], nxt]
-                    if any(edge in new_edges for edge in pairwise(cycle)):
-                        return cycle
-                    continue  # a cycle the store already had: not this delta's doing
-                if state.get(nxt) is None:
-                    state[nxt] = 1
-                    path.append(nxt)
-                    stack.append(iter(sorted(successors.get(nxt, []), key=str)))
-        return None
+            frontier = found - fetched
+        return successors
 
-    def _cycle_finding(self, spec: RelationSpec, cycle: list[Term]) -> Finding:
-        ids = [self.ids.id_of(n) for n in cycle]
+    def _cycle_finding(self, cycle: Cycle) -> Finding:
+        ids = [self.ids.id_of(n) for n in cycle.path]
         arrow = " → ".join(ids)
+        name = cycle.spec.name
         return Finding(
             focus=ids[0],
-            path=spec.name,
+            path=name,
             constraint="acyclic",
             value=ids[1] if len(ids) > 1 else None,
             message=(
-                f"{spec.name} is acyclic, and this would close the cycle {arrow}; "
-                f"unrelate one of these {spec.name} links first"
+                f"{name} is acyclic, and this would close the cycle {arrow}; "
+                f"unrelate one of these {name} links first"
             ),
             kind="cycle",
             cycle=tuple(ids),
         )
 
 
-def relation_name(term: Term) -> str:
-    return vocab_name(term) if isinstance(term, NamedNode) else str(term)
+def _reach(edges: dict[Term, list[Term]], start: Term) -> set[Term]:
+    seen = {start}
+    stack = [start]
+    while stack:
+        for nxt in edges.get(stack.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
+
+
+def _path(edges: dict[Term, list[Term]], start: Term, goal: Term) -> list[Term] | None:
+    """The shortest path start → goal (breadth first, in a stable order)."""
+    parent: dict[Term, Term | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        if node == goal:
+            path = [node]
+            while (up := parent[path[-1]]) is not None:
+                path.append(up)
+            return list(reversed(path))
+        for nxt in sorted(edges.get(node, ()), key=str):
+            if nxt not in parent:
+                parent[nxt] = node
+                queue.append(nxt)
+    return None
+
+
+def _audit(data: Backend, schema: Schema) -> list[Result]:
+    return schema.audit_validator.validate(data, hierarchy=schema.hierarchy).violations
+
+
+def _key(r: Result) -> tuple[str, ...]:
+    return r.key()
+
+
+def _label(node: Term) -> str:
+    return node.value if isinstance(node, NamedNode) else str(node)

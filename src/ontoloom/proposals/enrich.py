@@ -293,7 +293,7 @@ def ingest_response(graph: Graph, data: Any) -> IngestResult:
                 outcome.update(outcome="stored", tier=tier, reason=tier)
         result.outcomes.append(outcome)
     if adds:
-        graph.backend.apply(Delta(adds=adds))
+        graph.writes.commit(Delta(adds=adds))
     return result
 
 

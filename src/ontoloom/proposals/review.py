@@ -89,6 +89,6 @@ def reject(graph: Graph, pid: str, reason: str | None = None) -> Proposal:
     proposal = get_proposal(graph, pid)
     if proposal.status == "confirmed":
         raise BadInput(f"proposal {pid} is already confirmed: unrelate the relation instead")
-    graph.backend.apply(set_status(graph, pid, "rejected", reason))
+    graph.writes.commit(set_status(graph, pid, "rejected", reason))
     proposal.status, proposal.reason = "rejected", reason
     return proposal

@@ -164,13 +164,13 @@ def type_candidate(graph: Graph, cid: str, rel: str) -> Proposal:
         proposer="person",
         evidence={"source": item.path, "quote": item.sentence, "line": item.line},
     )
-    graph.backend.apply(Delta(adds=proposal_quads(graph, proposal) | _verdict(cid, f"typed:{rel}")))
+    graph.writes.commit(Delta(adds=proposal_quads(graph, proposal) | _verdict(cid, f"typed:{rel}")))
     return proposal
 
 
 def dismiss(graph: Graph, cid: str) -> Item:
     item = _find(graph, cid)
-    graph.backend.apply(Delta(adds=_verdict(cid, "dismissed")))
+    graph.writes.commit(Delta(adds=_verdict(cid, "dismissed")))
     return item
 
 

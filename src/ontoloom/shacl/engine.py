@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ontoloom.shacl.compiler import CompileError, Compiler, Violation, term_sparql
@@ -201,10 +201,15 @@ class Validator:
         focus: Iterable[Term] | None = None,
         *,
         hierarchy: Hierarchy | None = None,
+        only: Collection[Term] | None = None,
     ) -> Report:
-        """Validate ``data``; with ``focus``, only those nodes (as focus nodes of their targets)."""
+        """Validate ``data``; with ``focus``, only those nodes (as focus nodes of their targets);
+        with ``only``, only those targeted shapes."""
         hierarchy = hierarchy or self.hierarchy(data)
         units, fallback = self.plan(hierarchy)
+        if only is not None:
+            units = [u for u in units if u.top.node in only]
+            fallback = [s for s in fallback if s.node in only]
         report = Report()
         focus_list = None if focus is None else list(dict.fromkeys(focus))
         if focus_list is not None and not focus_list:

@@ -9,7 +9,7 @@ the bare triple.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
@@ -79,10 +79,6 @@ class Backend(Protocol):
 
     def generation(self) -> int:
         """The change generation: how many deltas were ever committed."""
-        ...
-
-    def bulk_load(self, quads: Iterable[Quad]) -> int:
-        """Add quads without validation (trusted bulk paths); bumps the generation."""
         ...
 
     def dump(self, out: IO[bytes], format_name: str, graphs: list[Term] | None) -> None: ...

@@ -213,14 +213,6 @@ class EmbeddedBackend:
         found = self._store.quads_for_pattern(STORE_NODE, LAST_CHANGE, None, META)
         return max((q.object.value for q in found), default=None)
 
-    def bulk_load(self, quads: Iterable[Quad]) -> int:
-        """Add quads in one transaction (``extend``), then bump the generation."""
-        batch = list(quads)
-        self._dirty = True
-        self._store.extend(batch)
-        self._store.update(_BUMP_GENERATION)
-        return len(batch)
-
     def dump(self, out: IO[bytes], format_name: str, graphs: list[Term] | None) -> None:
         fmt = FORMATS[format_name]
         quads: Iterable[Quad]

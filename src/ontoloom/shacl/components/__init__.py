@@ -54,7 +54,16 @@ class Constraint:
         raise NotImplementedError
 
     def shape_refs(self) -> list[Term]:
-        """Shapes this constraint validates value nodes against (for footprints)."""
+        """Shapes this constraint validates value nodes against (for reach analysis)."""
+        return []
+
+    def read_queries(self, shape: Shape) -> list[tuple[str, bool]]:
+        """The SPARQL queries this constraint runs for ``shape``, as run (prefixes declared,
+        parameters and $PATH written in), each with whether ``$value`` is pre-bound to the
+        value nodes; ``$this`` is always the focus. Core components run none of their own.
+
+        :raises CompileError: when a query cannot be written for this shape.
+        """
         return []
 
     def message(

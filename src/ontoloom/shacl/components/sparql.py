@@ -187,6 +187,10 @@ def _binds_this(inner: str) -> bool:
     return re.search(r"[$?]this\b", inner) is not None
 
 
+# Stands for $shapesGraph in queries read for their reach: the shapes graph is not data.
+READ_SHAPES_GRAPH = NamedNode("urn:ontoloom:shapes-graph-read")
+
+
 class _SelectBased(Constraint):
     """Shared by sh:sparql constraints and SELECT validators of custom components: one
     result per solution, messages filled from the solution's variables (SHACL 5.3.2)."""
@@ -195,6 +199,10 @@ class _SelectBased(Constraint):
 
     def __init__(self, select: str, prologue: str, bindings: dict[str, Term]) -> None:
         self.select, self.prologue, self.bindings = select, prologue, bindings
+
+    def read_queries(self, shape: Shape) -> list[tuple[str, bool]]:
+        text = bind_parameters(self.select, shape, self.bindings, READ_SHAPES_GRAPH)
+        return [(f"{self.prologue}\n{text}", False)]
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         text = bind_parameters(self.select, shape, self.bindings, cx.shapes_graph)
@@ -297,6 +305,10 @@ class CustomSelectConstraint(_Custom, _SelectBased):
 class CustomAskConstraint(_Custom, Constraint):
     def __init__(self, iri: NamedNode, ask: str, prologue: str, bindings: dict[str, Term]) -> None:
         self.iri, self.ask, self.prologue, self.bindings = iri, ask, prologue, bindings
+
+    def read_queries(self, shape: Shape) -> list[tuple[str, bool]]:
+        text = bind_parameters(self.ask, shape, self.bindings, READ_SHAPES_GRAPH)
+        return [(f"{self.prologue}\n{text}", True)]
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         prologue, query = split_prologue(

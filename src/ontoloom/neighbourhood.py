@@ -1,0 +1,183 @@
+"""The part of the store a delta's validation reads, found by walking the store.
+
+Backwards, from what a delta changes, to every focus node whose validation may read it;
+forwards, from those focus nodes (and the delta's own nodes, which the delta may connect to
+them), to copy everything their validation reads. Both walks follow the steps of a shape's
+:class:`~ontoloom.shacl.reach.Reach`, as many levels as it says, or to closure when it has no
+bound — never cut short: what they return is exact, and its size depends on the region the
+shapes can see, not on the size of the graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from ontoloom.shacl.reach import ANY, Reach, Step
+from ontoloom.store.base import Backend, Delta, Row
+from ontoloom.store.terms import BlankNode, Literal, NamedNode, Quad, Term
+from ontoloom.vocab import META, RDF_TYPE
+
+__all__ = ["Changed", "Walker"]
+
+_BATCH = 400  # terms per VALUES block
+
+
+@dataclass
+class Changed:
+    """The nodes a delta touches: subjects of changed triples, their non-literal objects,
+    and the nodes whose types changed."""
+
+    subjects: set[Term]
+    objects: dict[Term, set[NamedNode]]  # object → predicates of the changed triples into it
+    retyped: set[Term]
+
+    @classmethod
+    def of(cls, delta: Delta) -> Changed:
+        subjects: set[Term] = set()
+        objects: dict[Term, set[NamedNode]] = {}
+        retyped: set[Term] = set()
+        for quad in (*delta.adds, *delta.removes):
+            if quad.graph_name == META:
+                continue
+            subjects.add(quad.subject)
+            if not isinstance(quad.object, Literal):
+                objects.setdefault(quad.object, set()).add(quad.predicate)
+            if quad.predicate == RDF_TYPE:
+                retyped.add(quad.subject)
+        return cls(subjects, objects, retyped)
+
+    def nodes(self) -> set[Term]:
+        return self.subjects | set(self.objects)
+
+
+class Walker:
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
+    # -- backwards: which focus nodes may see a change --------------------------------------
+    def focus_nodes(self, reach: Reach, changed: Changed) -> list[Term]:
+        """Every node whose validation under ``reach`` may read a changed triple."""
+        backwards = {s.predicate for s in reach.steps if s.backwards}
+        read_in = backwards | reach.focus_incoming
+        # A node's outgoing triples are read up to level depth-1; the incoming triples of a
+        # backward step likewise; its type up to level depth.
+        seeds = set(changed.subjects)
+        seeds |= {
+            o
+            for o, predicates in changed.objects.items()
+            if ANY in backwards or predicates & read_in
+        }
+        found: dict[Term, None] = dict.fromkeys(sorted(seeds, key=str))
+        deeper = None if reach.depth is None else reach.depth - 1
+        found.update(dict.fromkeys(self._back(reach, list(found), deeper)))
+        if changed.retyped and reach.depth is not None:
+            retyped = sorted(changed.retyped, key=str)
+            found.update(dict.fromkeys(self._back(reach, retyped, reach.depth)))
+        return list(found)
+
+    def _back(self, reach: Reach, start: list[Term], levels: int | None) -> list[Term]:
+        """Nodes from which ``reach``'s steps lead to ``start`` within ``levels`` steps
+        (to closure when None)."""
+        seen: set[Term] = set(start)
+        out: list[Term] = []
+        frontier = list(start)
+        level = 0
+        while frontier and (levels is None or level < levels):
+            level += 1
+            nxt: list[Term] = []
+            for node in self._neighbours(reach.steps, frontier, reverse=True):
+                if node not in seen:
+                    seen.add(node)
+                    nxt.append(node)
+            out += nxt
+            frontier = nxt
+        return out
+
+    def _neighbours(
+        self, steps: Iterable[Step], nodes: list[Term], *, reverse: bool
+    ) -> Iterator[Term]:
+        """Where one step leads from ``nodes`` (``reverse``: where it comes from)."""
+        forward = sorted({s.predicate for s in steps if s.backwards == reverse}, key=str)
+        backward = sorted({s.predicate for s in steps if s.backwards != reverse}, key=str)
+        # Walking a forward step from ``n`` reads ``n p ?o``; walking it in reverse, ``?s p n``.
+        yield from self._ends(forward, nodes, out=True)
+        yield from self._ends(backward, nodes, out=False)
+
+    def _ends(self, predicates: list[NamedNode], nodes: list[Term], *, out: bool) -> Iterator[Term]:
+        if not predicates or not nodes:
+            return
+        near, far = ("s", "o") if out else ("o", "s")
+        if ANY in predicates:
+            query = f"SELECT DISTINCT ?{far} WHERE {{ VALUES ?{near} {{ %s }} ?s ?p ?o }}"
+            for row in self.rows(query, nodes, near):
+                if not isinstance(row[far], Literal):
+                    yield row[far]
+            return
+        for predicate in predicates:  # one query each: Oxigraph plans two VALUES blocks badly
+            query = f"SELECT DISTINCT ?{far} WHERE {{ VALUES ?{near} {{ %s }} ?s {predicate} ?o }}"
+            for row in self.rows(query, nodes, near):
+                if not isinstance(row[far], Literal):
+                    yield row[far]
+
+    # -- forwards: what their validation reads ------------------------------------------------
+    def neighbourhood(self, reach: Reach, start: Iterable[Term]) -> set[Quad]:
+        """Every quad validating ``start`` under ``reach`` reads (the bookkeeping graph aside)."""
+        quads: set[Quad] = set()
+        seen: set[Term] = set()
+        frontier: list[Term] = [n for n in dict.fromkeys(start) if not isinstance(n, Literal)]
+        forward = {s.predicate for s in reach.steps if not s.backwards}
+        backward = sorted({s.predicate for s in reach.steps if s.backwards}, key=str)
+        level = 0
+        while frontier and (reach.depth is None or level < reach.depth):
+            seen.update(frontier)
+            reached: set[Term] = set()
+            for row in self.rows(
+                "SELECT ?s ?p ?o ?g WHERE { VALUES ?s { %s } GRAPH ?g { ?s ?p ?o } }", frontier, "s"
+            ):
+                quads.add(Quad(row["s"], row["p"], row["o"], row["g"]))
+                if not isinstance(row["o"], Literal) and (ANY in forward or row["p"] in forward):
+                    reached.add(row["o"])
+            incoming = backward if level else sorted({*backward, *reach.focus_incoming}, key=str)
+            for quad in self._incoming(incoming, frontier):
+                quads.add(quad)
+                if quad.predicate in backward or ANY in backward:
+                    reached.add(quad.subject)
+            frontier = [n for n in reached if n not in seen]
+            level += 1
+        # The last level: only types are read there (sh:class, class targets).
+        query = (
+            "SELECT ?s ?o ?g WHERE { VALUES ?s { %s } GRAPH ?g { ?s " + str(RDF_TYPE) + " ?o } }"
+        )
+        for row in self.rows(query, frontier, "s"):
+            quads.add(Quad(row["s"], RDF_TYPE, row["o"], row["g"]))
+        return {q for q in quads if q.graph_name != META}
+
+    def _incoming(self, predicates: list[NamedNode], nodes: list[Term]) -> Iterator[Quad]:
+        if ANY in predicates:
+            query = "SELECT ?s ?p ?o ?g WHERE { VALUES ?o { %s } GRAPH ?g { ?s ?p ?o } }"
+            for row in self.rows(query, nodes, "o"):
+                yield Quad(row["s"], row["p"], row["o"], row["g"])
+            return
+        for predicate in predicates:
+            query = (
+                "SELECT ?s ?o ?g WHERE { VALUES ?o { %s } GRAPH ?g { ?s "
+                + str(predicate)
+                + " ?o } }"
+            )
+            for row in self.rows(query, nodes, "o"):
+                yield Quad(row["s"], predicate, row["o"], row["g"])
+
+    def everything(self) -> set[Quad]:
+        """The whole store (the bookkeeping graph aside): what a global shape reads."""
+        return {q for q in self.backend.quads() if q.graph_name != META}
+
+    def rows(self, template: str, nodes: Iterable[Term], var: str) -> Iterator[Row]:
+        """Run ``template`` (``%s`` for a VALUES list) over ``nodes`` in batches; blank
+        nodes are bound one at a time (VALUES cannot hold them)."""
+        nodes = list(nodes)
+        named = [n for n in nodes if not isinstance(n, BlankNode)]
+        for i in range(0, len(named), _BATCH):
+            yield from self.backend.select(template % " ".join(map(str, named[i : i + _BATCH])))
+        for blank in (n for n in nodes if isinstance(n, BlankNode)):
+            yield from self.backend.select(template % "UNDEF", {var: blank})

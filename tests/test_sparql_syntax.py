@@ -1,0 +1,65 @@
+"""The SPARQL facts the shapes compiler relies on come from a real parser."""
+
+from __future__ import annotations
+
+import pytest
+
+from ontoloom.shacl.sparql_syntax import SparqlSyntaxError, analyse, path_predicates
+
+EX = "PREFIX ex: <http://ex/>\n"
+
+
+def test_every_triple_pattern_is_found_with_its_path_and_scope() -> None:
+    facts = analyse(
+        EX + "SELECT $this ?v WHERE { $this ex:p+/^ex:q ?v . "
+        "FILTER NOT EXISTS { ?v ex:r ?w } "
+        "{ SELECT ?v (COUNT(?z) AS ?n) WHERE { ?v ex:s ?z } GROUP BY ?v } }"
+    )
+    assert facts.form == "SELECT" and facts.projection == ("this", "v")
+    by_path = {e.path: e for e in facts.edges}
+    walk = ("seq", (("plus", ("iri", "<http://ex/p>")), ("inv", ("iri", "<http://ex/q>"))))
+    assert by_path[walk].subject == "?this" and by_path[walk].scope == 0
+    assert by_path[("iri", "<http://ex/r>")].scope == 0  # EXISTS shares the outer scope
+    assert by_path[("iri", "<http://ex/s>")].scope == 1
+    assert facts.subquery_projections == (("v", "n"),)
+    assert {"SUBQUERY", "AGGREGATE", "EXISTS"} <= facts.features
+    assert facts.assigned == {"n"}  # the GROUP BY variable is not an assignment
+
+
+def test_path_predicates_give_each_predicate_with_its_direction() -> None:
+    path = ("seq", (("plus", ("iri", "<a>")), ("inv", ("alt", (("iri", "<b>"), ("var", "?p"))))))
+    assert path_predicates(path) == {("<a>", False), ("<b>", True), ("?", True)}
+
+
+def test_negated_sets_walk_any_predicate() -> None:
+    facts = analyse("ASK { ?a !(<http://a>|^<http://b>) ?c }")
+    assert path_predicates(facts.edges[0].path) == {("?", False), ("?", True)}
+
+
+def test_features_of_note_are_named() -> None:
+    facts = analyse("SELECT * { VALUES ?x { 1 } ?x <p> ?y MINUS { ?y <q> ?z } BIND(2 AS ?b) }")
+    assert {"VALUES", "MINUS", "BIND"} <= facts.features
+    assert {"x", "b"} <= facts.assigned
+
+
+def test_an_undeclared_prefix_is_named() -> None:
+    with pytest.raises(SparqlSyntaxError) as caught:
+        analyse("SELECT * { ?s nope:p ?o }")
+    assert caught.value.prefix == "nope"
+
+
+def test_a_syntax_error_has_its_line_and_column() -> None:
+    with pytest.raises(SparqlSyntaxError) as caught:
+        analyse("SELECT * WHERE {\n ?s ?p ?o FILTER(?o > ) }")
+    assert caught.value.line == 2 and caught.value.column is not None
+
+
+def test_facts_come_back_the_same_from_the_disk_cache(tmp_path, monkeypatch) -> None:
+    from ontoloom.shacl import sparql_syntax
+
+    monkeypatch.setenv("ONTOLOOM_CACHE", str(tmp_path))
+    query = "SELECT ?x WHERE { ?x <http://cached/p>* ?y }"
+    first = sparql_syntax.analyse(query)
+    sparql_syntax._analyse_cached.cache_clear()
+    assert list((tmp_path / "ontoloom" / "sparql").glob("*.json"))
+    assert sparql_syntax.analyse(query) == first
