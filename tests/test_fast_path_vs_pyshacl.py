@@ -113,3 +113,63 @@ def test_a_shape_the_compiler_cannot_handle_goes_to_pyshacl_visibly() -> None:
     assert [(str(r.focus), str(r.value)) for r in report.results] == [
         ("<http://example.org/b1>", "<http://example.org/bad>")
     ]
+
+
+def test_a_fallen_back_shape_is_evaluated_alone_with_only_what_it_references(monkeypatch) -> None:
+    """pySHACL gets that shape's description and the shapes it references, never the
+    other shapes; a focus-restricted call makes the focus nodes it targets its only targets."""
+    from ontoloom.shacl import oracle
+
+    text = """
+    @prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> .
+    ex:Outer a sh:NodeShape ; sh:targetClass ex:Box ; sh:property [ sh:path ex:part ; sh:node ex:Inner ] .
+    ex:Inner a sh:NodeShape ; sh:targetNode ex:good ;
+      sh:sparql [ sh:select "SELECT $this WHERE { FILTER($this = <http://example.org/bad>) }" ] .
+    ex:Other a sh:NodeShape ; sh:targetClass ex:Box ; sh:property [ sh:path ex:label ; sh:minCount 1 ] .
+    ex:b1 a ex:Box ; ex:part ex:bad, ex:good .
+    ex:b2 a ex:Box ; ex:label "b2" ; ex:part ex:bad .
+    """
+    graph = read_triples(data=text, format_name="turtle")
+    calls: list[tuple[set[str], set[str]]] = []
+    real = oracle.pyshacl_results
+
+    def spy(data, shapes, **kwargs):
+        outer = "<http://example.org/Outer>"
+        targets = {f"{t.predicate} {t.object}" for t in shapes if str(t.subject) == outer}
+        calls.append(({str(t.subject) for t in shapes}, targets))
+        return real(data, shapes, **kwargs)
+
+    monkeypatch.setattr(oracle, "pyshacl_results", spy)
+    backend = EmbeddedBackend.memory()
+    backend.apply(
+        Delta(adds={Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in graph})
+    )
+    validator = Validator(graph)
+
+    report = validator.validate(backend)
+    assert report.engines == {
+        "http://example.org/Outer": "pyshacl",
+        "http://example.org/Inner": "sparql",
+        "http://example.org/Other": "sparql",
+    }
+    assert sorted((str(r.focus), r.constraint_name) for r in report.results) == [
+        ("<http://example.org/b1>", "minCount"),
+        ("<http://example.org/b1>", "node"),
+        ("<http://example.org/b2>", "node"),
+    ]
+    ((subjects, outer),) = calls
+    assert (
+        "<http://example.org/Other>" not in subjects and "<http://example.org/b1>" not in subjects
+    )
+    assert {"<http://example.org/Outer>", "<http://example.org/Inner>"} <= subjects
+    target_class = "<http://www.w3.org/ns/shacl#targetClass> <http://example.org/Box>"
+    assert target_class in outer
+
+    calls.clear()
+    only = validator.validate(backend, focus=[NamedNode("http://example.org/b2")])
+    assert [(str(r.focus), r.constraint_name) for r in only.results] == [
+        ("<http://example.org/b2>", "node")
+    ]
+    ((_, outer),) = calls
+    assert target_class not in outer
+    assert "<http://www.w3.org/ns/shacl#targetNode> <http://example.org/b2>" in outer

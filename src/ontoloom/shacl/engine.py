@@ -246,14 +246,37 @@ class Validator:
         if fallback:
             from ontoloom.shacl.oracle import validate_shapes_with_pyshacl
 
+            targeted: dict[Term, list[Term]] = {}
             for shape in fallback:
                 report.engines[_shape_label(shape.node)] = "pyshacl"
+                if focus_list is not None:
+                    nodes = self._targeted(data, shape, focus_list, hierarchy)
+                    if nodes is not None:
+                        targeted[shape.node] = nodes
             report.results.extend(
                 validate_shapes_with_pyshacl(
-                    data, self.shapes, fallback, focus_list, self.extra_classes
+                    data, self.shapes, fallback, focus_list, self.extra_classes, targeted
                 )
             )
         return report
+
+    def _targeted(
+        self, data: Backend, shape: Shape, focus: list[Term], hierarchy: Hierarchy
+    ) -> list[Term] | None:
+        """Which of ``focus`` the shape targets, asked of the store; ``None`` when its
+        targets cannot be written as SPARQL (pySHACL then finds them itself)."""
+        named = [f for f in focus if not isinstance(f, BlankNode)]
+        if len(named) < len(focus):
+            return None
+        try:
+            pattern = Compiler(self.shapes, hierarchy, self.shapes_graph).targets(
+                shape, "?this", focused=True
+            )
+        except CompileError:
+            return None
+        listed = " ".join(term_sparql(f) for f in named)
+        query = f"SELECT DISTINCT ?this WHERE {{ VALUES ?this {{ {listed} }} {pattern} }}"
+        return [row["this"] for row in data.select(query)]
 
 
 @dataclass

@@ -6,13 +6,13 @@ Imported lazily: rdflib and pySHACL cost ~260 ms to import.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.shacl.paths import PathError, parse_path
 from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term, Triple
-from ontoloom.vocab import RDF, RDFS, SH
+from ontoloom.vocab import OWL, RDF, RDFS, SH
 
 if TYPE_CHECKING:
     import rdflib
@@ -21,7 +21,16 @@ if TYPE_CHECKING:
     from ontoloom.shacl.shapes import Shape, ShapeSet
     from ontoloom.store.base import Backend
 
-__all__ = ["from_rdflib", "pyshacl_results", "to_rdflib", "validate_shapes_with_pyshacl"]
+__all__ = [
+    "from_rdflib",
+    "isolated_shapes_graph",
+    "pyshacl_results",
+    "to_rdflib",
+    "validate_shapes_with_pyshacl",
+]
+
+RDFS_CLASS = NamedNode(RDFS + "Class")
+RDFS_SUBCLASS = NamedNode(RDFS + "subClassOf")
 
 
 def to_rdflib_term(term: Term) -> Any:
@@ -148,17 +157,98 @@ def validate_shapes_with_pyshacl(
     fallback: list[Shape],
     focus: list[Term] | None,
     extra_classes: Iterable[tuple[Term, Term]],
+    targeted: Mapping[Term, list[Term]] | None = None,
 ) -> list[Result]:
+    """Run pySHACL on each shape the compiler left to it, alone: a shapes graph holding only
+    that shape and what it references (:func:`isolated_shapes_graph`), over the whole data.
+
+    With ``focus``, only results on those nodes count; ``targeted`` may give, per shape, the
+    focus nodes it targets, which then replace its targets, so pySHACL validates just them.
+    (pySHACL's own focus_nodes option also filters the value nodes that nested shapes see,
+    and its use_shapes skips the shapes a shape references: neither is exact.)
+    """
     triples = list(data.construct("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }"))
     ontology = [Triple(s, NamedNode(RDFS + "subClassOf"), o) for s, o in extra_classes]
-    # pySHACL's use_shapes leaves out the property shapes of the shapes it names, so run
-    # them all and keep what the fallen-back shapes (and their property shapes) report.
-    _, results, _ = pyshacl_results(triples, shapes.graph.triples, ontology=ontology, focus=focus)
-    tree: set[Term] = set()
-    stack = [s.node for s in fallback]
+    wanted = None if focus is None else set(focus)
+    out: list[Result] = []
+    for shape in fallback:
+        nodes = None if targeted is None else targeted.get(shape.node)
+        if nodes is not None and not nodes:
+            continue  # it targets none of the focus nodes
+        isolated = isolated_shapes_graph(shapes, shape.node, targets=nodes)
+        _, results, _ = pyshacl_results(triples, isolated, ontology=ontology)
+        # Only the shape's own results and its property shapes': the shapes it references
+        # (sh:node, sh:not…) explain them, they are not validated on their own here.
+        tree: set[Term] = set()
+        stack = [shape.node]
+        while stack:
+            node = stack.pop()
+            if node not in tree:
+                tree.add(node)
+                stack.extend(shapes.shape(node).properties)
+        out += [
+            r
+            for r in results
+            if r.source_shape in tree and (wanted is None or r.focus in wanted)
+        ]
+    return out
+
+
+# Predicates along which a shape's evaluation needs another node's description.
+_FOLLOW = {
+    SH + p
+    for p in (
+        "node",
+        "not",
+        "property",
+        "qualifiedValueShape",
+        "sparql",
+        "prefixes",
+        "declare",
+        "validator",
+        "nodeValidator",
+        "propertyValidator",
+    )
+} | {OWL + "imports"}
+_LISTS = {SH + "and", SH + "or", SH + "xone"}
+_TARGETS = {
+    SH + p for p in ("targetClass", "targetNode", "targetSubjectsOf", "targetObjectsOf", "target")
+}
+
+
+def isolated_shapes_graph(
+    shapes: ShapeSet, top: Term, targets: list[Term] | None = None
+) -> list[Triple]:
+    """The shapes graph pySHACL needs to evaluate ``top`` alone: its description, the
+    descriptions of the shapes it references, of the custom components it uses and of the
+    prefix declarations their queries need; every other shape's targets left out, so pySHACL
+    validates nothing else; and the shapes graph's rdfs:subClassOf triples. ``targets``
+    replaces ``top``'s own targets with these nodes."""
+    g = shapes.graph
+    rdf_type, class_like = NamedNode(RDF + "type"), set(shapes.classes.subclasses(RDFS_CLASS))
+    out: list[Triple] = [*(Triple(s, RDFS_SUBCLASS, o) for s, o in g.pairs(RDFS_SUBCLASS))]
+    seen: set[Term] = set()
+    stack = [top]
     while stack:
         node = stack.pop()
-        if node not in tree:
-            tree.add(node)
-            stack.extend(shapes.shape(node).properties)
-    return [r for r in results if r.source_shape in tree]
+        if node in seen:
+            continue
+        seen.add(node)
+        described = list(g.describe(node))
+        for subject in {node, *(t.subject for t in described)}:
+            for component in shapes.custom:  # components whose parameters a shape uses
+                if any(g.objects(subject, path) for path, _ in component.parameters):
+                    stack.append(component.node)
+        for t in described:
+            if (t.subject != top or targets is not None) and (
+                t.predicate.value in _TARGETS
+                or (t.predicate == rdf_type and t.object in class_like)
+            ):
+                continue  # another shape's targets (or top's, replaced): not validated here
+            out.append(t)
+            if t.predicate.value in _FOLLOW:
+                stack.append(t.object)
+            elif t.predicate.value in _LISTS:
+                stack.extend(g.items(t.object))
+    out += [Triple(top, NamedNode(SH + "targetNode"), n) for n in targets or ()]
+    return list(dict.fromkeys(out))
