@@ -191,11 +191,32 @@ def test_validate_exits_2_with_one_line_naming_the_undeclared_prefix(tmp_path) -
     path = tmp_path / "shapes.ttl"
     path.write_text(
         PREFIXES + 'ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:sparql [ sh:select """'
-        'SELECT $this WHERE { $this ex:p ?o }""" ] . ex:a ex:p 1 .',
+        'SELECT $this WHERE { $this foo:p ?o }""" ] . ex:a ex:p 1 .',
         encoding="utf-8",
     )
     result = CliRunner().invoke(main, ["validate", str(path), "-s", str(path)])
     assert result.exit_code == 2, result.output
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1, result.output
-    assert "shape ex:S" in lines[0] and "undeclared prefix ex:" in lines[0], lines[0]
+    assert "shape ex:S" in lines[0] and "undeclared prefix foo:" in lines[0], lines[0]
+    assert "declare it with sh:prefixes / sh:declare" in lines[0]
+
+
+def test_a_prefix_the_shapes_file_declares_resolves_in_its_queries(tmp_path) -> None:
+    """As TopBraid and pySHACL read them (SHACL asks for sh:prefixes; both also take the
+    files' own @prefix lines)."""
+    from click.testing import CliRunner
+
+    from ontoloom.cli import main
+
+    path = tmp_path / "shapes.ttl"
+    path.write_text(
+        PREFIXES + 'ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:sparql [ sh:select """'
+        'SELECT $this ?value WHERE { $this ex:p ?value }""" ] . ex:a ex:p 1 .',
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(main, ["validate", str(path), "-s", str(path)])
+    assert result.exit_code == 1, result.output
+    assert '= "1"^^<http://www.w3.org/2001/XMLSchema#integer> (shape <http://example.org/S>)' in (
+        result.output
+    )

@@ -583,6 +583,14 @@ def _legacy_check(source: str, checks: tuple[str, ...]) -> None:
 )
 @click.option("--explain", is_flag=True, help="List which engine validated which shape.")
 @click.option("--allow-warnings", is_flag=True, help="Warnings and infos do not fail (exit 0).")
+@click.option(
+    "-a", "--advanced", is_flag=True, help="Run SHACL-AF rules (sh:rule) before validating."
+)
+@click.option(
+    "--allow-unsupported",
+    is_flag=True,
+    help="Validate the rest when shapes use features ontoloom does not evaluate (named on stderr).",
+)
 @_common
 def validate(
     data: tuple[Path, ...],
@@ -591,20 +599,32 @@ def validate(
     data_format: str | None,
     explain: bool,
     allow_warnings: bool,
+    advanced: bool,
+    allow_unsupported: bool,
 ) -> None:
     """Validate RDF files against SHACL shapes, with no store (like `pyshacl -s`).
 
-    Exit 0 conforms, 1 does not conform, 2 load or usage error.
+    Exit 0 conforms, 1 does not conform, 2 load or usage error, or shapes using a feature
+    ontoloom does not evaluate (sh:expression, SHACL-JS…) without --allow-unsupported.
 
     \b
     Examples:
       ontoloom validate data.ttl -s shapes.ttl
       ontoloom validate graph.ttl --format turtle
+      ontoloom validate data.ttl -s rules.ttl -a
     """
     from ontoloom.validation import validate_files
 
     fmt = "json" if _opts()["json"] and fmt is None else (fmt or "text")
-    outcome = validate_files(list(data), list(shapes), data_format)
+    outcome = validate_files(
+        list(data),
+        list(shapes),
+        data_format,
+        advanced=advanced,
+        allow_unsupported=allow_unsupported,
+    )
+    for warning in outcome.warnings:
+        click.echo(f"warning: {warning}", err=True)
     report = outcome.report
     failed = report.violations if allow_warnings else report.results
     if fmt == "turtle":

@@ -9,7 +9,7 @@ from typing import Any
 from ontoloom.errors import BadInput, OntoloomError
 from ontoloom.shacl import Report, ShapeSet
 from ontoloom.shacl.report import report_turtle
-from ontoloom.shacl.shapes import ShapesError
+from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures, ValidationFailure
 from ontoloom.shacl.validate import validate_graphs
 from ontoloom.store.rdfio import read_triples
 from ontoloom.store.terms import NamedNode, Term, Triple
@@ -25,9 +25,20 @@ class Outcome:
     report: Report
     shapes: ShapeSet
 
+    @property
+    def warnings(self) -> list[str]:
+        """What was not evaluated or not run, for stderr: never silent."""
+        return [
+            f"{self.shapes.describe(u)}, which ontoloom did not evaluate"
+            for u in self.report.unsupported
+        ] + self.report.notes
+
     def to_json(self) -> dict[str, Any]:
         return {
             "conforms": self.report.conforms,
+            "unsupported": [
+                {"shape": _show(u.shape), "feature": u.feature} for u in self.report.unsupported
+            ],
             "results": [
                 {
                     "focus": _show(r.focus),
@@ -76,11 +87,21 @@ def _base(path: Path) -> str:
     return path.resolve().as_uri()
 
 
-def validate_files(data: list[Path], shapes: list[Path], data_format: str | None = None) -> Outcome:
+def validate_files(
+    data: list[Path],
+    shapes: list[Path],
+    data_format: str | None = None,
+    *,
+    advanced: bool = False,
+    allow_unsupported: bool = False,
+) -> Outcome:
     """Load the files and validate. Shapes default to ontoloom's own, or to the data's own
-    shapes when a data file holds some (as pySHACL does).
+    shapes when a data file holds some (as pySHACL does). ``advanced`` runs SHACL-AF rules
+    first; ``allow_unsupported`` validates the rest when shapes use features ontoloom does
+    not evaluate (the outcome's warnings name them).
 
-    :raises BadInput: on unreadable files, syntax errors (file:line:column) or ill-formed shapes.
+    :raises BadInput: on unreadable files, syntax errors (file:line:column), ill-formed
+        shapes, or features ontoloom does not evaluate (unless allowed).
     """
     data_triples: list[Triple] = []
     prefixes: dict[str, str] = {}  # as the files declare them, to write terms in messages
@@ -102,8 +123,17 @@ def validate_files(data: list[Path], shapes: list[Path], data_format: str | None
         shape_triples, extra_classes = schema.shape_triples, schema.subclass_pairs
     try:
         report = validate_graphs(
-            data_triples, shape_triples, extra_classes=extra_classes, prefixes=prefixes
+            data_triples,
+            shape_triples,
+            extra_classes=extra_classes,
+            prefixes=prefixes,
+            advanced=advanced,
+            allow_unsupported=allow_unsupported,
         )
+    except UnsupportedFeatures as exc:
+        raise BadInput(str(exc)) from None
+    except ValidationFailure as exc:
+        raise BadInput(f"validation failed: {exc}") from None
     except ShapesError as exc:
         raise BadInput(f"the shapes graph is not well-formed: {exc}") from None
     except OntoloomError:

@@ -62,6 +62,7 @@ class Compiler:
         self._counter = 0
         self._active: list[Term] = []
         self.prologues: set[str] = set()  # PREFIX lines SPARQL-based constraints need
+        self.target_prologues: set[str] = set()  # and those SPARQL-based targets need
 
     def union(self, branches: list[str], focus: str, source: Source | None) -> tuple[str, bool]:
         """UNION of patterns; at top level each branch joins the focus source itself, since
@@ -105,12 +106,19 @@ class Compiler:
         """
         branches: list[str] = []
         nodes = [t.term for t in shape.targets if t.kind == "targetNode"]
-        if nodes:
-            listed = " ".join(term_sparql(n) for n in nodes if not isinstance(n, BlankNode))
-            if listed:
-                branches.append(f"VALUES {var} {{ {listed} }}")
+        if nodes:  # a blank node from the shapes graph cannot be written: CompileError
+            branches.append(f"VALUES {var} {{ {' '.join(term_sparql(n) for n in nodes)} }}")
         for target in shape.targets:
-            if target.kind == "targetClass":
+            if target.kind == "sparqlTarget":
+                assert target.select is not None
+                self.target_prologues.add(target.prologue)
+                query = target.select
+                if var != "?this":  # its own ?this, renamed by projection, not by rewriting
+                    query = f"SELECT (?this AS {var}) WHERE {{ {{ {query} }} }}"
+                branches.append(
+                    f"FILTER EXISTS {{ {{ {query} }} }}" if focused else f"{{ {query} }}"
+                )
+            elif target.kind == "targetClass":
                 branches.append(self.instance_of(var, target.term))
             elif target.kind in ("targetSubjectsOf", "targetObjectsOf"):
                 other = self.fresh("t")

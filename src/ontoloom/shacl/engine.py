@@ -8,10 +8,20 @@ from dataclasses import dataclass, field
 
 from ontoloom.shacl.compiler import CompileError, Compiler, Violation, term_sparql
 from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.components.unsupported import NotEvaluated
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.paths import Path
+from ontoloom.shacl.prefixes import functions_called
 from ontoloom.shacl.render import Renderer
-from ontoloom.shacl.shapes import Shape, ShapesError, ShapeSet, ValidationFailure
+from ontoloom.shacl.shapes import (
+    Shape,
+    ShapesError,
+    ShapeSet,
+    Unsupported,
+    UnsupportedFeatures,
+    ValidationFailure,
+    sh,
+)
 from ontoloom.store.base import Backend
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term, Triple
 from ontoloom.vocab import RDFS
@@ -54,6 +64,9 @@ class Result:
 class Report:
     results: list[Result] = field(default_factory=list)
     engines: dict[str, str] = field(default_factory=dict)  # shape → "sparql" | "pyshacl"
+    # Features the shapes use that were not evaluated (only when the caller allowed it).
+    unsupported: list[Unsupported] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what else was not done, said as warnings
 
     @property
     def conforms(self) -> bool:
@@ -98,6 +111,7 @@ class Validator:
         skip: Callable[[Shape, Constraint], bool] | None = None,
         shapes_graph: NamedNode | None = None,
         prefixes: Mapping[str, str] | None = None,
+        entailments: Iterable[Term] = (),
     ) -> None:
         if not isinstance(shapes, ShapeSet):
             shapes = ShapeSet(shapes, prefixes=prefixes)
@@ -107,6 +121,10 @@ class Validator:
         self.shapes_graph = shapes_graph  # where $shapesGraph points, when the data has it
         # How generated messages write terms: these prefixes, and the shapes graph's blanks.
         self.renderer = Renderer(prefixes, self.shapes.graph)
+        # Entailment regimes the caller applied to the data (sh:Rules, after running rules):
+        # any other sh:entailment is a feature not evaluated (SHACL: signal a failure).
+        self.entailments = set(entailments)
+        self._unsupported: dict[frozenset[Term] | None, list[Unsupported]] = {}
         self._plans: dict[frozenset[tuple[Term, Term]], tuple[list[Unit], list[Shape]]] = {}
 
     # -- compilation ---------------------------------------------------------------------
@@ -144,8 +162,8 @@ class Validator:
         return units, fallback
 
     def _top_source(self, cx: Compiler, top: Shape, focused: bool) -> Callable[[str], str]:
-        targets = cx.targets(top, "?this", focused=focused)
-        return lambda var: f"#FOCUS({var})# {_rename(targets, var)}"
+        cx.targets(top, "?this", focused=focused)  # fails early: CompileError → fallback
+        return lambda var: f"#FOCUS({var})# {cx.targets(top, var, focused=focused)}"
 
     def _compile_shape(
         self,
@@ -194,6 +212,40 @@ class Validator:
             for s in self.shapes.targeted()
         }
 
+    def unsupported(self, only: Collection[Term] | None = None) -> list[Unsupported]:
+        """Every feature of the validated shapes (those targeted, and every shape they
+        reach) that ontoloom does not evaluate."""
+        key = None if only is None else frozenset(only)
+        cached = self._unsupported.get(key)
+        if cached is not None:
+            return cached
+        shapes, functions = self.shapes, self.shapes.functions()
+        out: list[Unsupported] = []
+        seen: set[Term] = set()
+        stack = [s.node for s in shapes.targeted() if only is None or s.node in only]
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            shape = shapes.shape(node)
+            out += [Unsupported(node, feature) for feature in shape.unsupported]
+            for target in shape.targets:
+                out += _calls(node, f"{target.prologue}\n{target.select or ''}", functions)
+            for c in shape.constraints:
+                if isinstance(c, NotEvaluated):
+                    out.append(Unsupported(node, c.feature))
+                for query, _ in _queries_of(c, shape):
+                    out += _calls(node, query, functions)
+                stack += c.shape_refs()
+            stack += shape.properties
+        for subject, regime in shapes.graph.pairs(sh("entailment")):
+            if regime not in self.entailments:
+                out.append(Unsupported(subject, f"sh:entailment {shapes.label(regime)}"))
+        out = list(dict.fromkeys(out))
+        self._unsupported[key] = out
+        return out
+
     # -- validation ----------------------------------------------------------------------
     def validate(
         self,
@@ -202,15 +254,23 @@ class Validator:
         *,
         hierarchy: Hierarchy | None = None,
         only: Collection[Term] | None = None,
+        allow_unsupported: bool = False,
     ) -> Report:
         """Validate ``data``; with ``focus``, only those nodes (as focus nodes of their targets);
-        with ``only``, only those targeted shapes."""
+        with ``only``, only those targeted shapes.
+
+        :raises UnsupportedFeatures: when the shapes use a feature ontoloom does not
+            evaluate, unless ``allow_unsupported`` (then the report lists them).
+        """
+        unsupported = self.unsupported(only)
+        if unsupported and not allow_unsupported:
+            raise UnsupportedFeatures(unsupported, self.shapes.describe)
         hierarchy = hierarchy or self.hierarchy(data)
         units, fallback = self.plan(hierarchy)
         if only is not None:
             units = [u for u in units if u.top.node in only]
             fallback = [s for s in fallback if s.node in only]
-        report = Report()
+        report = Report(unsupported=unsupported)
         focus_list = None if focus is None else list(dict.fromkeys(focus))
         if focus_list is not None and not focus_list:
             return report
@@ -268,14 +328,16 @@ class Validator:
         named = [f for f in focus if not isinstance(f, BlankNode)]
         if len(named) < len(focus):
             return None
+        cx = Compiler(self.shapes, hierarchy, self.shapes_graph)
         try:
-            pattern = Compiler(self.shapes, hierarchy, self.shapes_graph).targets(
-                shape, "?this", focused=True
-            )
+            pattern = cx.targets(shape, "?this", focused=True)
         except CompileError:
             return None
         listed = " ".join(term_sparql(f) for f in named)
-        query = f"SELECT DISTINCT ?this WHERE {{ VALUES ?this {{ {listed} }} {pattern} }}"
+        prologue = "\n".join(sorted(p for p in cx.target_prologues if p))
+        query = (
+            f"{prologue}\nSELECT DISTINCT ?this WHERE {{ VALUES ?this {{ {listed} }} {pattern} }}"
+        )
         return [row["this"] for row in data.select(query)]
 
 
@@ -319,6 +381,8 @@ class _Profile:
                 return True
             if t.kind == "targetObjectsOf" and (t.term in self.into or _ANY in self.into):
                 return True
+            if t.kind == "sparqlTarget":  # its query decides: run it
+                return True
         return False
 
 
@@ -350,20 +414,16 @@ def _select(
         for v in (violation.value, violation.path, *violation.distinct, *parents)
         if v and v != "?this"
     ]
+    prologue = "\n".join(sorted(p for p in cx.prologues | cx.target_prologues if p))
     if violation.per_focus is not None:
-        return f"SELECT DISTINCT ?this WHERE {{ {violation.text} }}"
+        return f"{prologue}\nSELECT DISTINCT ?this WHERE {{ {violation.text} }}"
     where = violation.text if violation.sourced else f"{source('?this')} {violation.text}"
-    prologue = "\n".join(sorted(p for p in cx.prologues if p))
     return f"{prologue}\nSELECT DISTINCT {' '.join(dict.fromkeys(names))} WHERE {{ {where} }}"
 
 
 def _values_of(source: Callable[[str], str], parent: str, path: str) -> Callable[[str], str]:
     """A focus source for nested property shapes: the values of the parent's focus nodes."""
     return lambda var: f"{source(parent)} {parent} {path} {var} ."
-
-
-def _rename(pattern: str, var: str) -> str:
-    return re.sub(r"\?this\b", lambda _: var, pattern)
 
 
 def _restriction(focus: list[Term] | None) -> tuple[Callable[[str], str] | None, list[BlankNode]]:
@@ -415,6 +475,21 @@ def _result(unit: Unit, v: Violation, row, renderer: Renderer) -> Result:
         source_constraint=constraint.source_constraint,
         constraint_name=constraint.short_name,
     )
+
+
+def _queries_of(c: Constraint, shape: Shape) -> list[tuple[str, bool]]:
+    try:
+        return c.read_queries(shape)
+    except CompileError:
+        return []  # no query can be written for this shape: the compiler says so itself
+
+
+def _calls(node: Term, query: str, functions: set[str]) -> list[Unsupported]:
+    """A query calling a SHACL function (SHACL-AF sh:SPARQLFunction…): not evaluated."""
+    return [
+        Unsupported(node, f"the SHACL function <{f}> (SHACL-AF) in a SPARQL query")
+        for f in sorted(functions_called(query) & functions)
+    ]
 
 
 def _is_true(term: Term | None) -> bool:

@@ -187,9 +187,7 @@ def validate_shapes_with_pyshacl(
                 tree.add(node)
                 stack.extend(shapes.shape(node).properties)
         out += [
-            r
-            for r in results
-            if r.source_shape in tree and (wanted is None or r.focus in wanted)
+            r for r in results if r.source_shape in tree and (wanted is None or r.focus in wanted)
         ]
     return out
 

@@ -1,15 +1,18 @@
 """Prefix declarations for SHACL-SPARQL queries (SHACL 5.2.1): the union of the values of
 sh:prefixes/owl:imports*/sh:declare of a constraint, validator, target or rule.
 
-Beyond the spec, as pySHACL (through rdflib) does, the five vocabularies every shapes graph
-is written in (rdf, rdfs, owl, xsd, sh) are known without a declaration; a declaration of
-the same prefix wins. Any other prefix a query uses must be declared: one that is not is an
-error naming the shape, the prefix and the fix, never a parser dump.
+Beyond the spec, as both reference implementations do (pySHACL through rdflib, TopBraid
+through the graph's prefix mapping), a prefix the input files themselves declare (Turtle
+@prefix) is known, and so are the five vocabularies every shapes graph is written in (rdf,
+rdfs, owl, xsd, sh); sh:declare wins over the files, the files over the five. Any other
+prefix a query uses is an error naming the shape, the prefix and the fix, never a parser dump.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 
 from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.shacl.render import WELL_KNOWN
@@ -17,7 +20,13 @@ from ontoloom.shacl.shapes import ShapesError, sh
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import OWL
 
-__all__ = ["declared_prefixes", "prologue", "undeclared_prefixes"]
+__all__ = [
+    "check_query",
+    "declared_prefixes",
+    "functions_called",
+    "prologue",
+    "undeclared_prefixes",
+]
 
 _STRINGS = re.compile(
     r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
@@ -66,24 +75,44 @@ def declared_prefixes(g: TripleIndex, node: Term, where: str) -> dict[str, str]:
     return out
 
 
-def prologue(prefixes: dict[str, str]) -> str:
-    """PREFIX lines: the well-known vocabularies, then the declared prefixes (which win)."""
-    merged = {**WELL_KNOWN, **prefixes}
+def prologue(declared: Mapping[str, str], files: Mapping[str, str] = MappingProxyType({})) -> str:
+    """PREFIX lines: the well-known vocabularies, the files' prefixes, the declared ones."""
+    merged = {**WELL_KNOWN, **files, **declared}
     return "\n".join(f"PREFIX {name}: <{iri}>" for name, iri in sorted(merged.items()))
 
 
-def undeclared_prefixes(query: str, prefixes: dict[str, str]) -> list[str]:
-    """Prefixes the query uses that neither the declarations, the well-known vocabularies
+def undeclared_prefixes(query: str, known_prefixes: Iterable[str]) -> list[str]:
+    """Prefixes the query uses that neither ``known_prefixes``, the well-known vocabularies
     nor the query's own PREFIX lines define."""
     code = _COMMENTS.sub("", _IRIS.sub("<>", _STRINGS.sub('""', query)))
-    known = {*WELL_KNOWN, *prefixes, *(m.group(1) or "" for m in _OWN_PREFIX.finditer(code))}
+    own = (m.group(1) or "" for m in _OWN_PREFIX.finditer(code))
+    known = {*WELL_KNOWN, *known_prefixes, *own}
     used = dict.fromkeys(m.group(1) or "" for m in _PNAME.finditer(code))
     return [p for p in used if p not in known]
 
 
-def check_query(query: str, prefixes: dict[str, str], where: str) -> None:
+_PREFIX_DECL = re.compile(r"(?i)\bPREFIX\s+([A-Za-z][\w.-]*)?:\s*<([^>]*)>")
+_CALL = re.compile(r"(?:<([^<>\"{}|^`\\\s]*)>|(?<![\w?$:.-])([A-Za-z][\w.-]*)?:([\w.-]*))\s*\(")
+
+
+def functions_called(query: str) -> set[str]:
+    """IRIs the query calls as functions (``ex:f(…)`` or ``<iri>(…)``), its prefixes expanded."""
+    code = _COMMENTS.sub("", _STRINGS.sub('""', query))
+    prefixes = {(m.group(1) or ""): m.group(2) for m in _PREFIX_DECL.finditer(code)}
+    out = set()
+    for m in _CALL.finditer(code):
+        if m.group(1) is not None:
+            out.add(m.group(1))
+        elif (m.group(2) or "") in prefixes:
+            out.add(prefixes[m.group(2) or ""] + m.group(3))
+    return out
+
+
+def check_query(
+    query: str, declared: Mapping[str, str], files: Mapping[str, str], where: str
+) -> None:
     """:raises ShapesError: when the query uses an undeclared prefix."""
-    missing = undeclared_prefixes(query, prefixes)
+    missing = undeclared_prefixes(query, [*declared, *files])
     if missing:
         listed = ", ".join(f"{p}:" for p in missing)
         raise ShapesError(

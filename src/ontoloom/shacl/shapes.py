@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -15,7 +15,15 @@ from ontoloom.vocab import OWL, RDF, RDFS, SH
 if TYPE_CHECKING:
     from ontoloom.shacl.components import Constraint
 
-__all__ = ["Shape", "ShapeSet", "ShapesError", "Target", "ValidationFailure"]
+__all__ = [
+    "Shape",
+    "ShapeSet",
+    "ShapesError",
+    "Target",
+    "Unsupported",
+    "UnsupportedFeatures",
+    "ValidationFailure",
+]
 
 
 def sh(local: str) -> NamedNode:
@@ -39,10 +47,42 @@ class ValidationFailure(ShapesError):
     (e.g. a SPARQL constraint's solution binds ?failure to true)."""
 
 
+class UnsupportedFeatures(ShapesError):
+    """The shapes use features ontoloom does not evaluate, and the caller did not allow
+    validating the rest (``allow_unsupported``)."""
+
+    def __init__(self, items: list[Unsupported], describe: Callable[[Unsupported], str]) -> None:
+        self.items = items
+        lines = [describe(u) for u in items]
+        super().__init__(
+            "; ".join(f"{line}, which ontoloom does not evaluate" for line in lines)
+            + "; pass --allow-unsupported to validate the rest"
+        )
+
+
 @dataclass(frozen=True)
 class Target:
-    kind: str  # targetClass | targetNode | targetSubjectsOf | targetObjectsOf
+    """How a shape finds focus nodes.
+
+    ``kind`` is targetClass, targetNode, targetSubjectsOf or targetObjectsOf (SHACL core;
+    ``term`` is the value), or ``sparqlTarget`` (SHACL-AF: a sh:SPARQLTarget, or an
+    instance of a sh:SPARQLTargetType with its parameters written in; ``term`` is the
+    sh:target node, ``select`` the SELECT query whose ?this bindings are the focus nodes,
+    ``prologue`` its PREFIX lines).
+    """
+
+    kind: str
     term: Term
+    select: str | None = None
+    prologue: str = ""
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """A feature of a shape that ontoloom does not evaluate: refused, or reported by name."""
+
+    shape: Term
+    feature: str
 
 
 @dataclass(eq=False)
@@ -55,6 +95,7 @@ class Shape:
     severity: NamedNode = VIOLATION
     messages: tuple[Literal, ...] = ()
     deactivated: bool = False
+    unsupported: list[str] = field(default_factory=list)  # features not evaluated (targets)
 
     @property
     def is_property_shape(self) -> bool:
@@ -84,6 +125,14 @@ class ShapeSet:
             ]
         )
         self.custom = custom_components(self.graph)
+
+    def describe(self, item: Unsupported) -> str:
+        """``shape ex:S uses sh:expression (…)``: an unsupported feature, as errors say it."""
+        return f"shape {self.label(item.shape)} uses {item.feature}"
+
+    def functions(self) -> set[str]:
+        """IRIs of the SHACL functions (SHACL-AF sh:Function) the shapes graph declares."""
+        return {f.value for f in self.instances(sh("Function")) if isinstance(f, NamedNode)}
 
     def label(self, node: Term) -> str:
         """A shape as errors name it: its IRI, or a blank one by its description."""
@@ -124,6 +173,9 @@ class ShapeSet:
         targets = [Target(kind, t) for kind in _TARGET_KINDS for t in g.objects(node, sh(kind))]
         if self.is_instance(node, NamedNode(RDFS + "Class")):  # an implicit class target
             targets.append(Target("targetClass", node))
+        from ontoloom.shacl.targets import custom_targets
+
+        advanced, unsupported = custom_targets(self, node)
         severity = g.value(node, sh("severity"))
         deactivated = g.value(node, sh("deactivated"))
         shape = Shape(
@@ -134,7 +186,9 @@ class ShapeSet:
             severity=severity if isinstance(severity, NamedNode) else VIOLATION,
             messages=tuple(m for m in g.objects(node, sh("message")) if isinstance(m, Literal)),
             deactivated=isinstance(deactivated, Literal) and deactivated.value in ("true", "1"),
+            unsupported=unsupported,
         )
+        shape.targets.extend(advanced)
         self._shapes[node] = shape
         shape.constraints = parse_constraints(self, shape)
         return shape
@@ -148,7 +202,7 @@ class ShapeSet:
                 nodes[s] = None
         # Subjects of sh:property and sh:node are shapes too, as pySHACL reads them (the
         # spec asks for a type or a target; a class with properties means to be a shape).
-        for kind in (*_TARGET_KINDS, "path", "property", "node"):
+        for kind in (*_TARGET_KINDS, "target", "path", "property", "node"):
             for s, _ in g.pairs(sh(kind)):
                 nodes[s] = None
         for ref in _SHAPE_REFERENCES:

@@ -7,16 +7,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from ontoloom.shacl.engine import Report, Validator
-from ontoloom.shacl.shapes import ShapesError
+from ontoloom.shacl.rules import RuleSet
+from ontoloom.shacl.shapes import ShapesError, ShapeSet, Unsupported, UnsupportedFeatures, sh
 from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Term, Triple
 
-__all__ = ["SHAPES_GRAPH", "ShapesGraphError", "validate_graphs"]
+__all__ = ["SHAPES_GRAPH", "ShapesGraphError", "infer_graphs", "validate_graphs"]
 
 # Where the shapes graph sits beside the data, for SPARQL constraints that use $shapesGraph.
 SHAPES_GRAPH = NamedNode("urn:ontoloom:shapes-graph")
 
 ShapesGraphError = ShapesError
+RULES_ENTAILMENT = sh("Rules")  # the entailment regime running the rules applies
 
 
 def validate_graphs(
@@ -25,26 +27,80 @@ def validate_graphs(
     *,
     extra_classes: Iterable[tuple[Term, Term]] = (),
     prefixes: Mapping[str, str] | None = None,
+    advanced: bool = False,
+    allow_unsupported: bool = False,
 ) -> Report:
     """Validate ``data`` against ``shapes``; ``prefixes`` name terms in messages and errors.
 
+    ``advanced`` runs the SHACL-AF rules first (sh:rule, into the copy of the data being
+    validated); without it, shapes' rules are not run and the report's notes say so.
+    ``allow_unsupported`` validates the rest when the shapes use features ontoloom does not
+    evaluate, and lists them in the report.
+
     :raises ShapesGraphError: when the shapes graph is not well-formed (e.g. a SPARQL
         constraint that pre-binding forbids).
+    :raises UnsupportedFeatures: when the shapes use a feature ontoloom does not evaluate
+        and ``allow_unsupported`` is false.
     """
     shapes = list(shapes)
+    shape_set = ShapeSet(shapes, prefixes=prefixes)
     quads = [Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in data]
     quads += [Quad(t.subject, t.predicate, t.object, SHAPES_GRAPH) for t in shapes]
     backend = EmbeddedBackend.scratch(quads, union=False)
+    notes: list[str] = []
+    not_run: list[Unsupported] = []
+    rules = None
+    if advanced:
+        rules = RuleSet(shape_set)
+        not_run = rules.unsupported
+    else:
+        notes = [
+            f"rules of shape {shape_set.label(node)} were not run (pass -a)"
+            for node in RuleSet.shapes_with_rules(shape_set)
+        ]
     validator = Validator(
-        shapes, extra_classes=extra_classes, shapes_graph=SHAPES_GRAPH, prefixes=prefixes
+        shape_set,
+        extra_classes=extra_classes,
+        shapes_graph=SHAPES_GRAPH,
+        prefixes=prefixes,
+        entailments=[RULES_ENTAILMENT] if advanced else [],
     )
-    report = validator.validate(backend)
+    unsupported = list(dict.fromkeys([*not_run, *validator.unsupported()]))
+    if unsupported and not allow_unsupported:
+        raise UnsupportedFeatures(unsupported, shape_set.describe)
+    if rules is not None:
+        rules.run(backend, validator.hierarchy(backend))
+    report = validator.validate(backend, allow_unsupported=True)
+    report.unsupported, report.notes = unsupported, notes
     originals = _original_literals(t.object for t in (*quads,) if isinstance(t.object, Literal))
     report.results = [
         replace(r, focus=originals.get(r.focus, r.focus), value=originals.get(r.value, r.value))
         for r in report.results
     ]
     return report
+
+
+def infer_graphs(
+    data: Iterable[Triple],
+    shapes: Iterable[Triple],
+    *,
+    extra_classes: Iterable[tuple[Term, Term]] = (),
+    allow_unsupported: bool = False,
+) -> list[Triple]:
+    """The data graph after the SHACL-AF rules of ``shapes`` ran (as ``validate -a`` sees it).
+
+    :raises UnsupportedFeatures: a rule ontoloom cannot run, unless ``allow_unsupported``.
+    """
+    shapes = list(shapes)
+    shape_set = ShapeSet(shapes)
+    backend = EmbeddedBackend.scratch(
+        [Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in data], union=False
+    )
+    rules = RuleSet(shape_set)
+    if rules.unsupported and not allow_unsupported:
+        raise UnsupportedFeatures(rules.unsupported, shape_set.describe)
+    rules.run(backend, Validator(shape_set, extra_classes=extra_classes).hierarchy(backend))
+    return [q.triple for q in backend.quads()]
 
 
 def _original_literals(literals: Iterable[Literal]) -> dict[Term | None, Term]:

@@ -25,7 +25,7 @@ from ontoloom.shacl.shapes import RDF_TYPE, Shape, ShapesError, ShapeSet, sh
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import RDFS
 
-__all__ = ["CustomComponentDefinition", "local_name"]
+__all__ = ["CustomComponentDefinition", "local_name", "read_parameters"]
 
 RESERVED = {"this", "shapesGraph", "currentShape", "path", "PATH", "value"}
 _VARNAME = re.compile(r"[A-Za-z_][\w]*")
@@ -34,6 +34,32 @@ _VARNAME = re.compile(r"[A-Za-z_][\w]*")
 def local_name(iri: NamedNode) -> str:
     """The parameter name: the local name of the parameter's sh:path (SHACL 6.1)."""
     return re.split(r"[#/:]", iri.value)[-1]
+
+
+def read_parameters(g: TripleIndex, node: Term, where: str) -> list[tuple[NamedNode, bool]]:
+    """The sh:parameter declarations of a component or target type: (path, optional).
+
+    :raises ShapesError: none declared, one without exactly one IRI sh:path, or a name a
+        SPARQL variable cannot take or two parameters share.
+    """
+    out: list[tuple[NamedNode, bool]] = []
+    params = g.objects(node, sh("parameter"))
+    if not params:
+        raise ShapesError(f"{where} declares no sh:parameter; declare at least one")
+    for param in params:
+        paths = g.objects(param, sh("path"))
+        if len(paths) != 1 or not isinstance(paths[0], NamedNode):
+            raise ShapesError(f"{where}: each sh:parameter needs exactly one sh:path, an IRI")
+        name = local_name(paths[0])
+        if name in RESERVED or not _VARNAME.fullmatch(name):
+            raise ShapesError(
+                f"{where}: the parameter {paths[0]} is named ${name}, which a SPARQL "
+                f"query cannot take (reserved: {', '.join(sorted(RESERVED))}); rename it"
+            )
+        if any(local_name(p) == name for p, _ in out):
+            raise ShapesError(f"{where}: two parameters are named ${name}; rename one")
+        out.append((paths[0], is_true(g.value(param, sh("optional")))))
+    return out
 
 
 class CustomComponentDefinition:
@@ -47,23 +73,7 @@ class CustomComponentDefinition:
     def __init__(self, g: TripleIndex, node: NamedNode) -> None:
         self.node = node
         where = f"constraint component {node}"
-        self.parameters: list[tuple[NamedNode, bool]] = []
-        params = g.objects(node, sh("parameter"))
-        if not params:
-            raise ShapesError(f"{where} declares no sh:parameter; declare at least one")
-        for param in params:
-            paths = g.objects(param, sh("path"))
-            if len(paths) != 1 or not isinstance(paths[0], NamedNode):
-                raise ShapesError(f"{where}: each sh:parameter needs exactly one sh:path, an IRI")
-            name = local_name(paths[0])
-            if name in RESERVED or not _VARNAME.fullmatch(name):
-                raise ShapesError(
-                    f"{where}: the parameter {paths[0]} is named ${name}, which a SPARQL "
-                    f"query cannot take (reserved: {', '.join(sorted(RESERVED))}); rename it"
-                )
-            if any(local_name(p) == name for p, _ in self.parameters):
-                raise ShapesError(f"{where}: two parameters are named ${name}; rename one")
-            self.parameters.append((paths[0], is_true(g.value(param, sh("optional")))))
+        self.parameters = read_parameters(g, node, where)
         if all(optional for _, optional in self.parameters):
             raise ShapesError(f"{where}: every parameter is optional; make one mandatory")
         self.where = where
@@ -95,20 +105,23 @@ class CustomComponentDefinition:
         out: list[Constraint] = []
         for combo in itertools.product(*choices):
             bindings = {local_name(p): t for p, t in zip(names, combo, strict=True)}
-            out.append(self._constraint(g, validator, bindings))
+            out.append(self._constraint(shapes, validator, bindings))
         return out
 
-    def _constraint(self, g: TripleIndex, validator: Term, bindings: dict[str, Term]) -> Constraint:
+    def _constraint(
+        self, shapes: ShapeSet, validator: Term, bindings: dict[str, Term]
+    ) -> Constraint:
+        g = shapes.graph
         where = f"{self.where} (validator {validator})"
-        select = query_text(g, validator, "select", where)
-        ask = query_text(g, validator, "ask", where)
+        select = query_text(shapes, validator, "select", where)
+        ask = query_text(shapes, validator, "ask", where)
         c: Constraint
         if select is not None:
             c = CustomSelectConstraint(
-                self.node, select, prefixes_of(g, validator, where), bindings
+                self.node, select, prefixes_of(shapes, validator, where), bindings
             )
         elif ask is not None:
-            c = CustomAskConstraint(self.node, ask, prefixes_of(g, validator, where), bindings)
+            c = CustomAskConstraint(self.node, ask, prefixes_of(shapes, validator, where), bindings)
         elif g.objects(validator, sh("jsFunctionName")) or sh("JSValidator") in g.objects(
             validator, RDF_TYPE
         ):

@@ -15,7 +15,6 @@ from ontoloom.shacl.compiler import CompileError, Compiler, Source, Violation, i
 from ontoloom.shacl.components import Constraint, sh_values
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.prefixes import check_query, declared_prefixes, prologue
-from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapesError, ShapeSet, sh
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
@@ -30,16 +29,17 @@ _COMMENTS = re.compile(r"(?m)#[^\n>]*$")
 _CALLS = re.compile(r"\b(FILTER|BIND)\s*\(", re.IGNORECASE)
 
 
-def prefixes_of(g: TripleIndex, node: Term, where: str) -> str:
-    """The PREFIX lines of ``node``'s query (sh:prefixes/owl:imports*/sh:declare)."""
-    return prologue(declared_prefixes(g, node, where))
+def prefixes_of(shapes: ShapeSet, node: Term, where: str) -> str:
+    """The PREFIX lines of ``node``'s query (see :mod:`ontoloom.shacl.prefixes`)."""
+    return prologue(declared_prefixes(shapes.graph, node, where), shapes.prefixes)
 
 
-def query_text(g: TripleIndex, node: Term, local: str, where: str) -> str | None:
+def query_text(shapes: ShapeSet, node: Term, local: str, where: str) -> str | None:
     """The one sh:select / sh:ask / sh:construct string of ``node``, its prefixes checked.
 
     :raises ShapesError: more than one, not a string literal, or an undeclared prefix.
     """
+    g = shapes.graph
     values = g.objects(node, sh(local))
     if not values:
         return None
@@ -47,7 +47,7 @@ def query_text(g: TripleIndex, node: Term, local: str, where: str) -> str | None
         raise ShapesError(
             f"{where}: sh:{local} must be exactly one string literal holding the query"
         )
-    check_query(values[0].value, declared_prefixes(g, node, where), where)
+    check_query(values[0].value, declared_prefixes(g, node, where), shapes.prefixes, where)
     return values[0].value
 
 
@@ -254,10 +254,10 @@ class SPARQLConstraintComponent(_SelectBased):
             where = f"shape {shapes.label(shape.node)} (sh:sparql {shapes.label(node)})"
             if is_true(g.value(node, sh("deactivated"))):
                 continue
-            select = query_text(g, node, "select", where)
+            select = query_text(shapes, node, "select", where)
             if select is None:
                 raise ShapesError(f"{where}: a SPARQL-based constraint needs a sh:select query")
-            c = cls(select, prefixes_of(g, node, where), {})
+            c = cls(select, prefixes_of(shapes, node, where), {})
             c.source_constraint = node
             label = g.value(node, NamedNode(RDFS + "label"))
             c.label = label.value if isinstance(label, Literal) else None
