@@ -220,3 +220,15 @@ def test_a_prefix_the_shapes_file_declares_resolves_in_its_queries(tmp_path) -> 
     assert '= "1"^^<http://www.w3.org/2001/XMLSchema#integer> (shape <http://example.org/S>)' in (
         result.output
     )
+
+
+def test_a_query_the_store_cannot_evaluate_is_one_error_naming_the_shape() -> None:
+    from ontoloom.shacl.shapes import ShapesError
+
+    g = graph("""
+    ex:S a sh:NodeShape ; sh:targetNode ex:a ;
+      sh:sparql [ sh:select "SELECT $this WHERE { FILTER(<http://example.org/nope>(1)) }" ] .
+    ex:a ex:p 1 .
+    """)
+    with pytest.raises(ShapesError, match=r"shape http://example.org/S: its query cannot be"):
+        validate_graphs(g, g)

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from ontoloom.errors import ValidationFailed
+from ontoloom.errors import BadInput, ValidationFailed
 from ontoloom.findings import finding_from_result
 from ontoloom.model import Finding, vocab_name
 from ontoloom.schema import RelationSpec
-from ontoloom.shacl import Report
+from ontoloom.shacl import Report, ShapeSet
 from ontoloom.store.base import Delta
 from ontoloom.store.terms import NamedNode, Quad, Term
 from ontoloom.vocab import FACTS, OL, RDF_TYPE
@@ -20,7 +20,7 @@ from ontoloom.vocab import FACTS, OL, RDF_TYPE
 if TYPE_CHECKING:
     from ontoloom.api import Graph
 
-__all__ = ["Audit", "Repair", "apply_repairs", "audit", "plan_repairs"]
+__all__ = ["Audit", "Repair", "apply_repairs", "audit", "audit_warnings", "plan_repairs"]
 
 MAX_CYCLES = 100
 
@@ -45,6 +45,9 @@ class Audit:
             counts[f.severity] += 1
         return {
             "conforms": self.conforms,
+            "unsupported": [
+                {"shape": str(u.shape), "feature": u.feature} for u in self.report.unsupported
+            ],
             "violations": counts["Violation"],
             "warnings": counts["Warning"],
             "infos": counts["Info"],
@@ -52,10 +55,27 @@ class Audit:
         }
 
 
-def audit(graph: Graph) -> Audit:
-    """Audit every shape, cycle and orphan of the graph."""
+def audit(graph: Graph, *, allow_unsupported: bool = False) -> Audit:
+    """Audit every shape, cycle and orphan of the graph.
+
+    :raises BadInput: when the schema's shapes use a feature ontoloom does not evaluate,
+        unless ``allow_unsupported`` (the audit's warnings then name them).
+    """
+    from ontoloom.shacl.rules import RuleSet
+    from ontoloom.shacl.shapes import UnsupportedFeatures
+
     validator = graph.schema.audit_validator
-    report = validator.validate(graph.backend, hierarchy=graph.schema.hierarchy)
+    try:
+        report = validator.validate(
+            graph.backend, hierarchy=graph.schema.hierarchy, allow_unsupported=allow_unsupported
+        )
+    except UnsupportedFeatures as exc:
+        raise BadInput(str(exc)) from None
+    shapes = graph.schema.shapes
+    report.notes = [  # the store audit does not run SHACL-AF rules: say so
+        f"rules of shape {shapes.label(node)} were not run (the store audit runs no rules)"
+        for node in RuleSet.shapes_with_rules(shapes)
+    ]
     shape_findings = {
         finding_from_result(r, graph.ids, graph.schema.shapes)
         for r in report.results
@@ -67,6 +87,13 @@ def audit(graph: Graph) -> Audit:
             findings += [_cycle_finding(graph, spec, c) for c in find_cycles(graph, spec)]
     findings += find_orphans(graph)
     return Audit(report=report, findings=findings, engines=dict(sorted(report.engines.items())))
+
+
+def audit_warnings(result: Audit, shapes: ShapeSet) -> list[str]:
+    """What the audit did not evaluate or run, for stderr: never silent."""
+    return [
+        f"{shapes.describe(u)}, which ontoloom did not evaluate" for u in result.report.unsupported
+    ] + result.report.notes
 
 
 def _order(f: Finding) -> tuple[str, ...]:

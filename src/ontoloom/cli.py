@@ -444,6 +444,11 @@ _SEVERITY_MARK = {"Violation": "✗", "Warning": "!", "Info": "i"}
     metavar="NAME",
     help="With --legacy-json: required, enums, forbidden, event_times, cycles, cardinality, relation_types or all.",
 )
+@click.option(
+    "--allow-unsupported",
+    is_flag=True,
+    help="Audit the rest when shapes use features ontoloom does not evaluate (named on stderr).",
+)
 @_common
 def check(
     fmt: str | None,
@@ -452,8 +457,10 @@ def check(
     yes: bool,
     legacy: str | None,
     checks: tuple[str, ...],
+    allow_unsupported: bool,
 ) -> None:
-    """Audit the whole graph: every shape, cycles, orphans. Exit 0 conforms, 1 violations.
+    """Audit the whole graph: every shape, cycles, orphans. Exit 0 conforms, 1 violations,
+    2 when shapes use a feature ontoloom does not evaluate (unless --allow-unsupported).
 
     Warnings and infos are shown but do not fail.
 
@@ -470,15 +477,17 @@ def check(
         return
     if checks:
         raise BadInput("--check selects checks of --legacy-json; the store audit runs them all")
-    from ontoloom.audit import apply_repairs, audit, plan_repairs
+    from ontoloom.audit import apply_repairs, audit, audit_warnings, plan_repairs
 
     with _graph(write=repair and yes) as g:
-        result = audit(g)
+        result = audit(g, allow_unsupported=allow_unsupported)
         repairs = plan_repairs(g, result) if repair else []
         applied = apply_repairs(g, repairs) if repair and yes else []
         if applied:
-            result = audit(g)
+            result = audit(g, allow_unsupported=allow_unsupported)
         turtle = _turtle(g, result) if fmt == "turtle" else ""
+        for warning in audit_warnings(result, g.schema.shapes):
+            click.echo(f"warning: {warning}", err=True)
     if fmt == "turtle":
         click.echo(turtle, nl=False)
     elif fmt == "json":

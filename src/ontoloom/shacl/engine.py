@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ontoloom.shacl.compiler import CompileError, Compiler, Violation, term_sparql
@@ -11,7 +11,6 @@ from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.components.unsupported import NotEvaluated
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.paths import Path
-from ontoloom.shacl.prefixes import functions_called
 from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import (
     Shape,
@@ -22,7 +21,7 @@ from ontoloom.shacl.shapes import (
     ValidationFailure,
     sh,
 )
-from ontoloom.store.base import Backend
+from ontoloom.store.base import Backend, Row
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term, Triple
 from ontoloom.vocab import RDFS
 
@@ -219,10 +218,17 @@ class Validator:
         cached = self._unsupported.get(key)
         if cached is not None:
             return cached
-        shapes, functions = self.shapes, self.shapes.functions()
+        shapes = self.shapes
         out: list[Unsupported] = []
         seen: set[Term] = set()
-        stack = [s.node for s in shapes.targeted() if only is None or s.node in only]
+        # Targeted shapes, and those whose only targets are ones ontoloom cannot run.
+        stack = [
+            n
+            for n in shapes.all_shape_nodes()
+            if (shapes.shape(n).targets or shapes.shape(n).unsupported)
+            and not shapes.shape(n).deactivated
+            and (only is None or n in only)
+        ]
         while stack:
             node = stack.pop()
             if node in seen:
@@ -230,13 +236,9 @@ class Validator:
             seen.add(node)
             shape = shapes.shape(node)
             out += [Unsupported(node, feature) for feature in shape.unsupported]
-            for target in shape.targets:
-                out += _calls(node, f"{target.prologue}\n{target.select or ''}", functions)
             for c in shape.constraints:
                 if isinstance(c, NotEvaluated):
                     out.append(Unsupported(node, c.feature))
-                for query, _ in _queries_of(c, shape):
-                    out += _calls(node, query, functions)
                 stack += c.shape_refs()
             stack += shape.properties
         for subject, regime in shapes.graph.pairs(sh("entailment")):
@@ -297,7 +299,7 @@ class Validator:
             seen: set[tuple[object, ...]] = set()  # one result per distinct row, per unit
             for compiled, text, bindings in runs:
                 extra = [*compiled.violation.distinct, *compiled.parents]
-                for row in _rows(data, compiled, text, bindings):
+                for row in _checked(unit, _rows(data, compiled, text, bindings)):
                     result = _result(unit, compiled.violation, row, self.renderer)
                     key = (result.key(), *(str(row.get(v.lstrip("?"))) for v in extra))
                     if key not in seen:
@@ -406,6 +408,17 @@ def _rows(data: Backend, compiled: Compiled, query: str, bindings: dict[str, Ter
                 yield {**row, "this": focus}
 
 
+def _checked(unit: Unit, rows: Iterable[Row]) -> Iterator[Row]:
+    """Rows of a unit's query; an evaluation error of the store (an unknown function, …)
+    becomes one error naming the shape, not a crash."""
+    try:
+        yield from rows
+    except RuntimeError as exc:
+        raise ShapesError(
+            f"shape {_shape_label(unit.shape.node)}: its query cannot be evaluated ({exc})"
+        ) from None
+
+
 def _select(
     cx: Compiler, violation: Violation, source: Callable[[str], str], parents: tuple[str, ...]
 ) -> str:
@@ -475,21 +488,6 @@ def _result(unit: Unit, v: Violation, row, renderer: Renderer) -> Result:
         source_constraint=constraint.source_constraint,
         constraint_name=constraint.short_name,
     )
-
-
-def _queries_of(c: Constraint, shape: Shape) -> list[tuple[str, bool]]:
-    try:
-        return c.read_queries(shape)
-    except CompileError:
-        return []  # no query can be written for this shape: the compiler says so itself
-
-
-def _calls(node: Term, query: str, functions: set[str]) -> list[Unsupported]:
-    """A query calling a SHACL function (SHACL-AF sh:SPARQLFunction…): not evaluated."""
-    return [
-        Unsupported(node, f"the SHACL function <{f}> (SHACL-AF) in a SPARQL query")
-        for f in sorted(functions_called(query) & functions)
-    ]
 
 
 def _is_true(term: Term | None) -> bool:

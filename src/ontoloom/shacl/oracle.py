@@ -80,8 +80,9 @@ def pyshacl_results(
     ontology: Iterable[Triple] = (),
     use_shapes: list[Term] | None = None,
     focus: list[Term] | None = None,
+    advanced: bool = False,
 ) -> tuple[bool, list[Result], list[Triple]]:
-    """Run pySHACL; return (conforms, results, report triples)."""
+    """Run pySHACL (``advanced``: with SHACL-AF); return (conforms, results, report triples)."""
     import pyshacl
 
     ont = to_rdflib(ontology)
@@ -96,6 +97,7 @@ def pyshacl_results(
         ont_graph=ont if len(ont) else None,
         inference="none",
         allow_warnings=True,
+        advanced=advanced,
         **kwargs,
     )
     triples = from_rdflib(report_graph)

@@ -38,6 +38,16 @@ _SHAPE_REFERENCES = ("node", "not", "qualifiedValueShape", "property")
 _SHAPE_LISTS = ("and", "or", "xone")
 
 
+# Subclass axioms of the vocabularies themselves that a shapes graph need not repeat.
+_SYSTEM_CLASSES = [
+    (NamedNode(OWL + "Class"), NamedNode(RDFS + "Class")),
+    (sh("SPARQLFunction"), sh("Function")),
+    (sh("JSFunction"), sh("Function")),
+    (sh("SPARQLTargetType"), sh("TargetType")),
+    (sh("JSTargetType"), sh("TargetType")),
+]
+
+
 class ShapesError(ValueError):
     """The shapes graph is not well-formed SHACL."""
 
@@ -118,12 +128,7 @@ class ShapeSet:
         self._shapes: dict[Term, Shape] = {}
         # The shapes graph's own class hierarchy: SHACL instances of rdfs:Class, sh:NodeShape…
         # OWL declares owl:Class a subclass of rdfs:Class; pySHACL assumes it too.
-        self.classes = Hierarchy(
-            [
-                *self.graph.pairs(RDFS_SUBCLASS),
-                (NamedNode(OWL + "Class"), NamedNode(RDFS + "Class")),
-            ]
-        )
+        self.classes = Hierarchy([*self.graph.pairs(RDFS_SUBCLASS), *_SYSTEM_CLASSES])
         self.custom = custom_components(self.graph)
 
     def describe(self, item: Unsupported) -> str:

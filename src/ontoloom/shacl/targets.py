@@ -17,6 +17,7 @@ def custom_targets(shapes: ShapeSet, node: Term) -> tuple[list[Target], list[str
     """The targets of ``node``'s sh:target values, and the ones it cannot run, as features."""
     from ontoloom.shacl.components.custom import local_name, read_parameters
     from ontoloom.shacl.components.sparql import prefixes_of, query_text, substitute
+    from ontoloom.shacl.components.unsupported import function_calls
 
     g = shapes.graph
     targets: list[Target] = []
@@ -28,9 +29,12 @@ def custom_targets(shapes: ShapeSet, node: Term) -> tuple[list[Target], list[str
             if select is None:
                 raise ShapesError(f"{where}: a SPARQL-based target needs one sh:select query")
             _check_projects_this(select, where)
-            targets.append(
-                Target("sparqlTarget", target, select, prefixes_of(shapes, target, where))
-            )
+            prologue = prefixes_of(shapes, target, where)
+            feature = function_calls(shapes, f"{prologue}\n{select}")
+            if feature is not None:
+                unsupported.append(f"{feature} of sh:target {shapes.label(target)}")
+                continue
+            targets.append(Target("sparqlTarget", target, select, prologue))
             continue
         kinds = [t for t in g.objects(target, RDF_TYPE) if isinstance(t, NamedNode)]
         types = [k for k in kinds if shapes.is_instance(k, sh("SPARQLTargetType"))]
@@ -69,9 +73,12 @@ def custom_targets(shapes: ShapeSet, node: Term) -> tuple[list[Target], list[str
             continue
         for name, term in bindings.items():
             select = substitute(select, name, str(term))
-        targets.append(
-            Target("sparqlTarget", target, select, prefixes_of(shapes, kind, type_where))
-        )
+        prologue = prefixes_of(shapes, kind, type_where)
+        feature = function_calls(shapes, f"{prologue}\n{select}")
+        if feature is not None:
+            unsupported.append(f"{feature} of sh:target {shapes.label(target)}")
+            continue
+        targets.append(Target("sparqlTarget", target, select, prologue))
     return targets, unsupported
 
 

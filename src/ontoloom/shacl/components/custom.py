@@ -18,7 +18,7 @@ from ontoloom.shacl.components.sparql import (
     prefixes_of,
     query_text,
 )
-from ontoloom.shacl.components.unsupported import NotEvaluated
+from ontoloom.shacl.components.unsupported import NotEvaluated, function_calls
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.shacl.shapes import RDF_TYPE, Shape, ShapesError, ShapeSet, sh
@@ -116,6 +116,10 @@ class CustomComponentDefinition:
         select = query_text(shapes, validator, "select", where)
         ask = query_text(shapes, validator, "ask", where)
         c: Constraint
+        prologue = prefixes_of(shapes, validator, where)
+        feature = function_calls(shapes, f"{prologue}\n{select or ask or ''}")
+        if feature is not None:
+            return NotEvaluated(self.node.value, feature)
         if select is not None:
             c = CustomSelectConstraint(
                 self.node, select, prefixes_of(shapes, validator, where), bindings

@@ -250,6 +250,8 @@ class SPARQLConstraintComponent(_SelectBased):
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
         g = shapes.graph
         out: list[Constraint] = []
+        from ontoloom.shacl.components.unsupported import NotEvaluated, function_calls
+
         for node in sh_values(g, shape, "sparql"):
             where = f"shape {shapes.label(shape.node)} (sh:sparql {shapes.label(node)})"
             if is_true(g.value(node, sh("deactivated"))):
@@ -257,7 +259,12 @@ class SPARQLConstraintComponent(_SelectBased):
             select = query_text(shapes, node, "select", where)
             if select is None:
                 raise ShapesError(f"{where}: a SPARQL-based constraint needs a sh:select query")
-            c = cls(select, prefixes_of(shapes, node, where), {})
+            prologue = prefixes_of(shapes, node, where)
+            feature = function_calls(shapes, f"{prologue}\n{select}")
+            if feature is not None:
+                out.append(NotEvaluated(cls.component, feature))
+                continue
+            c = cls(select, prologue, {})
             c.source_constraint = node
             label = g.value(node, NamedNode(RDFS + "label"))
             c.label = label.value if isinstance(label, Literal) else None

@@ -9,13 +9,25 @@ from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.shapes import Shape, ShapeSet, sh
 from ontoloom.store.terms import NamedNode
 
-__all__ = ["NotEvaluated"]
+__all__ = ["NotEvaluated", "function_calls"]
 
 # Parameters of constraint components that ontoloom does not evaluate, and what to call them.
 _FEATURES = {
     "expression": ("ExpressionConstraintComponent", "sh:expression (SHACL-AF node expressions)"),
     "js": ("JSConstraintComponent", "sh:js (SHACL-JS JavaScript constraints)"),
 }
+
+
+def function_calls(shapes: ShapeSet, query: str) -> str | None:
+    """The feature a query has that ontoloom does not evaluate: a call of a SHACL function
+    (SHACL-AF sh:SPARQLFunction…) — Oxigraph knows none of them. ``query`` includes its
+    prologue, so prefixed names expand."""
+    from ontoloom.shacl.prefixes import functions_called
+
+    called = sorted(functions_called(query) & shapes.functions())
+    if not called:
+        return None
+    return f"the SHACL function <{called[0]}> (SHACL-AF) in a SPARQL query"
 
 
 class NotEvaluated(Constraint):

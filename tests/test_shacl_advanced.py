@@ -1,0 +1,181 @@
+"""SHACL-AF through `ontoloom validate`: rules with -a (checked against pySHACL with
+advanced features), and the features ontoloom does not evaluate, which are refused (exit 2)
+or, with --allow-unsupported, named on stderr and in --json — never skipped silently."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ontoloom.cli import main
+from ontoloom.shacl.oracle import pyshacl_results
+from ontoloom.shacl.rdfgraph import TripleIndex
+from ontoloom.shacl.validate import validate_graphs
+from ontoloom.store.rdfio import read_triples
+from shacl_keys import result_keys
+
+PREFIXES = """
+@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
+"""
+# A shape ontoloom evaluates, beside whatever a test adds: ex:a lacks ex:name.
+BASE = "ex:Named a sh:NodeShape ; sh:targetNode ex:a ; sh:property [ sh:path ex:name ; sh:minCount 1 ] .\n"
+
+
+def run(tmp_path: Path, shapes: str, *args: str):
+    path = tmp_path / "graph.ttl"
+    path.write_text(PREFIXES + BASE + shapes, encoding="utf-8")
+    return CliRunner().invoke(main, ["validate", str(path), "-s", str(path), *args])
+
+
+EXPRESSION = "ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:expression [ sh:path ex:ok ] ."
+
+
+def test_a_shape_using_sh_expression_is_refused_naming_shape_and_feature(tmp_path) -> None:
+    result = run(tmp_path, EXPRESSION)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: shape ex:S uses sh:expression (SHACL-AF node expressions), which ontoloom "
+        "does not evaluate; pass --allow-unsupported to validate the rest"
+    )
+
+
+def test_allow_unsupported_validates_the_rest_and_names_what_it_did_not_evaluate(
+    tmp_path,
+) -> None:
+    result = run(tmp_path, EXPRESSION, "--allow-unsupported")
+    assert result.exit_code == 1  # ex:a still lacks a name
+    assert "[MinCount]" in result.stdout
+    assert result.stderr.strip() == (
+        "warning: shape ex:S uses sh:expression (SHACL-AF node expressions), which ontoloom "
+        "did not evaluate"
+    )
+    data = json.loads(run(tmp_path, EXPRESSION, "--allow-unsupported", "--json").stdout)
+    assert data["unsupported"] == [
+        {"shape": "<http://example.org/S>", "feature": "sh:expression (SHACL-AF node expressions)"}
+    ]
+
+
+UNSUPPORTED = [
+    (
+        "js-constraint",
+        'ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:js [ sh:jsFunctionName "f" ] .',
+        "sh:js (SHACL-JS JavaScript constraints)",
+    ),
+    (
+        "js-validator",
+        'ex:C a sh:ConstraintComponent ; sh:parameter [ sh:path ex:p ] ; sh:validator [ a sh:JSValidator ; sh:jsFunctionName "f" ] .'
+        " ex:S a sh:NodeShape ; sh:targetNode ex:a ; ex:p 1 .",
+        "the constraint component http://example.org/C (a JavaScript validator, SHACL-JS)",
+    ),
+    (
+        "js-target",
+        'ex:S a sh:NodeShape ; sh:target [ a sh:JSTarget ; sh:jsFunctionName "f" ] .',
+        "(a SHACL-JS target)",
+    ),
+    (
+        "unknown-target",
+        "ex:S a sh:NodeShape ; sh:target [ a ex:Mystery ] .",
+        "(a custom target of ex:Mystery, not a SPARQL-based target or target type)",
+    ),
+    (
+        "function-in-sparql",
+        'ex:f a sh:SPARQLFunction ; sh:select "SELECT (1 AS ?r) WHERE {}" .'
+        ' ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:sparql [ sh:select "SELECT $this WHERE { FILTER(ex:f() = 1) }" ] .',
+        "the SHACL function <http://example.org/f> (SHACL-AF) in a SPARQL query",
+    ),
+    (
+        "entailment",
+        "<http://example.org/shapes> sh:entailment ex:SomeRegime .",
+        "sh:entailment ex:SomeRegime",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("shapes", "feature"), [pytest.param(s, f, id=n) for n, s, f in UNSUPPORTED]
+)
+def test_every_feature_ontoloom_does_not_evaluate_is_refused_by_name(
+    tmp_path, shapes: str, feature: str
+) -> None:
+    refused = run(tmp_path, shapes)
+    assert refused.exit_code == 2, refused.output
+    assert feature in refused.stderr and "pass --allow-unsupported" in refused.stderr
+    allowed = run(tmp_path, shapes, "--allow-unsupported")
+    assert allowed.exit_code == 1, allowed.output
+    assert feature in allowed.stderr and "did not evaluate" in allowed.stderr
+
+
+RULES = """
+ex:RectangleShape a sh:NodeShape ; sh:targetClass ex:Rectangle ;
+  sh:rule [ a sh:SPARQLRule ; sh:order 1 ;
+    sh:construct "CONSTRUCT { $this <http://example.org/wide> true } WHERE { $this <http://example.org/w> ?w FILTER(?w > 3) }" ] ;
+  sh:rule [ a sh:TripleRule ; sh:order 2 ;
+    sh:condition [ sh:property [ sh:path ex:w ; sh:equals ex:h ] ] ;
+    sh:subject sh:this ; sh:predicate rdf:type ; sh:object ex:Square ] .
+# Squares (inferred by the triple rule) must not be wide (inferred by the SPARQL rule).
+ex:SquareShape a sh:NodeShape ; sh:targetClass ex:Square ;
+  sh:property [ sh:path ex:wide ; sh:maxCount 0 ] .
+ex:r1 a ex:Rectangle ; ex:w 2 ; ex:h 3 .
+ex:r2 a ex:Rectangle ; ex:w 4 ; ex:h 4 .
+ex:r3 a ex:Rectangle ; ex:w 1 ; ex:h 1 .
+ex:a ex:name "a" .
+"""
+
+
+def test_rules_run_with_a_before_validation_as_pyshacl_runs_them() -> None:
+    graph = read_triples(data=PREFIXES + BASE + RULES, format_name="turtle")
+    ours = validate_graphs(graph, graph, advanced=True)
+    _, theirs, _ = pyshacl_results(graph, graph, advanced=True)
+    index = TripleIndex(graph)
+    assert result_keys(ours.results, index) == result_keys(theirs, index)
+    # ex:r2 is a wide square: the only violation.
+    assert [(str(r.focus), r.constraint_name) for r in ours.results] == [
+        ("<http://example.org/r2>", "maxCount")
+    ]
+
+
+def test_without_a_rules_are_not_run_and_stderr_says_so(tmp_path) -> None:
+    result = run(tmp_path, RULES)
+    assert result.exit_code == 0, result.output  # nothing inferred: no squares
+    assert "warning: rules of shape ex:RectangleShape were not run (pass -a)" in result.stderr
+    assert run(tmp_path, RULES, "-a").exit_code == 1
+
+
+def test_rules_that_never_settle_are_a_failure(tmp_path) -> None:
+    endless = (
+        "ex:S a sh:NodeShape ; sh:targetNode ex:a ; "
+        'sh:rule [ a sh:SPARQLRule ; sh:construct "CONSTRUCT { $this <http://example.org/p> [] } WHERE { }" ] .'
+    )
+    result = run(tmp_path, endless, "-a")
+    assert result.exit_code == 2
+    assert "the rules still inferred new triples after 100 rounds" in result.stderr
+
+
+def test_a_rule_ontoloom_cannot_run_is_refused_with_a(tmp_path) -> None:
+    js = 'ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:rule [ a sh:JSRule ; sh:jsFunctionName "f" ] .'
+    result = run(tmp_path, js, "-a")
+    assert result.exit_code == 2
+    assert "shape ex:S uses sh:rule" in result.stderr and "(a SHACL-JS rule)" in result.stderr
+
+
+def test_a_schema_extension_using_an_unsupported_feature_is_refused(tmp_path) -> None:
+    """The store never holds shapes it would not evaluate: `check` stays exact."""
+    shapes = tmp_path / "expr.ttl"
+    shapes.write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ol: <https://ontoloom.dev/ns#> .\n"
+        "ol:TaskExpr a sh:NodeShape ; sh:targetClass ol:Task ; sh:expression [ sh:path ol:title ] .",
+        encoding="utf-8",
+    )
+    data_dir = str(tmp_path / ".ontoloom")
+    runner = CliRunner()
+    assert runner.invoke(main, ["--data-dir", data_dir, "init"]).exit_code == 0
+    added = runner.invoke(main, ["--data-dir", data_dir, "schema", "add-shapes", str(shapes)])
+    assert added.exit_code == 2
+    assert "uses sh:expression (SHACL-AF node expressions)" in added.stderr
+    checked = runner.invoke(main, ["--data-dir", data_dir, "check", "--allow-unsupported"])
+    assert checked.exit_code == 0 and checked.stderr == ""
