@@ -63,3 +63,18 @@ def test_facts_come_back_the_same_from_the_disk_cache(tmp_path, monkeypatch) -> 
     sparql_syntax._analyse_cached.cache_clear()
     assert list((tmp_path / "ontoloom" / "sparql").glob("*.json"))
     assert sparql_syntax.analyse(query) == first
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT DISTINCT ?s WHERE { ?s <http://p> ?o }",
+        "SELECT REDUCED ?s WHERE { ?s <http://p> ?o } ORDER BY ?s",
+        "SELECT ?s WHERE { ?s <http://p> ?o } LIMIT 3",
+    ],
+)
+def test_distinct_reduced_and_limit_on_the_outer_query_make_no_subquery(query: str) -> None:
+    facts = analyse(query)
+    assert facts.subquery_projections == ()
+    assert [e.scope for e in facts.edges] == [0]
+    assert "SUBQUERY" not in facts.features and facts.projection == ("s",)

@@ -105,15 +105,13 @@ class Expressions:
             )
             raise NotEvaluable(f"the function {shapes.label(iri)} ({kind})")
         fwhere = f"{where} (function {shapes.label(iri)})"
-        select = query_text(shapes, iri, "select", fwhere)
-        ask = query_text(shapes, iri, "ask", fwhere)
+        declared = bool(shapes.graph.objects(iri, sh("parameter")))
+        params = read_parameters(shapes.graph, iri, fwhere) if declared else []
+        names = [local_name(p) for p, _ in params]
+        select = query_text(shapes, iri, "select", fwhere, prebound=names)
+        ask = query_text(shapes, iri, "ask", fwhere, prebound=names)
         if (select is None) == (ask is None):
             raise ShapesError(f"{fwhere}: a SPARQL-based function needs one sh:select or sh:ask")
-        params = (
-            read_parameters(shapes.graph, iri, fwhere)
-            if shapes.graph.objects(iri, sh("parameter"))
-            else []
-        )
         orders = {p: _order(shapes, iri, p) for p, _ in params}
         if any(o is not None for o in orders.values()):
             params.sort(key=lambda po: orders[po[0]] or Decimal(0))

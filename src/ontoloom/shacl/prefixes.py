@@ -11,7 +11,7 @@ prefix a query uses is an error naming the shape, the prefix and the fix, never 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 
 from ontoloom.shacl.rdfgraph import TripleIndex
@@ -20,22 +20,12 @@ from ontoloom.shacl.shapes import ShapesError, sh
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import OWL
 
-__all__ = [
-    "check_query",
-    "declared_prefixes",
-    "functions_called",
-    "prologue",
-    "undeclared_prefixes",
-]
+__all__ = ["declared_prefixes", "functions_called", "prologue"]
 
 _STRINGS = re.compile(
     r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
 )
 _COMMENTS = re.compile(r"(?m)#[^\n]*$")
-_IRIS = re.compile(r"<[^<>\"{}|^`\\\s]*>")
-_OWN_PREFIX = re.compile(r"(?i)\bPREFIX\s+([A-Za-z][\w.-]*)?:")
-# A prefixed name: PN_PREFIX? ':' not preceded by a name character, a variable or '_'.
-_PNAME = re.compile(r"(?<![\w?$:.-])([A-Za-z](?:[\w.-]*\w)?)?:")
 
 
 def declared_prefixes(g: TripleIndex, node: Term, where: str) -> dict[str, str]:
@@ -81,16 +71,6 @@ def prologue(declared: Mapping[str, str], files: Mapping[str, str] = MappingProx
     return "\n".join(f"PREFIX {name}: <{iri}>" for name, iri in sorted(merged.items()))
 
 
-def undeclared_prefixes(query: str, known_prefixes: Iterable[str]) -> list[str]:
-    """Prefixes the query uses that neither ``known_prefixes``, the well-known vocabularies
-    nor the query's own PREFIX lines define."""
-    code = _COMMENTS.sub("", _IRIS.sub("<>", _STRINGS.sub('""', query)))
-    own = (m.group(1) or "" for m in _OWN_PREFIX.finditer(code))
-    known = {*WELL_KNOWN, *known_prefixes, *own}
-    used = dict.fromkeys(m.group(1) or "" for m in _PNAME.finditer(code))
-    return [p for p in used if p not in known]
-
-
 _PREFIX_DECL = re.compile(r"(?i)\bPREFIX\s+([A-Za-z][\w.-]*)?:\s*<([^>]*)>")
 _CALL = re.compile(r"(?:<([^<>\"{}|^`\\\s]*)>|(?<![\w?$:.-])([A-Za-z][\w.-]*)?:([\w.-]*))\s*\(")
 
@@ -106,16 +86,3 @@ def functions_called(query: str) -> set[str]:
         elif (m.group(2) or "") in prefixes:
             out.add(prefixes[m.group(2) or ""] + m.group(3))
     return out
-
-
-def check_query(
-    query: str, declared: Mapping[str, str], files: Mapping[str, str], where: str
-) -> None:
-    """:raises ShapesError: when the query uses an undeclared prefix."""
-    missing = undeclared_prefixes(query, [*declared, *files])
-    if missing:
-        listed = ", ".join(f"{p}:" for p in missing)
-        raise ShapesError(
-            f"{where}: the SPARQL query uses the undeclared prefix {listed}; declare it with "
-            'sh:prefixes / sh:declare (sh:declare [ sh:prefix "…" ; sh:namespace "…"^^xsd:anyURI ])'
-        )

@@ -87,7 +87,7 @@ class RuleSet:
         ]
         rule = Rule(node, _order(shapes, node), conditions)
         if sparql:
-            construct = query_text(shapes, node, "construct", where)
+            construct = query_text(shapes, node, "construct", where, prebound=())
             if construct is None:
                 raise ShapesError(f"{where}: a SPARQL rule needs one sh:construct query")
             from ontoloom.shacl.components.sparql import prefixes_of

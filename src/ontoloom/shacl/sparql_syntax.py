@@ -21,7 +21,7 @@ from typing import Any
 
 __all__ = ["Edge", "QueryFacts", "SparqlSyntaxError", "analyse", "path_predicates"]
 
-_VERSION = "2"  # bump when the facts below change shape
+_VERSION = "3"  # bump when the facts below change shape (or how they are read)
 # A path in plain data: ("iri", "<…>") | ("var", "?p") | ("inv", p) | ("seq", (p, …)) |
 # ("alt", (p, …)) | ("star" | "plus" | "opt", p) | ("neg", (p, …)) where negated members
 # are "iri" or "inv" of an "iri".
@@ -245,6 +245,12 @@ class _Reader:
         if not isinstance(node, CompValue):
             return
         name = node.name
+        if top and name in ("Distinct", "Reduced", "Slice"):
+            # The outer query's modifiers wrap its Project: still the outer scope.
+            if name == "Slice":
+                self.features.add("SLICE")
+            self._walk(node.p, scope, graph, top=True)
+            return
         if name == "Project" and not top:
             scope = self._new_scope(_get(node, "PV") or [])
         elif name == "SubSelect":  # inside EXISTS, rdflib keeps the parse tree

@@ -52,7 +52,8 @@ def custom_targets(shapes: ShapeSet, node: Term) -> tuple[list[Target], list[str
             continue
         kind = types[0]
         type_where = f"{where} (target type {shapes.label(kind)})"
-        select = query_text(shapes, kind, "select", type_where)
+        names = [local_name(p) for p, _ in read_parameters(g, kind, type_where)]
+        select = query_text(shapes, kind, "select", type_where, prebound=names)
         if select is None:
             raise ShapesError(f"{type_where}: a SPARQL-based target type needs one sh:select")
         _check_projects_this(select, type_where)

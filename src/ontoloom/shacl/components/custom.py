@@ -113,8 +113,9 @@ class CustomComponentDefinition:
     ) -> Constraint:
         g = shapes.graph
         where = f"{self.where} (validator {validator})"
-        select = query_text(shapes, validator, "select", where)
-        ask = query_text(shapes, validator, "ask", where)
+        params = list(bindings)
+        select = query_text(shapes, validator, "select", where, prebound=params)
+        ask = query_text(shapes, validator, "ask", where, prebound=[*params, "value"])
         c: Constraint
         prologue = prefixes_of(shapes, validator, where)
         feature = function_calls(shapes, f"{prologue}\n{select or ask or ''}")

@@ -9,24 +9,29 @@ same SPARQL variable), ``$PATH`` becomes the shape's path, parameters and
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import ClassVar
 
 from ontoloom.shacl.compiler import CompileError, Compiler, Source, Violation, is_true
 from ontoloom.shacl.components import Constraint, sh_values
 from ontoloom.shacl.paths import Path
-from ontoloom.shacl.prefixes import check_query, declared_prefixes, prologue
+from ontoloom.shacl.prefixes import declared_prefixes, prologue
 from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapesError, ShapeSet, sh
+from ontoloom.shacl.sparql_syntax import QueryFacts, SparqlSyntaxError, analyse
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
 from ontoloom.vocab import RDFS
 
 _PREFIX_LINE = re.compile(r"^\s*(PREFIX\s+[\w-]*:\s*<[^>]*>|BASE\s+<[^>]*>)\s*", re.IGNORECASE)
-_FORBIDDEN = re.compile(r"\b(MINUS|SERVICE|VALUES)\b", re.IGNORECASE)
 _STRINGS = re.compile(
     r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
 )
 _COMMENTS = re.compile(r"(?m)#[^\n>]*$")
-_CALLS = re.compile(r"\b(FILTER|BIND)\s*\(", re.IGNORECASE)
+_SELECT_STAR = re.compile(r"(?i)\bSELECT\s+(?:(?:DISTINCT|REDUCED)\s+)?\*")
+_OUTER_STAR = re.compile(
+    r"(?is)\s*(?:(?:PREFIX\s+[\w.-]*:\s*<[^>]*>|BASE\s+<[^>]*>)\s*)*"
+    r"SELECT\s+(?:(?:DISTINCT|REDUCED)\s+)?\*"
+)
 
 
 def prefixes_of(shapes: ShapeSet, node: Term, where: str) -> str:
@@ -34,10 +39,19 @@ def prefixes_of(shapes: ShapeSet, node: Term, where: str) -> str:
     return prologue(declared_prefixes(shapes.graph, node, where), shapes.prefixes)
 
 
-def query_text(shapes: ShapeSet, node: Term, local: str, where: str) -> str | None:
-    """The one sh:select / sh:ask / sh:construct string of ``node``, its prefixes checked.
+def query_text(
+    shapes: ShapeSet,
+    node: Term,
+    local: str,
+    where: str,
+    prebound: Iterable[str] | None = None,
+) -> str | None:
+    """The one sh:select / sh:ask / sh:construct string of ``node``, read with a SPARQL
+    parser (prefixes declared as :mod:`ontoloom.shacl.prefixes` says); with ``prebound``,
+    checked against SHACL's restrictions on queries with pre-bound variables.
 
-    :raises ShapesError: more than one, not a string literal, or an undeclared prefix.
+    :raises ShapesError: more than one, not a string literal, an undeclared prefix, a
+        query that does not parse, or one pre-binding forbids — each naming the shape.
     """
     g = shapes.graph
     values = g.objects(node, sh(local))
@@ -47,8 +61,41 @@ def query_text(shapes: ShapeSet, node: Term, local: str, where: str) -> str | No
         raise ShapesError(
             f"{where}: sh:{local} must be exactly one string literal holding the query"
         )
-    check_query(values[0].value, declared_prefixes(g, node, where), shapes.prefixes, where)
-    return values[0].value
+    text = values[0].value
+    facts = parse(prefixes_of(shapes, node, where), text, where)
+    if prebound is not None:
+        check_prebinding(facts, prebound, where)
+        # SELECT * in a subquery returns only the variables its pattern binds, never a
+        # pre-bound one it merely mentions (SHACL issue 84, W3C pre-binding-006); the
+        # parser does not tell * apart from the variables it stands for, the tokens do.
+        if len(_SELECT_STAR.findall(code_of(text))) > (
+            1 if _OUTER_STAR.match(code_of(text)) else 0
+        ):
+            raise ShapesError(
+                f"{where}: a subquery written SELECT * does not return the pre-bound "
+                "variables; list them (e.g. SELECT $this …) (pre-binding, SHACL 5.2.1)"
+            )
+    return text
+
+
+def parse(prologue: str, query: str, where: str) -> QueryFacts:
+    """The facts of a shape's query, from a real SPARQL parser (cached on disk).
+
+    :raises ShapesError: an undeclared prefix, or a query that does not parse.
+    """
+    try:
+        # $PATH stands for the shape's path, written in later (a predicate, so an IRI here).
+        return analyse(f"{prologue}\n{query.replace('$PATH', f'<{PATH_PLACEHOLDER}>')}")
+    except SparqlSyntaxError as exc:
+        if exc.prefix is not None:
+            raise ShapesError(
+                f"{where}: the SPARQL query uses the undeclared prefix {exc.prefix}:; declare "
+                'it with sh:prefixes / sh:declare (sh:declare [ sh:prefix "…" ; '
+                'sh:namespace "…"^^xsd:anyURI ])'
+            ) from None
+        lines = prologue.count("\n") + 1  # report lines of the query as written
+        at = f" at line {exc.line - lines}" if exc.line is not None and exc.line > lines else ""
+        raise ShapesError(f"{where}: the SPARQL query does not parse{at}: {exc.message}") from None
 
 
 def split_prologue(query: str) -> tuple[str, str]:
@@ -62,19 +109,6 @@ def split_prologue(query: str) -> tuple[str, str]:
         query = query[match.end() :]
 
 
-def _projection(select: str) -> str:
-    return re.split(r"(?i)\bWHERE\b|\{", code_of(select), maxsplit=1)[0]
-
-
-def solution_variables(select: str) -> list[str]:
-    """The variables a SELECT's solutions may bind, beyond this, value and path. With
-    ``SELECT *``, every variable the query mentions: one out of scope is simply unbound."""
-    projection = _projection(select)
-    text = code_of(select) if re.search(r"\*", projection) else projection
-    names = dict.fromkeys(re.findall(r"[$?](\w+)", text))
-    return [n for n in names if n not in ("this", "value", "path")]
-
-
 def substitute(query: str, name: str, text: str) -> str:
     return re.sub(rf"[$?]{re.escape(name)}\b", lambda _: text, query)
 
@@ -82,8 +116,8 @@ def substitute(query: str, name: str, text: str) -> str:
 def bind_parameters(
     query: str, shape: Shape, bindings: dict[str, Term], shapes_graph: NamedNode | None = None
 ) -> str:
-    """Pre-bind $PATH, $currentShape, $shapesGraph and parameters by writing them in."""
-    check_prebinding(query, [*bindings, "this", "value", "currentShape", "shapesGraph"])
+    """Pre-bind $PATH, $currentShape, $shapesGraph and parameters by writing them in (the
+    query's pre-binding restrictions are checked when it is read, :func:`query_text`)."""
     if "$PATH" in query:
         if shape.path is None:
             raise CompileError("$PATH used in a node shape")
@@ -141,51 +175,56 @@ def code_of(query: str) -> str:
     return _COMMENTS.sub("", _STRINGS.sub('""', query))
 
 
-def check_prebinding(query: str, prebound: list[str]) -> None:
-    """SHACL-SPARQL's restrictions on queries with pre-bound variables (spec 5.2.1).
+def check_prebinding(facts: QueryFacts, prebound: Iterable[str], where: str) -> None:
+    """SHACL-SPARQL's restrictions on queries with pre-bound variables (SHACL 5.2.1): no
+    MINUS, SERVICE or VALUES; no ``AS ?v`` for a potentially pre-bound variable; every
+    subquery returns every potentially pre-bound variable but $shapesGraph/$currentShape.
 
     :raises ShapesError: the shapes graph is ill-formed.
     """
-    code = code_of(query)
-    if _FORBIDDEN.search(code):
-        raise ShapesError("a SPARQL constraint may not use MINUS, SERVICE or VALUES (pre-binding)")
-    names = "|".join(re.escape(n) for n in prebound)
-    if re.search(rf"(?i)\bAS\s+[$?]({names})\b", code):
-        raise ShapesError("a SPARQL constraint may not assign a pre-bound variable with AS")
-    selects = [m.end() for m in re.finditer(r"(?i)\bSELECT\b", code)]
-    nested = selects[1:] if re.match(r"(?is)\s*(PREFIX[^<]*<[^>]*>\s*)*SELECT\b", code) else selects
-    for start in nested:
-        projection, _, rest = re.split(r"(?i)(\bWHERE\b|\{)", code[start:], maxsplit=1)
-        if re.search(r"[$?]this\b", projection):
-            continue
-        # SELECT * projects $this only when the subquery binds it itself.
-        if "*" not in projection or not _binds_this(
-            "{" + rest.split("{", 1)[-1] if "{" in rest else rest
-        ):
-            raise ShapesError("a subquery of a SPARQL constraint must project $this (pre-binding)")
+    names = {*prebound, "this", "currentShape", "shapesGraph"}
+    forbidden = sorted(facts.features & {"MINUS", "SERVICE", "VALUES"})
+    if forbidden:
+        raise ShapesError(
+            f"{where}: a SHACL-SPARQL query may not use {', '.join(forbidden)} "
+            "(pre-binding, SHACL 5.2.1)"
+        )
+    assigned = sorted(facts.assigned & names)
+    if assigned:
+        raise ShapesError(
+            f"{where}: the query assigns the pre-bound variable ?{assigned[0]} with AS "
+            "(pre-binding, SHACL 5.2.1)"
+        )
+    required = names - {"currentShape", "shapesGraph"}
+    for projection in facts.subquery_projections:
+        missing = sorted(required - set(projection))
+        if missing:
+            raise ShapesError(
+                f"{where}: a subquery must return the pre-bound variables; it does not "
+                f"return {', '.join('$' + m for m in missing)} (pre-binding, SHACL 5.2.1)"
+            )
 
 
-def joins_safely(body: str) -> bool:
-    """True when joining the query with the focus nodes equals pre-binding $this: a flat
-    group in which $this occurs in a triple pattern (not only in FILTER or BIND)."""
+# Features after which joining the query with the focus nodes may differ from pre-binding.
+_UNSAFE = {"SUBQUERY", "EXISTS", "MINUS", "VALUES", "SERVICE", "GRAPH", "AGGREGATE", "SLICE"}
+
+
+def joins_safely(body: str, facts: QueryFacts) -> bool:
+    """True when joining the query with the focus nodes equals pre-binding $this: one
+    group (the parser finds no subquery, EXISTS, aggregate…, and the text no nested braces
+    — the parser does not yet tell OPTIONAL or UNION apart) in which $this is the subject
+    or object of a triple pattern, and no BIND (which may read $this before it is bound)."""
+    if facts.features & (_UNSAFE | {"BIND"}):
+        return False
+    if not any("?this" in (e.subject, e.object) and e.scope == 0 for e in facts.edges):
+        return False
     code = code_of(body)
     start, end = code.find("{"), code.rfind("}")
     inner = code[start + 1 : end]
-    if "{" in inner or "}" in inner:
-        return False
-    return _binds_this(inner)
+    return "{" not in inner and "}" not in inner
 
 
-def _binds_this(inner: str) -> bool:
-    """Whether $this occurs in ``inner`` outside FILTER and BIND expressions."""
-    while (match := _CALLS.search(inner)) is not None:
-        depth, i = 1, match.end()
-        while i < len(inner) and depth:
-            depth += {"(": 1, ")": -1}.get(inner[i], 0)
-            i += 1
-        inner = inner[: match.start()] + inner[i:]
-    return re.search(r"[$?]this\b", inner) is not None
-
+PATH_PLACEHOLDER = "urn:ontoloom:PATH"  # $PATH, where a query is parsed before a shape uses it
 
 # Stands for $shapesGraph in queries read for their reach: the shapes graph is not data.
 READ_SHAPES_GRAPH = NamedNode("urn:ontoloom:shapes-graph-read")
@@ -204,19 +243,26 @@ class _SelectBased(Constraint):
         text = bind_parameters(self.select, shape, self.bindings, READ_SHAPES_GRAPH)
         return [(f"{self.prologue}\n{text}", False)]
 
+    @property
+    def facts(self) -> QueryFacts:
+        """What the SELECT says, from a real SPARQL parser (checked when it was read)."""
+        return parse(self.prologue, self.select, "a SPARQL constraint")
+
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         text = bind_parameters(self.select, shape, self.bindings, cx.shapes_graph)
         prologue, body = split_prologue(text)
-        safe = joins_safely(body)
+        facts = self.facts
+        safe = joins_safely(body, facts)
         if focus != "?this" or source is None:
             if not safe:
                 raise CompileError("a nested SPARQL constraint needs pre-binding")
             cx.prologues.update((self.prologue, prologue))
             return Violation(f"{{ SELECT (?this AS {focus}) WHERE {{ {{ {body} }} }} }}")
-        value = "?value" if re.search(r"[$?]value\b", _projection(body)) else None
-        path = "?path" if re.search(r"[$?]path\b", _projection(body)) else None
+        value = "?value" if "value" in facts.projection else None
+        path = "?path" if "path" in facts.projection else None
         node_shape = shape.path is None
-        solution = tuple(f"?{name}" for name in solution_variables(body))
+        # One result per solution: every projected variable tells solutions apart.
+        solution = tuple(f"?{n}" for n in facts.projection if n not in ("this", "value", "path"))
         if safe:
             cx.prologues.update((self.prologue, prologue))
             return Violation(
@@ -256,7 +302,7 @@ class SPARQLConstraintComponent(_SelectBased):
             where = f"shape {shapes.label(shape.node)} (sh:sparql {shapes.label(node)})"
             if is_true(g.value(node, sh("deactivated"))):
                 continue
-            select = query_text(shapes, node, "select", where)
+            select = query_text(shapes, node, "select", where, prebound=())
             if select is None:
                 raise ShapesError(f"{where}: a SPARQL-based constraint needs a sh:select query")
             prologue = prefixes_of(shapes, node, where)
