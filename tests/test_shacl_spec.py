@@ -155,6 +155,18 @@ MALFORMED = [
         True,
     ),
     (
+        "query-does-not-parse",
+        'sh:sparql [ sh:select """SELECT $this\nWHERE { $this ?p }""" ]',
+        r"the SPARQL query does not parse at line 2: SPARQL syntax error",
+        True,
+    ),
+    (
+        "values-in-query",
+        'sh:sparql [ sh:select "SELECT $this WHERE { VALUES ?x { 1 } $this ?p ?x }" ]',
+        r"a SHACL-SPARQL query may not use VALUES \(pre-binding, SHACL 5.2.1\)",
+        True,
+    ),
+    (
         "undeclared-prefix",
         'sh:sparql [ sh:select "SELECT $this WHERE { $this foo:p ?o }" ]',
         r"the SPARQL query uses the undeclared prefix foo:; declare it with sh:prefixes / sh:declare",
