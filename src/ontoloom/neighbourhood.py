@@ -31,6 +31,8 @@ class Changed:
     subjects: set[Term]
     objects: dict[Term, set[NamedNode]]  # object → predicates of the changed triples into it
     retyped: set[Term]
+    # Literals count: they are focus nodes too (sh:targetObjectsOf, sh:targetNode), and a
+    # backward step can walk from one (a path such as ex:p/^ex:p).
 
     @classmethod
     def of(cls, delta: Delta) -> Changed:
@@ -41,8 +43,7 @@ class Changed:
             if quad.graph_name == META:
                 continue
             subjects.add(quad.subject)
-            if not isinstance(quad.object, Literal):
-                objects.setdefault(quad.object, set()).add(quad.predicate)
+            objects.setdefault(quad.object, set()).add(quad.predicate)
             if quad.predicate == RDF_TYPE:
                 retyped.add(quad.subject)
         return cls(subjects, objects, retyped)
@@ -109,23 +110,21 @@ class Walker:
             return
         near, far = ("s", "o") if out else ("o", "s")
         if ANY in predicates:
-            query = f"SELECT DISTINCT ?{far} WHERE {{ VALUES ?{near} {{ %s }} ?s ?p ?o }}"
+            query = "SELECT DISTINCT ?s ?o WHERE { VALUES ?" + near + " { %s } ?s ?p ?o }"
             for row in self.rows(query, nodes, near):
-                if not isinstance(row[far], Literal):
-                    yield row[far]
+                yield row[far]
             return
         for predicate in predicates:  # one query each: Oxigraph plans two VALUES blocks badly
-            query = f"SELECT DISTINCT ?{far} WHERE {{ VALUES ?{near} {{ %s }} ?s {predicate} ?o }}"
+            query = f"SELECT DISTINCT ?s ?o WHERE {{ VALUES ?{near} {{ %s }} ?s {predicate} ?o }}"
             for row in self.rows(query, nodes, near):
-                if not isinstance(row[far], Literal):
-                    yield row[far]
+                yield row[far]
 
     # -- forwards: what their validation reads ------------------------------------------------
     def neighbourhood(self, reach: Reach, start: Iterable[Term]) -> set[Quad]:
         """Every quad validating ``start`` under ``reach`` reads (the bookkeeping graph aside)."""
         quads: set[Quad] = set()
         seen: set[Term] = set()
-        frontier: list[Term] = [n for n in dict.fromkeys(start) if not isinstance(n, Literal)]
+        frontier: list[Term] = list(dict.fromkeys(start))
         forward = {s.predicate for s in reach.steps if not s.backwards}
         backward = sorted({s.predicate for s in reach.steps if s.backwards}, key=str)
         level = 0
@@ -136,7 +135,7 @@ class Walker:
                 "SELECT ?s ?p ?o ?g WHERE { VALUES ?s { %s } GRAPH ?g { ?s ?p ?o } }", frontier, "s"
             ):
                 quads.add(Quad(row["s"], row["p"], row["o"], row["g"]))
-                if not isinstance(row["o"], Literal) and (ANY in forward or row["p"] in forward):
+                if ANY in forward or row["p"] in forward:
                     reached.add(row["o"])
             incoming = backward if level else sorted({*backward, *reach.focus_incoming}, key=str)
             for quad in self._incoming(incoming, frontier):

@@ -37,12 +37,13 @@ from ontoloom.shacl import Result
 from ontoloom.shacl.reach import GLOBAL, UNBOUNDED, Reach, merge, reach_of
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.embedded import EmbeddedBackend
-from ontoloom.store.terms import NamedNode, Quad, Term
+from ontoloom.store.terms import BlankNode, NamedNode, Quad, Term
 from ontoloom.vocab import META, SCHEMA_GRAPH
 
 __all__ = ["Cycle", "WritePath"]
 
 _LARGE = 1000  # focus nodes beyond which the scratch store is validated whole
+_BLANKS = 32  # …or blank focus nodes
 
 Listener = Callable[[Delta, int], None]
 
@@ -159,10 +160,13 @@ class WritePath:
     def _violations(self, data, focus, group, hierarchy, validator) -> list[Result]:
         if focus is not None and not focus:
             return []
-        if focus is not None and len(focus) > _LARGE:
-            # A bulk delta (an import): validating the scratch store whole is cheaper than
-            # listing every focus node; only the focus nodes' neighbourhoods are complete
-            # there, so only their results count.
+        if focus is not None and (
+            len(focus) > _LARGE or sum(isinstance(f, BlankNode) for f in focus) > _BLANKS
+        ):
+            # A bulk delta (an import), or many blank nodes (bound one query at a time):
+            # validating the scratch store whole is cheaper than listing every focus node;
+            # only the focus nodes' neighbourhoods are complete there, so only their results
+            # count.
             wanted = set(focus)
             report = validator.validate(data, hierarchy=hierarchy, only=group.shapes)
             return [r for r in report.violations if r.focus in wanted]
