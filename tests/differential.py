@@ -72,9 +72,9 @@ class Replay:
         found = []
         for shape in self.schema.shapes.targeted():
             path = shape.path
-            if path is not None and path.is_predicate and path.iri == predicate:
-                if any(c.short_name == "acyclic" for c in shape.constraints):
-                    found.append(shape.node)
+            acyclic = any(c.short_name == "acyclic" for c in shape.constraints)
+            if acyclic and path is not None and path.is_predicate and path.iri == predicate:
+                found.append(shape.node)
         return found
 
     # -- replays ---------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ontoloom.shacl.reach import ANY, Reach, Step
 from ontoloom.store.base import Backend, Delta, Row
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Quad, Term
+from ontoloom.store.terms import BlankNode, NamedNode, Quad, Term
 from ontoloom.vocab import META, RDF_TYPE
 
 __all__ = ["Changed", "Walker"]
