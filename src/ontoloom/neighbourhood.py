@@ -69,9 +69,11 @@ class Walker:
             for o, predicates in changed.objects.items()
             if ANY in backwards or predicates & read_in
         }
-        found: dict[Term, None] = dict.fromkeys(sorted(seeds, key=str))
+        # Every node a changed triple touches is a focus node: a node's mere presence in the
+        # graph decides what a zero-length path (ex:p*) gives it.
+        found: dict[Term, None] = dict.fromkeys(sorted(changed.nodes(), key=str))
         deeper = None if reach.depth is None else reach.depth - 1
-        found.update(dict.fromkeys(self._back(reach, list(found), deeper)))
+        found.update(dict.fromkeys(self._back(reach, sorted(seeds, key=str), deeper)))
         if changed.retyped and reach.depth is not None:
             retyped = sorted(changed.retyped, key=str)
             found.update(dict.fromkeys(self._back(reach, retyped, reach.depth)))
@@ -125,6 +127,7 @@ class Walker:
         quads: set[Quad] = set()
         seen: set[Term] = set()
         frontier: list[Term] = list(dict.fromkeys(start))
+        first = list(frontier)
         forward = {s.predicate for s in reach.steps if not s.backwards}
         backward = sorted({s.predicate for s in reach.steps if s.backwards}, key=str)
         level = 0
@@ -150,7 +153,21 @@ class Walker:
         )
         for row in self.rows(query, frontier, "s"):
             quads.add(Quad(row["s"], RDF_TYPE, row["o"], row["g"]))
+        quads |= self._witnesses(first, quads)
         return {q for q in quads if q.graph_name != META}
+
+    def _witnesses(self, nodes: list[Term], quads: set[Quad]) -> set[Quad]:
+        """One triple for each start node that nothing copied mentions, when the store has
+        one: whether a node is in the graph at all decides what a zero-length path
+        (``ex:p*``) gives it."""
+        mentioned = {q.subject for q in quads} | {q.object for q in quads}
+        found: set[Quad] = set()
+        query = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER(?g != %s) } LIMIT 1" % META
+        for node in nodes:
+            if node not in mentioned:
+                for row in self.backend.select(query, {"o": node}):
+                    found.add(Quad(row["s"], row["p"], row["o"], row["g"]))
+        return found
 
     def _incoming(self, predicates: list[NamedNode], nodes: list[Term]) -> Iterator[Quad]:
         if ANY in predicates:
