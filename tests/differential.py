@@ -28,7 +28,7 @@ ACYCLIC = "https://ontoloom.dev/ns#AcyclicConstraintComponent"
 def key(result: Result) -> Key:
     if result.component.value == ACYCLIC:  # one per node on a cycle, as the cycle check says
         return (str(result.focus), str(result.source_shape), ACYCLIC)
-    return (*result.key(), str(result.root))
+    return (*result.key(), str(result.source_constraint), str(result.root))
 
 
 @dataclass

@@ -162,7 +162,9 @@ class Walker:
         (``ex:p*``) gives it."""
         mentioned = {q.subject for q in quads} | {q.object for q in quads}
         found: set[Quad] = set()
-        query = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER(?g != %s) } LIMIT 1" % META
+        query = (
+            f"SELECT ?s ?p ?o ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {META}) }} LIMIT 1"
+        )
         for node in nodes:
             if node not in mentioned:
                 for row in self.backend.select(query, {"o": node}):
