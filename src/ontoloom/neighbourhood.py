@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ontoloom.shacl.reach import ANY, Reach, Step
 from ontoloom.store.base import Backend, Delta, Row
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Quad, Term
+from ontoloom.store.terms import BlankNode, NamedNode, Quad, Term
 from ontoloom.vocab import META, RDF_TYPE
 
 __all__ = ["Changed", "Walker"]
@@ -31,6 +31,8 @@ class Changed:
     subjects: set[Term]
     objects: dict[Term, set[NamedNode]]  # object → predicates of the changed triples into it
     retyped: set[Term]
+    # Literals count: they are focus nodes too (sh:targetObjectsOf, sh:targetNode), and a
+    # backward step can walk from one (a path such as ex:p/^ex:p).
 
     @classmethod
     def of(cls, delta: Delta) -> Changed:
@@ -41,8 +43,7 @@ class Changed:
             if quad.graph_name == META:
                 continue
             subjects.add(quad.subject)
-            if not isinstance(quad.object, Literal):
-                objects.setdefault(quad.object, set()).add(quad.predicate)
+            objects.setdefault(quad.object, set()).add(quad.predicate)
             if quad.predicate == RDF_TYPE:
                 retyped.add(quad.subject)
         return cls(subjects, objects, retyped)
@@ -68,9 +69,11 @@ class Walker:
             for o, predicates in changed.objects.items()
             if ANY in backwards or predicates & read_in
         }
-        found: dict[Term, None] = dict.fromkeys(sorted(seeds, key=str))
+        # Every node a changed triple touches is a focus node: a node's mere presence in the
+        # graph decides what a zero-length path (ex:p*) gives it.
+        found: dict[Term, None] = dict.fromkeys(sorted(changed.nodes(), key=str))
         deeper = None if reach.depth is None else reach.depth - 1
-        found.update(dict.fromkeys(self._back(reach, list(found), deeper)))
+        found.update(dict.fromkeys(self._back(reach, sorted(seeds, key=str), deeper)))
         if changed.retyped and reach.depth is not None:
             retyped = sorted(changed.retyped, key=str)
             found.update(dict.fromkeys(self._back(reach, retyped, reach.depth)))
@@ -109,23 +112,22 @@ class Walker:
             return
         near, far = ("s", "o") if out else ("o", "s")
         if ANY in predicates:
-            query = f"SELECT DISTINCT ?{far} WHERE {{ VALUES ?{near} {{ %s }} ?s ?p ?o }}"
+            query = "SELECT DISTINCT ?s ?o WHERE { VALUES ?" + near + " { %s } ?s ?p ?o }"
             for row in self.rows(query, nodes, near):
-                if not isinstance(row[far], Literal):
-                    yield row[far]
+                yield row[far]
             return
         for predicate in predicates:  # one query each: Oxigraph plans two VALUES blocks badly
-            query = f"SELECT DISTINCT ?{far} WHERE {{ VALUES ?{near} {{ %s }} ?s {predicate} ?o }}"
+            query = f"SELECT DISTINCT ?s ?o WHERE {{ VALUES ?{near} {{ %s }} ?s {predicate} ?o }}"
             for row in self.rows(query, nodes, near):
-                if not isinstance(row[far], Literal):
-                    yield row[far]
+                yield row[far]
 
     # -- forwards: what their validation reads ------------------------------------------------
     def neighbourhood(self, reach: Reach, start: Iterable[Term]) -> set[Quad]:
         """Every quad validating ``start`` under ``reach`` reads (the bookkeeping graph aside)."""
         quads: set[Quad] = set()
         seen: set[Term] = set()
-        frontier: list[Term] = [n for n in dict.fromkeys(start) if not isinstance(n, Literal)]
+        frontier: list[Term] = list(dict.fromkeys(start))
+        first = list(frontier)
         forward = {s.predicate for s in reach.steps if not s.backwards}
         backward = sorted({s.predicate for s in reach.steps if s.backwards}, key=str)
         level = 0
@@ -136,7 +138,7 @@ class Walker:
                 "SELECT ?s ?p ?o ?g WHERE { VALUES ?s { %s } GRAPH ?g { ?s ?p ?o } }", frontier, "s"
             ):
                 quads.add(Quad(row["s"], row["p"], row["o"], row["g"]))
-                if not isinstance(row["o"], Literal) and (ANY in forward or row["p"] in forward):
+                if ANY in forward or row["p"] in forward:
                     reached.add(row["o"])
             incoming = backward if level else sorted({*backward, *reach.focus_incoming}, key=str)
             for quad in self._incoming(incoming, frontier):
@@ -151,7 +153,23 @@ class Walker:
         )
         for row in self.rows(query, frontier, "s"):
             quads.add(Quad(row["s"], RDF_TYPE, row["o"], row["g"]))
+        quads |= self._witnesses(first, quads)
         return {q for q in quads if q.graph_name != META}
+
+    def _witnesses(self, nodes: list[Term], quads: set[Quad]) -> set[Quad]:
+        """One triple for each start node that nothing copied mentions, when the store has
+        one: whether a node is in the graph at all decides what a zero-length path
+        (``ex:p*``) gives it."""
+        mentioned = {q.subject for q in quads} | {q.object for q in quads}
+        found: set[Quad] = set()
+        query = (
+            f"SELECT ?s ?p ?o ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {META}) }} LIMIT 1"
+        )
+        for node in nodes:
+            if node not in mentioned:
+                for row in self.backend.select(query, {"o": node}):
+                    found.add(Quad(row["s"], row["p"], row["o"], row["g"]))
+        return found
 
     def _incoming(self, predicates: list[NamedNode], nodes: list[Term]) -> Iterator[Quad]:
         if ANY in predicates:

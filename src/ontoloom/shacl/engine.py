@@ -42,6 +42,10 @@ class Result:
     messages: tuple[Literal, ...] = ()
     source_constraint: Term | None = None
     constraint_name: str = ""
+    # For a property shape nested under a targeted shape: the target's focus node whose
+    # values were validated. Reports leave it out; it tells apart the same result reached
+    # from two targets (so that a write path can say which of them a delta made).
+    root: Term | None = None
 
     def path_key(self) -> str | None:
         if isinstance(self.path, Path):
@@ -300,7 +304,7 @@ class Validator:
             for compiled, text, bindings in runs:
                 extra = [*compiled.violation.distinct, *compiled.parents]
                 for row in _checked(unit, _rows(data, compiled, text, bindings)):
-                    result = _result(unit, compiled.violation, row, self.renderer)
+                    result = _result(unit, compiled, row, self.renderer)
                     key = (result.key(), *(str(row.get(v.lstrip("?"))) for v in extra))
                     if key not in seen:
                         seen.add(key)
@@ -449,7 +453,8 @@ def _restriction(focus: list[Term] | None) -> tuple[Callable[[str], str] | None,
     return (lambda var: f"VALUES {var} {{ {listed} }}"), blanks
 
 
-def _result(unit: Unit, v: Violation, row, renderer: Renderer) -> Result:
+def _result(unit: Unit, compiled: Compiled, row, renderer: Renderer) -> Result:
+    v = compiled.violation
     focus = row["this"]
     value = row.get(v.value.lstrip("?")) if v.value else None
     if v.value == "?this" or (value is None and v.value_is_focus):
@@ -487,6 +492,7 @@ def _result(unit: Unit, v: Violation, row, renderer: Renderer) -> Result:
         messages=messages,
         source_constraint=constraint.source_constraint,
         constraint_name=constraint.short_name,
+        root=row.get(compiled.parents[0].lstrip("?")) if compiled.parents else None,
     )
 
 
