@@ -28,7 +28,10 @@ ACYCLIC = "https://ontoloom.dev/ns#AcyclicConstraintComponent"
 def key(result: Result) -> Key:
     if result.component.value == ACYCLIC:  # one per node on a cycle, as the cycle check says
         return (str(result.focus), str(result.source_shape), ACYCLIC)
-    return (*result.key(), str(result.source_constraint), str(result.root))
+    # Messages tell apart results that differ only in the constraint or solution behind them
+    # (two sh:class values of one shape; two solutions of one SPARQL constraint).
+    messages = " | ".join(sorted(m.value for m in result.messages))
+    return (*result.key(), str(result.source_constraint), str(result.root), messages)
 
 
 @dataclass

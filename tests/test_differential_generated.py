@@ -98,17 +98,24 @@ def property_shape(depth: int) -> st.SearchStrategy[str]:
             ),
         )
     )
-    return st.tuples(paths, st.lists(constraint, min_size=1, max_size=2)).map(
+    # One value per parameter: two sh:maxCount on one shape is ill-formed (refused).
+    constraints = st.lists(constraint, min_size=1, max_size=2, unique_by=lambda c: c.split()[0])
+    return st.tuples(paths, constraints).map(
         lambda pc: f"[ sh:path {pc[0]} ; {' ; '.join(pc[1])} ]"
     )
 
 
 def node_shape(depth: int) -> st.SearchStrategy[str]:
     body = st.one_of(
-        simple_constraint.filter(lambda c: "Count" not in c and "uniqueLang" not in c),
+        # Property-shape-only parameters are refused on node shapes.
+        simple_constraint.filter(
+            lambda c: not any(p in c for p in ("Count", "uniqueLang", "lessThan"))
+        ),
         property_shape(depth).map(lambda p: f"sh:property {p}"),
     )
-    return st.lists(body, min_size=1, max_size=2).map(lambda cs: f"[ {' ; '.join(cs)} ]")
+    return st.lists(body, min_size=1, max_size=2, unique_by=lambda c: c.split()[0]).map(
+        lambda cs: f"[ {' ; '.join(cs)} ]"
+    )
 
 
 SPARQL = [
@@ -144,7 +151,9 @@ targets = st.sampled_from(
 )
 top_body = st.one_of(
     property_shape(2).map(lambda p: f"sh:property {p}"),
-    simple_constraint.filter(lambda c: "Count" not in c and "uniqueLang" not in c),
+    simple_constraint.filter(
+        lambda c: not any(p in c for p in ("Count", "uniqueLang", "lessThan"))
+    ),
     sparql_constraint,
     node_shape(1).map(lambda n: f"sh:node {n}"),
 )
@@ -155,7 +164,7 @@ def shapes_graphs(draw) -> str:
     shapes = []
     for i in range(draw(st.integers(1, 2))):
         target = draw(targets)
-        body = draw(st.lists(top_body, min_size=1, max_size=2))
+        body = draw(st.lists(top_body, min_size=1, max_size=2, unique_by=lambda c: c.split()[0]))
         shapes.append(f"ex:S{i} a sh:NodeShape ; {target} ; {' ; '.join(body)} .")
     return PREFIXES + "\n".join(shapes)
 
