@@ -325,6 +325,14 @@ def test_a_plan_step_that_cannot_be_staged_is_named(demo: Cli, tmp_path: Path) -
     assert "plan.yaml:" in demo("plan", "apply", str(plan)).output
 
 
+def test_a_plan_step_with_an_unknown_key_is_refused_not_ignored(demo: Cli, tmp_path: Path) -> None:
+    plan = tmp_path / "plan.yaml"
+    plan.write_text("- {op: create, type: Person, props: {name: Carol}}\n")
+    result = demo("plan", "apply", str(plan))
+    assert result.exit_code == 2
+    assert "step 1: unknown key 'props' for create" in result.output
+
+
 def test_plans_work_from_the_api(demo: Cli) -> None:
     from ontoloom.api import Graph
 

@@ -3,8 +3,13 @@ the graph: the scratch store it validates in has the same size at any graph size
 
 from __future__ import annotations
 
+import json
+from itertools import pairwise
 from pathlib import Path
 
+import pytest
+
+from conftest import Cli, quads_of
 from ontoloom.api import Graph
 from ontoloom.neighbourhood import Changed
 from ontoloom.store.base import Delta
@@ -65,3 +70,114 @@ def test_removing_an_edge_in_the_same_delta_avoids_a_false_cycle(tmp_path: Path)
             removes={Quad(iri("t0"), blocks, iri("t1"), FACTS)},
         )
         assert g.writes.check(delta) == []
+
+
+# -- the defects issue 10 reported: writes accepted that `check` then refused ------------------------
+RULES = """@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ol: <https://ontoloom.dev/ns#> .
+"""
+
+
+def _rules(cli: Cli, tmp_path: Path, text: str) -> dict:
+    shapes = tmp_path / "rules.ttl"
+    shapes.write_text(RULES + text, encoding="utf-8")
+    result = cli.json("schema", "add-shapes", str(shapes))
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def _tasks(cli: Cli, *ids: str, **props: str) -> None:
+    for task in ids:
+        args = ["create", "Task", "--id", task, "-p", f"title={task}", "-p", "status=open"]
+        for k, v in props.items():
+            args += ["-p", f"{k}={v}"]
+        assert cli(*args).exit_code == 0
+
+
+def _refused_and_still_conforming(cli: Cli, *write: str) -> None:
+    before = quads_of(cli.data_dir)
+    result = cli.json(*write)
+    assert result.exit_code == 1, result.output
+    assert json.loads(result.output)["error"] == "validation"
+    assert quads_of(cli.data_dir) == before
+    assert cli("check").exit_code == 0
+
+
+def test_a_shape_walking_an_inverse_path_sees_a_change_at_the_other_end(
+    cli: Cli, tmp_path: Path
+) -> None:
+    # Whatever blocks a task must be urgent: the rule is read from the *blocked* task.
+    out = _rules(
+        cli,
+        tmp_path,
+        "ol:BlockersAreUrgent a sh:NodeShape ; sh:targetClass ol:Task ; sh:property [ "
+        "sh:path [ sh:inversePath ol:blocks ] ; "
+        'sh:node [ sh:property [ sh:path ol:priority ; sh:hasValue "urgent" ] ] ] .',
+    )
+    assert [c["route"] for c in out["checks"]] == ["bounded"]
+    _tasks(cli, "task_a", priority="urgent")
+    _tasks(cli, "task_b")
+    assert cli("relate", "task_a", "blocks", "task_b").exit_code == 0
+    _refused_and_still_conforming(cli, "update", "task_a", "-p", "priority=low")
+
+
+def test_a_path_with_no_bound_is_followed_to_its_end(cli: Cli, tmp_path: Path) -> None:
+    # Nothing downstream of a task may be cancelled, however far down.
+    out = _rules(
+        cli,
+        tmp_path,
+        "ol:NothingDownstreamCancelled a sh:NodeShape ; sh:targetClass ol:Task ; sh:property [ "
+        "sh:path [ sh:oneOrMorePath ol:blocks ] ; "
+        'sh:node [ sh:property [ sh:path ol:status ; sh:in ("open" "blocked" "in_progress" "done") ] ] ] .',
+    )
+    assert [c["route"] for c in out["checks"]] == ["unbounded"]
+    chain = [f"task_{i}" for i in range(6)]
+    _tasks(cli, *chain)
+    for a, b in pairwise(chain):
+        assert cli("relate", a, "blocks", b).exit_code == 0
+    _refused_and_still_conforming(cli, "update", chain[-1], "-p", "status=cancelled")
+
+
+def test_a_sparql_constraint_reading_edges_into_the_focus_sees_them(
+    cli: Cli, tmp_path: Path
+) -> None:
+    # A task that something blocks must say it is blocked.
+    out = _rules(
+        cli,
+        tmp_path,
+        'ol: sh:declare [ sh:prefix "ol" ; sh:namespace "https://ontoloom.dev/ns#" ] .\n'
+        "ol:BlockedSaysSo a sh:NodeShape ; sh:targetClass ol:Task ; sh:sparql [ "
+        'sh:prefixes ol: ; sh:select """SELECT $this WHERE { ?blocker ol:blocks $this . '
+        'FILTER NOT EXISTS { $this ol:status "blocked" } }""" ] .',
+    )
+    assert [c["route"] for c in out["checks"]] == ["bounded"]
+    _tasks(cli, "task_a")
+    _tasks(cli, "task_b")
+    assert cli("update", "task_b", "-p", "status=blocked").exit_code == 0
+    assert cli("relate", "task_a", "blocks", "task_b").exit_code == 0
+    _refused_and_still_conforming(cli, "update", "task_b", "-p", "status=open")
+
+
+@pytest.mark.parametrize(
+    ("join", "route"),
+    [
+        # joined through the literal both share: a walk back from "urgent" finds them all
+        ('?other ol:priority "urgent" . FILTER (?other != $this)', "bounded"),
+        # joined by nothing but a FILTER: a rule about the whole graph
+        ('?other ol:priority ?p . FILTER (?p = "urgent" && ?other != $this)', "global"),
+    ],
+)
+def test_a_sparql_constraint_reading_beyond_the_focus_is_checked_exactly(
+    cli: Cli, tmp_path: Path, join: str, route: str
+) -> None:
+    # At most one task may be urgent.
+    out = _rules(
+        cli,
+        tmp_path,
+        'ol: sh:declare [ sh:prefix "ol" ; sh:namespace "https://ontoloom.dev/ns#" ] .\n'
+        "ol:OneUrgent a sh:NodeShape ; sh:targetClass ol:Task ; sh:sparql [ sh:prefixes ol: ; "
+        f'sh:select """SELECT $this WHERE {{ $this ol:priority "urgent" . {join} }}""" ] .',
+    )
+    assert [c["route"] for c in out["checks"]] == [route]
+    _tasks(cli, "task_a", priority="urgent")
+    _tasks(cli, "task_b")
+    _refused_and_still_conforming(cli, "update", "task_b", "-p", "priority=urgent")

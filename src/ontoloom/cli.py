@@ -1045,7 +1045,9 @@ def schema_add_shapes(file: Path) -> None:
 
     with _graph(write=True, create=True) as g:
         data = add_shapes(g, file)
-    _emit(data, f"added {data['triples']} shape triples from {file}")
+    lines = [f"added {data['triples']} shape triples from {file}"]
+    lines += [f"  {c['shape']}: {c['how']}" for c in data["checks"]]
+    _emit(data, "\n".join(lines))
 
 
 # -- search ------------------------------------------------------------------------------------

@@ -284,9 +284,16 @@ def _class_constraint(
 
 
 def add_shapes(graph: Graph, path: Any) -> dict[str, Any]:
+    """Add a shapes file; the result says, per shape it targets with, how writes check it."""
     triples = read_triples(path=path, base_iri=path.resolve().as_uri())
     add_schema_triples(graph, triples, source=str(path))
-    return {"added": "shapes", "file": str(path), "triples": len(triples)}
+    defined = {t.subject for t in triples}
+    checks = [
+        {"shape": str(getattr(node, "value", node)), "route": reach.route, "how": reach.describe()}
+        for node, reach in graph.writes.reaches.items()
+        if node in defined
+    ]
+    return {"added": "shapes", "file": str(path), "triples": len(triples), "checks": checks}
 
 
 def add_schema_triples(graph: Graph, triples: list[Triple], *, source: str) -> None:

@@ -38,6 +38,13 @@ if TYPE_CHECKING:
 __all__ = ["PlanResult", "apply_plan", "load_plan"]
 
 OPS = ("create", "relate", "update", "delete", "unrelate")
+_KEYS = {
+    "create": {"type", "id", "properties", "as"},
+    "update": {"id", "properties", "unset"},
+    "delete": {"id"},
+    "relate": {"from", "rel", "to"},
+    "unrelate": {"from", "rel", "to"},
+}
 
 
 @dataclass
@@ -126,6 +133,13 @@ def _normalise(n: int, step: Any) -> dict[str, Any]:
             step.update({"from": target[0], "rel": target[1], "to": target[2]})
     if step["op"] not in OPS:
         raise BadInput(f"step {n}: unknown op {step['op']!r}; use one of {', '.join(OPS)}")
+    allowed = _KEYS[step["op"]]
+    unknown = sorted(set(step) - allowed - {"op"})
+    if unknown:
+        raise BadInput(
+            f"step {n}: unknown key {unknown[0]!r} for {step['op']}; "
+            f"use {', '.join(sorted(allowed))}"
+        )
     return step
 
 

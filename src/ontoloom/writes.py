@@ -37,7 +37,7 @@ from ontoloom.shacl import Result
 from ontoloom.shacl.reach import GLOBAL, UNBOUNDED, Reach, merge, reach_of
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.embedded import EmbeddedBackend
-from ontoloom.store.terms import BlankNode, NamedNode, Quad, Term
+from ontoloom.store.terms import BlankNode, Quad, Term
 from ontoloom.vocab import META, SCHEMA_GRAPH
 
 __all__ = ["Cycle", "WritePath"]
@@ -200,10 +200,6 @@ class WritePath:
             for key, nodes in sorted(by_key.items(), key=lambda kv: str(kv[0]))
         ]
 
-    def routes(self) -> dict[str, str]:
-        """How writes check each targeted shape, for people (``schema add-shapes``)."""
-        return {_label(node): reach.describe() for node, reach in self.reaches.items()}
-
     # -- schema changes -----------------------------------------------------------------------------
     @staticmethod
     def _touches_schema(delta: Delta) -> bool:
@@ -357,7 +353,3 @@ def _audit(data: Backend, schema: Schema) -> list[Result]:
 
 def _key(r: Result) -> tuple[str, ...]:
     return r.key()
-
-
-def _label(node: Term) -> str:
-    return node.value if isinstance(node, NamedNode) else str(node)
