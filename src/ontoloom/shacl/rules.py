@@ -18,7 +18,6 @@ from ontoloom.shacl.expressions import Expressions, NotEvaluable
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.prefixes import functions_called
 from ontoloom.shacl.shapes import Shape, ShapesError, ShapeSet, Unsupported, ValidationFailure, sh
-from ontoloom.store.base import Delta
 from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.terms import DefaultGraph, Literal, Quad, Term, Triple
 
@@ -126,15 +125,16 @@ class RuleSet:
         self.unsupported.append(Unsupported(shape.node, feature))
 
     # -- running ---------------------------------------------------------------------------------
-    def run(self, data: EmbeddedBackend, hierarchy: Hierarchy) -> int:
-        """Infer into ``data``'s default graph until nothing new; return how many triples.
+    def run(self, data: EmbeddedBackend, hierarchy: Hierarchy) -> EmbeddedBackend:
+        """The data with every inferred triple in its default graph, once nothing new comes.
+        Each rule sees what the rules before it inferred (as in pySHACL): a copy is made
+        whenever a rule infers something (``data`` itself is never written to).
 
         :raises ValidationFailure: when the rules do not settle within ``MAX_ROUNDS``.
         """
         self._hierarchy = hierarchy
-        total = 0
         for _ in range(MAX_ROUNDS):
-            added = 0
+            added = False
             for entry in self._plan:
                 for rule in sorted(entry.rules, key=lambda r: (r.order, str(r.node))):
                     focus = self._focus_nodes(data, entry.shape, rule)
@@ -142,13 +142,11 @@ class RuleSet:
                         Quad(t.subject, t.predicate, t.object, DefaultGraph())
                         for t in self._infer(data, rule, focus)
                     }
-                    if new:
-                        before = _count(data)
-                        data.patch(Delta(adds=new))
-                        added += _count(data) - before
+                    if new - set(data.quads()):
+                        data = EmbeddedBackend.scratch([*data.quads(), *new], union=data.union)
+                        added = True
             if not added:
-                return total
-            total += added
+                return data
         raise ValidationFailure(f"the rules still inferred new triples after {MAX_ROUNDS} rounds")
 
     def _infer(self, data: EmbeddedBackend, rule: Rule, focus: list[Term]) -> set[Triple]:
@@ -201,11 +199,6 @@ class RuleSet:
         prologue = "\n".join(sorted(p for p in cx.prologues if p))
         query = f"{prologue}\nSELECT ?n WHERE {{ {violated} }} LIMIT 1"
         return next(iter(data.select(query, {"n": node})), None) is None
-
-
-def _count(data: EmbeddedBackend) -> int:
-    (row,) = data.select("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
-    return int(row["n"].value)
 
 
 def _valid(subject: Term, predicate: Term) -> bool:

@@ -69,7 +69,7 @@ def validate_graphs(
     if unsupported and not allow_unsupported:
         raise UnsupportedFeatures(unsupported, shape_set.describe)
     if rules is not None:
-        rules.run(backend, validator.hierarchy(backend))
+        backend = rules.run(backend, validator.hierarchy(backend))
     report = validator.validate(backend, allow_unsupported=True)
     report.unsupported, report.notes = unsupported, notes
     originals = _original_literals(t.object for t in (*quads,) if isinstance(t.object, Literal))
@@ -99,8 +99,8 @@ def infer_graphs(
     rules = RuleSet(shape_set)
     if rules.unsupported and not allow_unsupported:
         raise UnsupportedFeatures(rules.unsupported, shape_set.describe)
-    rules.run(backend, Validator(shape_set, extra_classes=extra_classes).hierarchy(backend))
-    return [q.triple for q in backend.quads()]
+    hierarchy = Validator(shape_set, extra_classes=extra_classes).hierarchy(backend)
+    return [q.triple for q in rules.run(backend, hierarchy).quads()]
 
 
 def _original_literals(literals: Iterable[Literal]) -> dict[Term | None, Term]:
