@@ -179,3 +179,15 @@ def test_a_schema_extension_using_an_unsupported_feature_is_refused(tmp_path) ->
     assert "uses sh:expression (SHACL-AF node expressions)" in added.stderr
     checked = runner.invoke(main, ["--data-dir", data_dir, "check", "--allow-unsupported"])
     assert checked.exit_code == 0 and checked.stderr == ""
+
+
+def test_a_shacl_function_called_through_a_namespace_ending_in_hash_is_found(tmp_path) -> None:
+    shapes = (
+        "@prefix h: <http://example.org/fn#> .\n"
+        'h:f a sh:SPARQLFunction ; sh:select "SELECT (1 AS ?r) WHERE {}" .\n'
+        "ex:S a sh:NodeShape ; sh:targetNode ex:a ;"
+        ' sh:sparql [ sh:select "SELECT $this WHERE { FILTER(h:f() = 1) }" ] .'
+    )
+    result = run(tmp_path, shapes)
+    assert result.exit_code == 2
+    assert "the SHACL function <http://example.org/fn#f> (SHACL-AF)" in result.stderr

@@ -25,7 +25,8 @@ __all__ = ["declared_prefixes", "functions_called", "prologue"]
 _STRINGS = re.compile(
     r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
 )
-_COMMENTS = re.compile(r"(?m)#[^\n]*$")
+# A comment: from a # that no > follows on its line (a # before > is inside an IRI).
+_COMMENTS = re.compile(r"(?m)#[^\n>]*$")
 
 
 def declared_prefixes(g: TripleIndex, node: Term, where: str) -> dict[str, str]:
