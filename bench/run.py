@@ -105,6 +105,58 @@ def bench_writes(n: int, repeat: int, oracle_repeat: int) -> dict[str, list[floa
     return {"create": creates, "relate": relates, "raw insert": raw_store, "pyshacl focus": oracle}
 
 
+USER_SHAPES = {
+    "inverse path": """ol:BlockersHaveTitles a sh:NodeShape ; sh:targetClass ol:Task ;
+        sh:property [ sh:path [ sh:inversePath ol:blocks ] ;
+                      sh:node [ sh:property [ sh:path ol:title ; sh:minCount 1 ] ] ] .""",
+    "unbounded path": """ol:DownstreamAreTasks a sh:NodeShape ; sh:targetClass ol:Task ;
+        sh:property [ sh:path [ sh:oneOrMorePath ol:blocks ] ; sh:class ol:Task ] .""",
+    "sparql, edges in": """ol:BlockersHaveStatus a sh:NodeShape ; sh:targetClass ol:Task ;
+        sh:sparql [ sh:prefixes ol: ; sh:select \"\"\"SELECT $this WHERE {
+            ?b ol:blocks $this . FILTER NOT EXISTS { ?b ol:status ?s } }\"\"\" ] .""",
+    "sparql, global": """ol:OneUrgent a sh:NodeShape ; sh:targetClass ol:Task ;
+        sh:sparql [ sh:prefixes ol: ; sh:select \"\"\"SELECT $this WHERE {
+            $this ol:priority "urgent" . ?o ol:priority ?p .
+            FILTER (?p = "urgent" && ?o != $this) }\"\"\" ] .""",
+}
+_SHAPES_PROLOGUE = """@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ol: <https://ontoloom.dev/ns#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+ol: sh:declare [ sh:prefix "ol" ; sh:namespace "https://ontoloom.dev/ns#"^^xsd:anyURI ] .
+"""
+
+
+def bench_user_shapes(n: int, repeat: int) -> list[tuple[str, str, list[float]]]:
+    """A validated update of a task (its priority) with the built-in shapes, then with one
+    user shape of each kind added: how writes check it, and what that costs."""
+    from ontoloom.extensions import add_shapes
+
+    rows = []
+    n_tasks = n - n // 20 - n // 50
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in [("built-in shapes", None), *USER_SHAPES.items()]:
+            with Graph.open(Path(tmp) / name.replace(" ", "-"), write=True, create=True) as g:
+                g.writes.commit(
+                    Delta(adds=set(synthetic_quads(g, n))), trusted="bench: synthetic data"
+                )
+                route = "bounded"
+                if text is not None:
+                    path = Path(tmp) / "shapes.ttl"
+                    path.write_text(_SHAPES_PROLOGUE + text, encoding="utf-8")
+                    route = add_shapes(g, path)["checks"][0]["route"]
+                g.update(f"task_{0:08x}", {"priority": "low"})  # warm the compiled plans
+                samples = timed(
+                    _updates(g, n_tasks), repeat if route != "global" else max(3, repeat // 20)
+                )
+                rows.append((name, route, samples))
+    return rows
+
+
+def _updates(g: Graph, n_tasks: int) -> Callable[[], object]:
+    """One validated update after another, each of another task."""
+    counter = iter(range(10**9))
+    return lambda: g.update(f"task_{(next(counter) * 7919) % n_tasks:08x}", {"priority": "high"})
+
+
 def _pair(pair: tuple[str, str]) -> tuple[str, str, str]:
     return pair[0], "blocks", pair[1]
 
@@ -436,7 +488,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
         "--only",
-        choices=["writes", "audit", "import", "search", "records", "hook"],
+        choices=["writes", "shapes", "audit", "import", "search", "records", "hook"],
         action="append",
     )
     parser.add_argument(
@@ -451,6 +503,9 @@ def main() -> None:
         "--sizes", default="1000,10000,100000", help="entities, for the write figures"
     )
     parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument(
+        "--shape-sizes", default="1000,100000", help="entities, for the user-shape write figures"
+    )
     parser.add_argument("--oracle-repeat", type=int, default=5)
     parser.add_argument("--audit-triples", default="10000,100000,1000000")
     parser.add_argument(
@@ -461,9 +516,25 @@ def main() -> None:
     )
     parser.add_argument("--import-triples", type=int, default=100000)
     args = parser.parse_args()
-    only = set(args.only or ["writes", "audit", "import", "search", "records", "hook"])
+    only = set(args.only or ["writes", "shapes", "audit", "import", "search", "records", "hook"])
     if "writes" in only:
         bench_all_writes(args)
+    if "shapes" in only:
+        print(
+            f"\n{'update, with':<18}{'route':>10}{'entities':>10}{'p50 ms':>10}{'p95 ms':>10}"
+            f"{'vs 1st size':>13}",
+            flush=True,
+        )
+        first: dict[str, float] = {}
+        for n in (int(x) for x in args.shape_sizes.split(",")):
+            for name, route, samples in bench_user_shapes(n, args.repeat):
+                p50, p95 = statistics.median(samples) * 1000, percentile(samples, 0.95) * 1000
+                ratio = p50 / first.setdefault(name, p50)
+                print(
+                    f"{name:<18}{route:>10}{n:>10}{p50:>10.2f}{p95:>10.2f}{ratio:>12.2f}x",
+                    flush=True,
+                )
+        print("target: built-in shapes p50@100k / p50@1k ≤ 1.5; global shapes read the whole store")
     if "audit" in only:
         print(f"\n{'full audit':<18}{'triples':>10}{'median s':>11}{'max s':>9}", flush=True)
         by_size: dict[int, dict[str, float]] = {}

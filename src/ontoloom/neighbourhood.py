@@ -154,7 +154,7 @@ class Walker:
         for row in self.rows(query, frontier, "s"):
             quads.add(Quad(row["s"], RDF_TYPE, row["o"], row["g"]))
         quads |= self._witnesses(first, quads)
-        return {q for q in quads if q.graph_name != META}
+        return set(self.backend.as_written(q for q in quads if q.graph_name != META))
 
     def _witnesses(self, nodes: list[Term], quads: set[Quad]) -> set[Quad]:
         """One triple for each start node that nothing copied mentions, when the store has

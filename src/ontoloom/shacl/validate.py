@@ -10,7 +10,7 @@ from ontoloom.shacl.engine import Report, Validator
 from ontoloom.shacl.rules import RuleSet
 from ontoloom.shacl.shapes import ShapesError, ShapeSet, Unsupported, UnsupportedFeatures, sh
 from ontoloom.store.embedded import EmbeddedBackend
-from ontoloom.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Term, Triple
+from ontoloom.store.terms import DefaultGraph, Literal, NamedNode, Quad, Term, Triple
 
 __all__ = ["SHAPES_GRAPH", "ShapesGraphError", "infer_graphs", "validate_graphs"]
 
@@ -104,16 +104,12 @@ def infer_graphs(
 
 
 def _original_literals(literals: Iterable[Literal]) -> dict[Term | None, Term]:
-    """Oxigraph stores literals in canonical form ("4.0"^^xsd:decimal as "4"); map each
-    canonical form back to the literal the input wrote, so reports quote the input."""
-    written = list(dict.fromkeys(literals))
-    probe = NamedNode("urn:ontoloom:probe")
-    store = EmbeddedBackend.scratch(
-        Quad(BlankNode(f"l{i}"), probe, lit, DefaultGraph()) for i, lit in enumerate(written)
-    )
+    """The store keeps literals by value ("4.0"^^xsd:decimal as "4"); map each stored form
+    back to the literal the input wrote, so reports quote the input."""
+    from ontoloom.store.lexical import stored_forms
+
     out: dict[Term | None, Term] = {}
-    for quad in store.quads():
-        original = written[int(quad.subject.value[1:])]
-        if quad.object != original:
-            out.setdefault(quad.object, original)
+    for written, stored in stored_forms(dict.fromkeys(literals)).items():
+        if stored != written:
+            out.setdefault(stored, written)
     return out

@@ -9,7 +9,7 @@ the bare triple.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
@@ -70,7 +70,11 @@ class Backend(Protocol):
     ) -> Iterator[Triple]: ...
 
     def quads(self, graph: Term | None = None) -> Iterator[Quad]:
-        """Every quad, or every quad of one named graph."""
+        """Every quad, or every quad of one named graph, as written (literals included)."""
+        ...
+
+    def as_written(self, quads: Iterable[Quad]) -> Iterator[Quad]:
+        """Quads a query returned (literals as the store keeps them), as they were written."""
         ...
 
     def apply(self, delta: Delta) -> int:

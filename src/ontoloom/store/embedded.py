@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 from typing import IO
@@ -13,6 +15,14 @@ import pyoxigraph
 
 from ontoloom.errors import BadInput, OntoloomError
 from ontoloom.store.base import Delta, Row
+from ontoloom.store.lexical import (
+    DATATYPE,
+    LEXICAL_FORM,
+    record_iri,
+    record_quads,
+    stored_quads,
+    written_literal,
+)
 from ontoloom.store.terms import (
     BlankNode,
     DefaultGraph,
@@ -96,16 +106,21 @@ class EmbeddedBackend:
 
     @classmethod
     def scratch(cls, quads: Iterable[Quad] = (), *, union: bool = True) -> EmbeddedBackend:
-        """An in-memory working copy (validation overlays): no generation bookkeeping."""
-        store = pyoxigraph.Store()
-        store.extend(quads)
-        return cls(store, writable=True, union=union)
+        """An in-memory working copy (validation overlays): no generation bookkeeping.
+        Quads come in as written and are kept so (:mod:`ontoloom.store.lexical`)."""
+        backend = cls(pyoxigraph.Store(), writable=True, union=union)
+        backend.patch(Delta(adds=set(quads)))
+        return backend
 
     def patch(self, delta: Delta) -> None:
-        """Apply ``delta`` to a scratch store, without bookkeeping or atomicity."""
-        for quad in delta.removes:
+        """Apply ``delta`` to a scratch store, without generation or atomicity."""
+        plan = self._as_stored(delta.normalized())
+        for quad in plan.removes:
             self._store.remove(quad)
-        self._store.extend(delta.adds)
+        for record in plan.drops:
+            for quad in list(self._store.quads_for_pattern(record, None, None, META)):
+                self._store.remove(quad)
+        self._store.extend([*plan.adds, *plan.records])
 
     @classmethod
     def open(cls, path: Path, *, writable: bool) -> EmbeddedBackend:
@@ -166,7 +181,8 @@ class EmbeddedBackend:
         return iter(self._query(sparql, bindings))
 
     def quads(self, graph: Term | None = None) -> Iterator[Quad]:
-        return iter(self._store.quads_for_pattern(None, None, None, graph))
+        """Every quad (or every quad of one graph), as written."""
+        return self.as_written(self._store.quads_for_pattern(None, None, None, graph))
 
     def named_graphs(self) -> Iterator[Term]:
         return iter(self._store.named_graphs())
@@ -179,31 +195,105 @@ class EmbeddedBackend:
         faster than parsing an update) together with its new generation number; the old
         number is dropped afterwards, and :meth:`generation` reads the highest, so a crash
         in between leaves nothing wrong.
+
+        :raises BadInput: two literals the store would keep as one value.
         """
-        delta = delta.normalized()
+        plan = self._as_stored(delta.normalized())
         self._dirty = True
-        if delta.adds and not delta.removes and not any(_has_blank(q) for q in delta.adds):
+        if (
+            plan.adds
+            and not plan.removes
+            and not plan.drops
+            and not any(map(_has_blank, plan.adds))
+        ):
             new = self.generation() + 1
             stamp = [
                 Quad(STORE_NODE, GENERATION, Literal(str(new), datatype=xsd("integer")), META),
                 Quad(STORE_NODE, LAST_CHANGE, _now(), META),
             ]
             old = list(self._store.quads_for_pattern(STORE_NODE, None, None, META))
-            self._store.extend([*delta.adds, *stamp])
+            self._store.extend([*plan.adds, *plan.records, *stamp])
             for quad in old:
                 if quad not in stamp:
                     self._store.remove(quad)
             return new
         ops = []
-        if delta.removes:
-            if any(_has_blank(q) for q in delta.removes):
+        if plan.removes:
+            if any(map(_has_blank, plan.removes)):
                 raise OntoloomError("cannot remove quads holding blank nodes through a delta")
-            ops.append("DELETE DATA {\n" + "\n".join(map(quad_text, delta.removes)) + "\n}")
-        if delta.adds:
-            ops.append("INSERT DATA {\n" + "\n".join(map(quad_text, delta.adds)) + "\n}")
+            ops.append("DELETE DATA {\n" + "\n".join(map(quad_text, plan.removes)) + "\n}")
+        ops += [
+            f"DELETE WHERE {{ GRAPH {META} {{ {r} ?p ?o }} }}" for r in sorted(plan.drops, key=str)
+        ]
+        if plan.adds or plan.records:
+            added = [*plan.adds, *plan.records]
+            ops.append("INSERT DATA {\n" + "\n".join(map(quad_text, added)) + "\n}")
         ops.append(_BUMP_GENERATION)
         self._store.update(" ;\n".join(ops))
         return self.generation()
+
+    def _as_stored(self, delta: Delta) -> _Stored:
+        """``delta`` as the store keeps it: stored forms, and the records of what was written.
+
+        :raises BadInput: two literals the store would keep as one value.
+        """
+        forms = stored_quads([*delta.adds, *delta.removes])
+        removes = {forms[q] for q in delta.removes}
+        drops = {record_iri(forms[q]) for q in delta.removes if isinstance(q.object, Literal)}
+        written: dict[Quad, Quad] = {}
+        for quad in delta.adds:
+            stored = forms[quad]
+            if written.setdefault(stored, quad) != quad:
+                raise _collision(written[stored], quad)
+        records: list[Quad] = []
+        any_records = None
+        for stored, quad in written.items():
+            if stored != quad:
+                records += record_quads(quad, stored)
+            if stored in removes or not isinstance(quad.object, Literal):
+                continue
+            if any_records is None:
+                any_records = self._has_records()
+            if stored == quad and not any_records:
+                continue  # as written, and nothing in the store was written otherwise
+            if stored in self._store:
+                before = self._written(stored)
+                if before != quad:
+                    raise _collision(before, quad)
+        return _Stored(set(written), removes, records, drops)
+
+    def _has_records(self) -> bool:
+        return (
+            next(iter(self._store.quads_for_pattern(None, LEXICAL_FORM, None, META)), None)
+            is not None
+        )
+
+    def _written(self, stored: Quad) -> Quad:
+        """A stored quad as it was written."""
+        record = record_iri(stored)
+        lexical = next(iter(self._store.quads_for_pattern(record, LEXICAL_FORM, None, META)), None)
+        datatype = next(iter(self._store.quads_for_pattern(record, DATATYPE, None, META)), None)
+        if lexical is None or datatype is None:
+            return stored
+        literal = written_literal(lexical.object, datatype.object)
+        return Quad(stored.subject, stored.predicate, literal, stored.graph_name)
+
+    def as_written(self, quads: Iterable[Quad]) -> Iterator[Quad]:
+        """Stored quads as they were written (see :mod:`ontoloom.store.lexical`)."""
+        if not self._has_records():
+            yield from quads
+            return
+        records: dict[Term, dict[Term, object]] = defaultdict(dict)
+        for quad in self._store.quads_for_pattern(None, None, None, META):
+            if quad.predicate in (LEXICAL_FORM, DATATYPE):
+                records[quad.subject][quad.predicate] = quad.object
+        for quad in quads:
+            found = records.get(record_iri(quad)) if isinstance(quad.object, Literal) else None
+            if found and LEXICAL_FORM in found and DATATYPE in found:
+                literal = written_literal(found[LEXICAL_FORM], found[DATATYPE])
+                yield Quad(quad.subject, quad.predicate, literal, quad.graph_name)
+            else:
+                yield quad
 
     def generation(self) -> int:
         found = self._store.quads_for_pattern(STORE_NODE, GENERATION, None, META)
@@ -220,6 +310,7 @@ class EmbeddedBackend:
             quads = (q for q in self._store if q.graph_name != META)
         else:
             quads = (q for g in graphs for q in self._store.quads_for_pattern(None, None, None, g))
+        quads = self.as_written(quads)
         if fmt in (RdfFormat.TURTLE, RdfFormat.N_TRIPLES, RdfFormat.RDF_XML, RdfFormat.N3):
             serialize((q.triple for q in quads), out, fmt)
         else:
@@ -246,6 +337,21 @@ def _now() -> Literal:
 
 def _has_blank(quad: Quad) -> bool:
     return isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode)
+
+
+@dataclass
+class _Stored:
+    adds: set[Quad]
+    removes: set[Quad]
+    records: list[Quad]
+    drops: set[Term]  # records to delete
+
+
+def _collision(kept: Quad, new: Quad) -> BadInput:
+    return BadInput(
+        f"{new.subject} {new.predicate}: cannot hold both {kept.object} and {new.object} — "
+        "the store keeps literals by value and these two are one value; write one of them"
+    )
 
 
 def xsd(local: str) -> NamedNode:
