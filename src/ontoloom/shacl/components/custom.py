@@ -13,6 +13,7 @@ import re
 from ontoloom.shacl.compiler import is_true
 from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.components.sparql import (
+    ANNOTATIONS,
     CustomAskConstraint,
     CustomSelectConstraint,
     prefixes_of,
@@ -105,11 +106,11 @@ class CustomComponentDefinition:
         out: list[Constraint] = []
         for combo in itertools.product(*choices):
             bindings = {local_name(p): t for p, t in zip(names, combo, strict=True)}
-            out.append(self._constraint(shapes, validator, bindings))
+            out.append(self._constraint(shapes, shape, validator, bindings))
         return out
 
     def _constraint(
-        self, shapes: ShapeSet, validator: Term, bindings: dict[str, Term]
+        self, shapes: ShapeSet, shape: Shape, validator: Term, bindings: dict[str, Term]
     ) -> Constraint:
         g = shapes.graph
         where = f"{self.where} (validator {validator})"
@@ -136,6 +137,8 @@ class CustomComponentDefinition:
             )
         else:
             raise ShapesError(f"{where} has no sh:select or sh:ask query; give it one")
+        if g.objects(validator, sh("resultAnnotation")):  # results, but not their annotations
+            shape.unsupported.append(ANNOTATIONS)
         c.default_messages = tuple(
             m
             for m in g.objects(validator, sh("message")) or g.objects(self.node, sh("message"))

@@ -224,6 +224,7 @@ def joins_safely(body: str, facts: QueryFacts) -> bool:
     return "{" not in inner and "}" not in inner
 
 
+ANNOTATIONS = "sh:resultAnnotation (SHACL-AF annotation properties on results)"
 PATH_PLACEHOLDER = "urn:ontoloom:PATH"  # $PATH, where a query is parsed before a shape uses it
 
 # Stands for $shapesGraph in queries read for their reach: the shapes graph is not data.
@@ -310,6 +311,8 @@ class SPARQLConstraintComponent(_SelectBased):
             if feature is not None:
                 out.append(NotEvaluated(cls.component, feature))
                 continue
+            if g.objects(node, sh("resultAnnotation")):  # results, but not their annotations
+                shape.unsupported.append(ANNOTATIONS)
             c = cls(select, prologue, {})
             c.source_constraint = node
             label = g.value(node, NamedNode(RDFS + "label"))
