@@ -89,6 +89,13 @@ UNSUPPORTED = [
         "the SHACL function <http://example.org/f> (SHACL-AF) in a SPARQL query",
     ),
     (
+        "result-annotation",
+        "ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:sparql [ sh:select"
+        ' "SELECT $this WHERE { $this ex:p ?o }" ; sh:resultAnnotation'
+        ' [ sh:annotationProperty ex:note ; sh:annotationVarName "o" ] ] .',
+        "sh:resultAnnotation (SHACL-AF annotation properties on results)",
+    ),
+    (
         "entailment",
         "<http://example.org/shapes> sh:entailment ex:SomeRegime .",
         "sh:entailment ex:SomeRegime",
