@@ -188,6 +188,24 @@ def test_a_schema_extension_using_an_unsupported_feature_is_refused(tmp_path) ->
     assert checked.exit_code == 0 and checked.stderr == ""
 
 
+def test_a_schema_extension_with_rules_is_refused_the_store_never_runs_them(tmp_path) -> None:
+    shapes = tmp_path / "rule.ttl"
+    shapes.write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ol: <https://ontoloom.dev/ns#> .\n"
+        "ol:Flag a sh:NodeShape ; sh:targetClass ol:Task ; sh:rule [ a sh:TripleRule ;"
+        ' sh:subject sh:this ; sh:predicate ol:flag ; sh:object "x" ] .',
+        encoding="utf-8",
+    )
+    data_dir = str(tmp_path / ".ontoloom")
+    runner = CliRunner()
+    assert runner.invoke(main, ["--data-dir", data_dir, "init"]).exit_code == 0
+    added = runner.invoke(main, ["--data-dir", data_dir, "schema", "add-shapes", str(shapes)])
+    assert added.exit_code == 2
+    assert "has sh:rule: the store never runs SHACL rules" in added.stderr
+    listed = runner.invoke(main, ["--data-dir", data_dir, "export", "--graph", "schema"])
+    assert "Flag" not in listed.output
+
+
 def test_a_shacl_function_called_through_a_namespace_ending_in_hash_is_found(tmp_path) -> None:
     shapes = (
         "@prefix h: <http://example.org/fn#> .\n"

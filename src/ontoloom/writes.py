@@ -28,13 +28,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from ontoloom.errors import OntoloomError, ValidationFailed
+from ontoloom.errors import BadInput, OntoloomError, ValidationFailed
 from ontoloom.findings import finding_from_result
 from ontoloom.model import Finding, IdSpace
 from ontoloom.neighbourhood import Changed, Walker
 from ontoloom.schema import RelationSpec, Schema, is_acyclic
 from ontoloom.shacl import Result
 from ontoloom.shacl.reach import GLOBAL, UNBOUNDED, Reach, merge, reach_of
+from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.terms import BlankNode, Quad, Term
@@ -217,12 +218,23 @@ class WritePath:
         if problems:
             return problems
         extensions = [t for t in self.schema.extensions if t not in removed] + added
-        after_schema = Schema.load(extensions)
-        after = EmbeddedBackend.scratch(self.walker.everything())
-        after.patch(delta)
-        before_results = _audit(self.backend, self.schema)
-        known = {_key(r) for r in before_results}
-        broken = [r for r in _audit(after, after_schema) if _key(r) not in known]
+        try:
+            after_schema = Schema.load(extensions)
+            _refuse_rules(after_schema)
+            after = EmbeddedBackend.scratch(self.walker.everything())
+            after.patch(delta)
+            before_results = _audit(self.backend, self.schema)
+            known = {_key(r) for r in before_results}
+            broken = [r for r in _audit(after, after_schema) if _key(r) not in known]
+        except UnsupportedFeatures as exc:
+            names = "; ".join(exc.describe(u) for u in exc.items)
+            raise BadInput(
+                f"{names}: ontoloom does not evaluate that, so no write could be checked "
+                "against it; remove it from the shapes (or validate such files with "
+                "`ontoloom validate --allow-unsupported`)"
+            ) from None
+        except ShapesError as exc:
+            raise BadInput(f"the shapes graph is not well-formed: {exc}") from None
         return [finding_from_result(r, self.ids, after_schema.shapes) for r in broken]
 
     # -- acyclic relations ---------------------------------------------------------------------------
@@ -345,6 +357,19 @@ def _path(edges: dict[Term, list[Term]], start: Term, goal: Term) -> list[Term] 
                 parent[nxt] = node
                 queue.append(nxt)
     return None
+
+
+def _refuse_rules(schema: Schema) -> None:
+    """SHACL rules infer triples; the store never runs them, so it does not take them."""
+    from ontoloom.shacl.rules import RuleSet
+
+    with_rules = RuleSet.shapes_with_rules(schema.shapes)
+    if with_rules:
+        raise BadInput(
+            f"shape {schema.shapes.label(with_rules[0])} has sh:rule: the store never runs "
+            "SHACL rules (they would add triples no write made); remove the rules, or run "
+            "them on files with `ontoloom validate -a`"
+        )
 
 
 def _audit(data: Backend, schema: Schema) -> list[Result]:

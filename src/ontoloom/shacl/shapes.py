@@ -62,7 +62,7 @@ class UnsupportedFeatures(ShapesError):
     validating the rest (``allow_unsupported``)."""
 
     def __init__(self, items: list[Unsupported], describe: Callable[[Unsupported], str]) -> None:
-        self.items = items
+        self.items, self.describe = items, describe
         lines = [describe(u) for u in items]
         super().__init__(
             "; ".join(f"{line}, which ontoloom does not evaluate" for line in lines)
