@@ -144,3 +144,63 @@ def test_a_literal_the_store_keeps_costs_no_record(cli: Cli) -> None:
         records = [q for q in backend.quads(META) if q.predicate == lexical.LEXICAL_FORM]
     assert records == []
     assert json.loads(cli.json("list", "--type", "Event").output)[0]["properties"]["start"]
+
+
+# -- validation judges the terms as written ---------------------------------------------------
+SHAPES = """@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+ex:S a sh:NodeShape ; sh:targetSubjectsOf ex:n, ex:d, ex:z, ex:h ;
+  sh:property [ sh:path ex:n ; sh:datatype xsd:int ] ;
+  sh:property [ sh:path ex:d ; sh:in ( "1.0"^^xsd:decimal ) ] ;
+  sh:property [ sh:path ex:h ; sh:hasValue "0.50"^^xsd:double ] ;
+  sh:property [ sh:path ex:z ; sh:pattern "^0" ; sh:minLength 3 ] .
+"""
+# As the SHACL spec reads them: sh:datatype checks the datatype IRI and the lexical form,
+# sh:in and sh:hasValue compare terms, sh:pattern and sh:minLength the lexical form.
+AS_WRITTEN = """@prefix ex: <http://example.org/> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+ex:a ex:n "5"^^xsd:int ; ex:d "1.0"^^xsd:decimal ; ex:h "0.50"^^xsd:double ; ex:z "007"^^xsd:integer .
+"""
+CANONICAL = """@prefix ex: <http://example.org/> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+ex:b ex:n "5"^^xsd:integer ; ex:d "1"^^xsd:decimal ; ex:h "0.5"^^xsd:double ; ex:z "7"^^xsd:integer .
+"""
+BROKEN = {"datatype", "in", "hasValue", "pattern", "minLength"}
+
+
+def _validate(tmp_path: Path, data: str) -> set[str]:
+    from click.testing import CliRunner
+
+    from ontoloom.cli import main
+
+    (tmp_path / "shapes.ttl").write_text(SHAPES, encoding="utf-8")
+    (tmp_path / "data.ttl").write_text(data, encoding="utf-8")
+    args = ["validate", str(tmp_path / "data.ttl"), "-s", str(tmp_path / "shapes.ttl"), "--json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code in (0, 1), result.output
+    out = json.loads(result.output)
+    return {
+        r["component"].rsplit("#", 1)[-1].removesuffix("ConstraintComponent")
+        for r in out["results"]
+    }
+
+
+def test_validate_judges_literals_as_written(tmp_path: Path) -> None:
+    assert _validate(tmp_path, AS_WRITTEN) == set()
+    broken = {c[:1].lower() + c[1:] for c in _validate(tmp_path, CANONICAL)}
+    assert broken == BROKEN
+
+
+def test_check_and_writes_judge_literals_as_written(cli: Cli, tmp_path: Path) -> None:
+    assert cli("init").exit_code == 0
+    (tmp_path / "rules.ttl").write_text(SHAPES, encoding="utf-8")
+    assert cli("schema", "add-shapes", str(tmp_path / "rules.ttl")).exit_code == 0
+    (tmp_path / "good.ttl").write_text(AS_WRITTEN, encoding="utf-8")
+    assert cli("import", str(tmp_path / "good.ttl")).exit_code == 0
+    explained = cli("check", "--explain")
+    assert explained.exit_code == 0, explained.output
+    assert "judged on the terms as written" in explained.output
+    (tmp_path / "bad.ttl").write_text(CANONICAL, encoding="utf-8")
+    before = quads_of(cli.data_dir)
+    refused = cli.json("import", str(tmp_path / "bad.ttl"))
+    assert refused.exit_code == 1
+    assert {r["constraint"] for r in json.loads(refused.output)["results"]} == BROKEN
+    assert quads_of(cli.data_dir) == before

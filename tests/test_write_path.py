@@ -11,7 +11,7 @@ import pytest
 
 from conftest import Cli, quads_of
 from ontoloom.api import Graph
-from ontoloom.neighbourhood import Changed
+from ontoloom.shacl.neighbourhood import Changed
 from ontoloom.store.base import Delta
 from ontoloom.store.terms import Quad
 from ontoloom.vocab import FACTS

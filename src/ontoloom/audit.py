@@ -30,6 +30,7 @@ class Audit:
     report: Report  # the shape-based results, as a W3C report
     findings: list[Finding]  # what people read: shapes, each cycle once, orphans
     engines: dict[str, str] = field(default_factory=dict)
+    as_written: dict[str, int] = field(default_factory=dict)  # see shacl.Report.as_written
 
     @property
     def violations(self) -> list[Finding]:
@@ -86,7 +87,12 @@ def audit(graph: Graph, *, allow_unsupported: bool = False) -> Audit:
         if spec.acyclic:
             findings += [_cycle_finding(graph, spec, c) for c in find_cycles(graph, spec)]
     findings += find_orphans(graph)
-    return Audit(report=report, findings=findings, engines=dict(sorted(report.engines.items())))
+    return Audit(
+        report=report,
+        findings=findings,
+        engines=dict(sorted(report.engines.items())),
+        as_written=report.as_written,
+    )
 
 
 def audit_warnings(result: Audit, shapes: ShapeSet) -> list[str]:

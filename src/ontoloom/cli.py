@@ -494,6 +494,7 @@ def check(
         data = result.to_json()
         if explain:
             data["engines"] = result.engines
+            data["as_written"] = result.as_written
         if repair:
             data["repairs"] = [r.to_json() for r in repairs]
             if yes:
@@ -533,9 +534,7 @@ def _audit_text(result: Any, explain: bool, repairs: list, applied: list, yes: b
         + (" — the graph conforms" if result.conforms else "")
     )
     if explain:
-        click.echo("engines:")
-        for shape, engine in result.engines.items():
-            click.echo(f"  {engine:<8} {shape}")
+        _explain_engines(result.engines, result.as_written)
     if repairs:
         click.echo(
             "repairs"
@@ -642,14 +641,25 @@ def validate(
         out = outcome.to_json()
         if explain:
             out["engines"] = report.engines
+            out["as_written"] = report.as_written
         click.echo(json.dumps(out, indent=2, ensure_ascii=False))
     else:
         click.echo(outcome.text())
         if explain:
-            click.echo("engines:")
-            for shape, engine in sorted(report.engines.items()):
-                click.echo(f"  {engine:<8} {shape}")
+            _explain_engines(report.engines, report.as_written)
     sys.exit(1 if failed else 0)
+
+
+def _explain_engines(engines: dict[str, str], as_written: dict[str, int]) -> None:
+    click.echo("engines:")
+    for shape, engine in sorted(engines.items()):
+        click.echo(f"  {engine:<8} {shape}")
+    for shape, nodes in sorted(as_written.items()):
+        which = "every target" if nodes < 0 else f"{nodes} focus node(s)"
+        click.echo(
+            f"  pyshacl  {shape}: {which} reading literals the store keeps by value, "
+            "judged on the terms as written"
+        )
 
 
 # -- plans -------------------------------------------------------------------------------------

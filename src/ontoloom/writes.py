@@ -31,9 +31,9 @@ from functools import cached_property
 from ontoloom.errors import BadInput, OntoloomError, ValidationFailed
 from ontoloom.findings import finding_from_result
 from ontoloom.model import Finding, IdSpace
-from ontoloom.neighbourhood import Changed, Walker
 from ontoloom.schema import RelationSpec, Schema, is_acyclic
 from ontoloom.shacl import Result
+from ontoloom.shacl.neighbourhood import Changed, Walker
 from ontoloom.shacl.reach import GLOBAL, UNBOUNDED, Reach, merge, reach_of
 from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures
 from ontoloom.store.base import Backend, Delta

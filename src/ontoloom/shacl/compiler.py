@@ -45,6 +45,17 @@ class Violation:
     value_is_focus: bool = False  # no ?value bound: sh:value is the focus (SPARQL, node shapes)
 
 
+def exact_term_sparql(term: Term) -> str:
+    """A term compared as a term (sh:in, sh:hasValue): a literal the store would keep in
+    another form cannot be compared in a query, so the shape goes to the fallback engine."""
+    if isinstance(term, Literal):
+        from ontoloom.store.lexical import stored_form
+
+        if stored_form(term) != term:
+            raise CompileError(f"{term} is kept by value in the store, not as written")
+    return term_sparql(term)
+
+
 def term_sparql(term: Term) -> str:
     """A term as SPARQL syntax; blank nodes from a shapes graph cannot be written."""
     if isinstance(term, BlankNode):

@@ -70,6 +70,9 @@ class Report:
     # Features the shapes use that were not evaluated (only when the caller allowed it).
     unsupported: list[Unsupported] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what else was not done, said as warnings
+    # Shapes whose results on some nodes pySHACL gave instead, on the terms as written
+    # (those nodes read literals the store keeps by value): shape → how many nodes.
+    as_written: dict[str, int] = field(default_factory=dict)
 
     @property
     def conforms(self) -> bool:
@@ -324,7 +327,19 @@ class Validator:
                     data, self.shapes, fallback, focus_list, self.extra_classes, targeted
                 )
             )
-        return report
+        from ontoloom.shacl.faithful import judge_as_written
+
+        tops = list({u.top.node: u.top for u in units}.values())
+        return judge_as_written(
+            report,
+            self.shapes,
+            data,
+            focus_list,
+            hierarchy,
+            tops,
+            self.skip,
+            lambda shape, nodes: self._targeted(data, shape, nodes, hierarchy),
+        )
 
     def _targeted(
         self, data: Backend, shape: Shape, focus: list[Term], hierarchy: Hierarchy

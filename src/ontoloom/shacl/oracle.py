@@ -42,7 +42,8 @@ def to_rdflib_term(term: Term) -> Any:
         return rdflib.BNode(term.value)
     if term.language:
         return rdflib.Literal(term.value, lang=term.language)
-    return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype.value))
+    # As written: rdflib would otherwise rewrite "007"^^xsd:integer as "7", as the store does.
+    return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype.value), normalize=False)
 
 
 def from_rdflib_term(term: Any) -> Term:
@@ -169,7 +170,7 @@ def validate_shapes_with_pyshacl(
     (pySHACL's own focus_nodes option also filters the value nodes that nested shapes see,
     and its use_shapes skips the shapes a shape references: neither is exact.)
     """
-    triples = list(data.construct("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }"))
+    triples = [q.triple for q in data.data_quads()]  # as written: pySHACL judges the terms
     ontology = [Triple(s, NamedNode(RDFS + "subClassOf"), o) for s, o in extra_classes]
     wanted = None if focus is None else set(focus)
     out: list[Result] = []

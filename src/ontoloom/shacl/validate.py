@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 
 from ontoloom.shacl.engine import Report, Validator
 from ontoloom.shacl.rules import RuleSet
 from ontoloom.shacl.shapes import ShapesError, ShapeSet, Unsupported, UnsupportedFeatures, sh
 from ontoloom.store.embedded import EmbeddedBackend
-from ontoloom.store.terms import DefaultGraph, Literal, NamedNode, Quad, Term, Triple
+from ontoloom.store.terms import DefaultGraph, NamedNode, Quad, Term, Triple
 
 __all__ = ["SHAPES_GRAPH", "ShapesGraphError", "infer_graphs", "validate_graphs"]
 
@@ -72,11 +71,6 @@ def validate_graphs(
         backend = rules.run(backend, validator.hierarchy(backend))
     report = validator.validate(backend, allow_unsupported=True)
     report.unsupported, report.notes = unsupported, notes
-    originals = _original_literals(t.object for t in (*quads,) if isinstance(t.object, Literal))
-    report.results = [
-        replace(r, focus=originals.get(r.focus, r.focus), value=originals.get(r.value, r.value))
-        for r in report.results
-    ]
     return report
 
 
@@ -101,15 +95,3 @@ def infer_graphs(
         raise UnsupportedFeatures(rules.unsupported, shape_set.describe)
     hierarchy = Validator(shape_set, extra_classes=extra_classes).hierarchy(backend)
     return [q.triple for q in rules.run(backend, hierarchy).quads()]
-
-
-def _original_literals(literals: Iterable[Literal]) -> dict[Term | None, Term]:
-    """The store keeps literals by value ("4.0"^^xsd:decimal as "4"); map each stored form
-    back to the literal the input wrote, so reports quote the input."""
-    from ontoloom.store.lexical import stored_forms
-
-    out: dict[Term | None, Term] = {}
-    for written, stored in stored_forms(dict.fromkeys(literals)).items():
-        if stored != written:
-            out.setdefault(stored, written)
-    return out

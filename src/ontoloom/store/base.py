@@ -77,6 +77,14 @@ class Backend(Protocol):
         """Quads a query returned (literals as the store keeps them), as they were written."""
         ...
 
+    def rewritten(self) -> list[Quad]:
+        """The quads, as written, whose literal the store keeps in another form (by value)."""
+        ...
+
+    def data_quads(self) -> Iterator[Quad]:
+        """What queries see as the default graph, as written (the bookkeeping graph aside)."""
+        ...
+
     def apply(self, delta: Delta) -> int:
         """Commit ``delta`` atomically and bump the change generation; return it."""
         ...

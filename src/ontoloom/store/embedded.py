@@ -191,21 +191,16 @@ class EmbeddedBackend:
     def apply(self, delta: Delta) -> int:
         """Commit removes then adds, and bump the generation, in one update request.
 
-        An add-only delta without blank nodes goes in as one ``extend`` transaction (much
-        faster than parsing an update) together with its new generation number; the old
-        number is dropped afterwards, and :meth:`generation` reads the highest, so a crash
-        in between leaves nothing wrong.
+        An add-only delta goes in as one ``extend`` transaction (much faster than parsing an
+        update, and it keeps blank nodes as they are, where INSERT DATA makes fresh ones)
+        together with its new generation number; the old number is dropped afterwards, and
+        :meth:`generation` reads the highest, so a crash in between leaves nothing wrong.
 
         :raises BadInput: two literals the store would keep as one value.
         """
         plan = self._as_stored(delta.normalized())
         self._dirty = True
-        if (
-            plan.adds
-            and not plan.removes
-            and not plan.drops
-            and not any(map(_has_blank, plan.adds))
-        ):
+        if plan.adds and not plan.removes and not plan.drops:
             new = self.generation() + 1
             stamp = [
                 Quad(STORE_NODE, GENERATION, Literal(str(new), datatype=xsd("integer")), META),
@@ -225,6 +220,12 @@ class EmbeddedBackend:
         ops += [
             f"DELETE WHERE {{ GRAPH {META} {{ {r} ?p ?o }} }}" for r in sorted(plan.drops, key=str)
         ]
+        if any(_has_blank(q) for q in plan.adds if record_iri(q) in plan.keys):
+            # INSERT DATA gives blank nodes fresh names, which would orphan their records.
+            raise OntoloomError(
+                "cannot keep a literal as written on a blank node in a change that also "
+                "removes triples: make the two changes one after the other"
+            )
         if plan.adds or plan.records:
             added = [*plan.adds, *plan.records]
             ops.append("INSERT DATA {\n" + "\n".join(map(quad_text, added)) + "\n}")
@@ -278,22 +279,52 @@ class EmbeddedBackend:
         literal = written_literal(lexical.object, datatype.object)
         return Quad(stored.subject, stored.predicate, literal, stored.graph_name)
 
+    def _records(self) -> dict[Term, Literal]:
+        """Record IRI → the literal as written, for every record in the store."""
+        parts: dict[Term, dict[Term, object]] = defaultdict(dict)
+        for quad in self._store.quads_for_pattern(None, None, None, META):
+            if quad.predicate in (LEXICAL_FORM, DATATYPE):
+                parts[quad.subject][quad.predicate] = quad.object
+        return {
+            node: written_literal(found[LEXICAL_FORM], found[DATATYPE])
+            for node, found in parts.items()
+            if LEXICAL_FORM in found and DATATYPE in found
+        }
+
     def as_written(self, quads: Iterable[Quad]) -> Iterator[Quad]:
         """Stored quads as they were written (see :mod:`ontoloom.store.lexical`)."""
         if not self._has_records():
             yield from quads
             return
-        records: dict[Term, dict[Term, object]] = defaultdict(dict)
-        for quad in self._store.quads_for_pattern(None, None, None, META):
-            if quad.predicate in (LEXICAL_FORM, DATATYPE):
-                records[quad.subject][quad.predicate] = quad.object
+        records = self._records()
         for quad in quads:
-            found = records.get(record_iri(quad)) if isinstance(quad.object, Literal) else None
-            if found and LEXICAL_FORM in found and DATATYPE in found:
-                literal = written_literal(found[LEXICAL_FORM], found[DATATYPE])
+            literal = records.get(record_iri(quad)) if isinstance(quad.object, Literal) else None
+            if literal is not None:
                 yield Quad(quad.subject, quad.predicate, literal, quad.graph_name)
             else:
                 yield quad
+
+    def rewritten(self) -> list[Quad]:
+        """The quads, as written, whose literal the store keeps in another form."""
+        if not self._has_records():
+            return []
+        records = self._records()
+        out = []
+        for quad in self._store:
+            if quad.graph_name != META and isinstance(quad.object, Literal):
+                literal = records.get(record_iri(quad))
+                if literal is not None:
+                    out.append(Quad(quad.subject, quad.predicate, literal, quad.graph_name))
+        return out
+
+    def data_quads(self) -> Iterator[Quad]:
+        """What queries see as the default graph, as written (the bookkeeping graph aside)."""
+        quads: Iterable[Quad]
+        if self.union:
+            quads = (q for q in self._store if q.graph_name != META)
+        else:
+            quads = self._store.quads_for_pattern(None, None, None, DefaultGraph())
+        return self.as_written(quads)
 
     def generation(self) -> int:
         found = self._store.quads_for_pattern(STORE_NODE, GENERATION, None, META)
@@ -345,6 +376,10 @@ class _Stored:
     removes: set[Quad]
     records: list[Quad]
     drops: set[Term]  # records to delete
+
+    @property
+    def keys(self) -> set[object]:
+        return {q.subject for q in self.records}
 
 
 def _collision(kept: Quad, new: Quad) -> BadInput:
