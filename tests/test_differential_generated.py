@@ -40,6 +40,10 @@ VALUES = [
     Literal("b"),
     Literal("1", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
     Literal("2", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+    # forms the store keeps by value, each alone (their stored forms are not listed here)
+    Literal("007", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+    Literal("5", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#int")),
+    Literal("1.0", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#decimal")),
 ]
 PREDICATES = [ex("p"), ex("q"), ex("r")]
 CLASSES = [ex("A"), ex("B")]
@@ -70,6 +74,9 @@ simple_constraint = st.sampled_from(
         "sh:hasValue ex:n1",
         'sh:in ( ex:n0 ex:n1 "a" )',
         "sh:datatype xsd:string",
+        "sh:datatype xsd:int",
+        'sh:in ( "1.0"^^xsd:decimal "007"^^xsd:integer ex:n0 )',
+        'sh:pattern "^0"',
         "sh:nodeKind sh:IRI",
         "sh:equals ex:q",
         "sh:disjoint ex:q",

@@ -45,15 +45,20 @@ class Violation:
     value_is_focus: bool = False  # no ?value bound: sh:value is the focus (SPARQL, node shapes)
 
 
-def exact_term_sparql(term: Term) -> str:
-    """A term compared as a term (sh:in, sh:hasValue): a literal the store would keep in
-    another form cannot be compared in a query, so the shape goes to the fallback engine."""
-    if isinstance(term, Literal):
+def same_term(var: str, term: Term) -> str:
+    """An expression: ``var`` is ``term``, compared as terms (sh:in, sh:hasValue). A literal
+    the store would keep in another form ("1.0"^^xsd:decimal) is compared by its lexical form
+    and datatype, which no stored literal can match by accident."""
+    if isinstance(term, Literal) and not term.language:
         from ontoloom.store.lexical import stored_form
 
         if stored_form(term) != term:
-            raise CompileError(f"{term} is kept by value in the store, not as written")
-    return term_sparql(term)
+            lexical = Literal(term.value)
+            return (
+                f"(isLiteral({var}) && STR({var}) = {lexical} && "
+                f"DATATYPE({var}) = {term_sparql(term.datatype)})"
+            )
+    return f"sameTerm({var}, {term_sparql(term)})"
 
 
 def term_sparql(term: Term) -> str:

@@ -313,7 +313,7 @@ class Validator:
                         seen.add(key)
                         report.results.append(result)
         if fallback:
-            from ontoloom.shacl.oracle import validate_shapes_with_pyshacl
+            from ontoloom.shacl.oracle import in_our_words, validate_shapes_with_pyshacl
 
             targeted: dict[Term, list[Term]] = {}
             for shape in fallback:
@@ -323,8 +323,12 @@ class Validator:
                     if nodes is not None:
                         targeted[shape.node] = nodes
             report.results.extend(
-                validate_shapes_with_pyshacl(
-                    data, self.shapes, fallback, focus_list, self.extra_classes, targeted
+                in_our_words(
+                    validate_shapes_with_pyshacl(
+                        data, self.shapes, fallback, focus_list, self.extra_classes, targeted
+                    ),
+                    self.shapes,
+                    self.renderer,
                 )
             )
         from ontoloom.shacl.faithful import judge_as_written
@@ -339,6 +343,7 @@ class Validator:
             tops,
             self.skip,
             lambda shape, nodes: self._targeted(data, shape, nodes, hierarchy),
+            self.renderer,
         )
 
     def _targeted(

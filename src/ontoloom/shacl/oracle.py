@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import rdflib
 
     from ontoloom.shacl.engine import Result
+    from ontoloom.shacl.render import Renderer
     from ontoloom.shacl.shapes import Shape, ShapeSet
     from ontoloom.store.base import Backend
 
@@ -179,7 +180,15 @@ def validate_shapes_with_pyshacl(
         if nodes is not None and not nodes:
             continue  # it targets none of the focus nodes
         isolated = isolated_shapes_graph(shapes, shape.node, targets=nodes)
-        _, results, _ = pyshacl_results(triples, isolated, ontology=ontology)
+        try:
+            _, results, _ = pyshacl_results(triples, isolated, ontology=ontology)
+        except Exception as exc:  # pySHACL refuses some inputs the spec defines
+            from ontoloom.shacl.shapes import ValidationFailure
+
+            raise ValidationFailure(
+                f"shape {shapes.label(shape.node)} could not be evaluated: the compiler cannot "
+                f"express it, and pySHACL, which evaluates such shapes, failed: {exc}"
+            ) from None
         # Only the shape's own results and its property shapes': the shapes it references
         # (sh:node, sh:not…) explain them, they are not validated on their own here.
         tree: set[Term] = set()
@@ -192,6 +201,33 @@ def validate_shapes_with_pyshacl(
         out += [
             r for r in results if r.source_shape in tree and (wanted is None or r.focus in wanted)
         ]
+    return out
+
+
+def in_our_words(results: Iterable[Result], shapes: ShapeSet, renderer: Renderer) -> list[Result]:
+    """pySHACL's results as the fast path would give them: the constraint named by the
+    shapes graph's own term, and a default message ours (pySHACL's wording, rendered the
+    same way every time) — so that one result reads alike from either engine. A shape's own
+    sh:message stays."""
+    from dataclasses import replace
+
+    out = []
+    for r in results:
+        shape = shapes.shape(r.source_shape)
+        matching = [c for c in shape.constraints if c.component_iri == r.component]
+        if len(matching) != 1:
+            out.append(r)
+            continue
+        constraint = matching[0]
+        r = replace(
+            r,
+            source_constraint=constraint.source_constraint,
+            constraint_name=constraint.short_name,
+        )
+        if not shape.messages and not constraint.default_messages:
+            text = constraint.message(renderer, r.focus, r.value, r.path)
+            r = replace(r, messages=(Literal(text),) if text else ())
+        out.append(r)
     return out
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.store.terms import BlankNode, NamedNode, Term
@@ -31,7 +31,9 @@ class Path:
     kind: str
     iri: NamedNode | None = None
     parts: tuple[Path, ...] = ()
-    node: Term | None = None  # the path's node in the shapes graph, for reports
+    # The path's node in the shapes graph, for reports; two paths that walk alike are equal
+    # wherever they were read from (a report's copy of a shape's path included).
+    node: Term | None = field(default=None, compare=False)
 
     def sparql(self) -> str:
         if self.kind == "predicate":

@@ -20,6 +20,19 @@ Term = NamedNode | BlankNode | Literal
 Subject = NamedNode | BlankNode
 GraphName = NamedNode | BlankNode | DefaultGraph
 
+
+def node(value: object) -> Term:
+    """A subject or object as ontoloom holds them: pyoxigraph types every one as possibly an
+    RDF-star quoted triple, which ontoloom never stores (its parsers refuse them).
+
+    >>> node(NamedNode("http://a")).value
+    'http://a'
+    """
+    if not isinstance(value, NamedNode | BlankNode | Literal):
+        raise TypeError(f"not an RDF term ontoloom holds: {value!r}")
+    return value
+
+
 __all__ = [
     "BlankNode",
     "DefaultGraph",
@@ -32,6 +45,7 @@ __all__ = [
     "Term",
     "Triple",
     "Variable",
+    "node",
     "parse",
     "serialize",
 ]

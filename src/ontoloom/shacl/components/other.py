@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ontoloom.shacl.compiler import Compiler, Source, Violation, exact_term_sparql, term_sparql
+from ontoloom.shacl.compiler import Compiler, Source, Violation, same_term, term_sparql
 from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.components.params import Params
 from ontoloom.shacl.paths import Path
@@ -66,10 +66,13 @@ class HasValueConstraintComponent(Constraint):
         return [cls(v) for v in Params(shapes, shape).values("hasValue")]
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
-        expected = exact_term_sparql(self.expected)
         if shape.path is None:
-            return Violation(f"FILTER(!sameTerm({focus}, {expected}))")
-        return Violation(f"FILTER NOT EXISTS {{ {focus} {shape.path.sparql()} {expected} }}")
+            return Violation(f"FILTER(!{same_term(focus, self.expected)})")
+        v = cx.fresh("has")
+        return Violation(
+            f"FILTER NOT EXISTS {{ {focus} {shape.path.sparql()} {v} "
+            f"FILTER({same_term(v, self.expected)}) }}"
+        )
 
     def message(
         self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
@@ -98,9 +101,7 @@ class InConstraintComponent(Constraint):
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
-        same = (
-            " || ".join(f"sameTerm({v}, {exact_term_sparql(a)})" for a in self.allowed) or "false"
-        )
+        same = " || ".join(same_term(v, a) for a in self.allowed) or "false"
         return Violation(f"{values} FILTER(!({same}))", value=v)
 
     def message(
