@@ -70,8 +70,9 @@ def judge_as_written(
             affected = None  # every target may read it
         elif written:
             affected = set(walker.focus_nodes(reach, changed))
-            if wanted is not None:
-                affected &= wanted
+            if wanted is not None:  # the caller may name a literal by its stored form
+                stored = {_as_stored(n) for n in wanted}
+                affected = {n for n in affected if n in wanted or _as_stored(n) in stored}
         literal_targets = own[top.node]
         if affected is not None and not affected and not literal_targets:
             continue
