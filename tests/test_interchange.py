@@ -74,6 +74,39 @@ def test_parse_errors_give_file_line_and_column(demo: Cli, tmp_path: Path) -> No
     assert "broken.ttl:3:" in result.output
 
 
+def test_an_import_into_the_schema_graph_is_validated_with_the_rest(
+    demo: Cli, tmp_path: Path
+) -> None:
+    # Data in the schema graph is still data: every shape sees it (issue 11, item 1).
+    data = tmp_path / "smuggle.ttl"
+    data.write_text(
+        "@prefix ol: <https://ontoloom.dev/ns#> . @prefix id: <https://ontoloom.dev/id/> .\n"
+        'id:task_x a ol:Task ; ol:status "wip" .\n'
+    )
+    before = quads_of(demo.data_dir)
+    result = demo.json("import", str(data), "--graph", "schema")
+    assert result.exit_code == 1
+    assert {r["constraint"] for r in json.loads(result.output)["results"]} == {"in", "minCount"}
+    assert quads_of(demo.data_dir) == before
+
+
+def test_shapes_and_data_in_one_file_are_one_change(demo: Cli, tmp_path: Path) -> None:
+    # The shapes a file brings apply to the data it brings; refused, neither is stored.
+    mixed = tmp_path / "mixed.trig"
+    mixed.write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ol: <https://ontoloom.dev/ns#> .\n"
+        "@prefix id: <https://ontoloom.dev/id/> .\n"
+        "<https://ontoloom.dev/graph/schema> { ol:TaskNeedsPriority a sh:PropertyShape ;"
+        " sh:targetClass ol:Task ; sh:path ol:priority ; sh:minCount 1 . }\n"
+        '<https://ontoloom.dev/graph/facts> { id:task_y a ol:Task ; ol:title "Y" ; ol:status "open" . }\n'
+    )
+    before = quads_of(demo.data_dir)
+    result = demo.json("import", str(mixed))
+    assert result.exit_code == 1
+    assert "task_y" in {r["focus"] for r in json.loads(result.output)["results"]}
+    assert quads_of(demo.data_dir) == before
+
+
 def test_import_into_a_chosen_graph_and_inferred_is_not_a_target(demo: Cli, tmp_path: Path) -> None:
     good = tmp_path / "p.ttl"
     good.write_text(

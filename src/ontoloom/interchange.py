@@ -80,7 +80,8 @@ def _target(name: Term, forced: Term | None) -> Term:
 def import_file(
     graph: Graph, path: Path, format_name: str | None = None, which: str | None = None
 ) -> ImportResult:
-    """Validate the file together with the store, then commit it all, or nothing.
+    """Validate the file together with the store (under the schema in effect and the shapes
+    the file adds to it), then commit it all, or nothing.
 
     :raises ParseError: with file:line:column. :raises ValidationFailed: nothing stored.
     """
@@ -95,13 +96,9 @@ def import_file(
     placed = {Quad(q.subject, q.predicate, q.object, _target(q.graph_name, forced)) for q in quads}
     if any(q.graph_name == META for q in placed):
         raise BadInput("the file writes ontoloom's bookkeeping graph; leave it out")
-    schema = {q for q in placed if q.graph_name == SCHEMA_GRAPH}
-    if schema:
-        from ontoloom.extensions import add_schema_triples
-
-        add_schema_triples(graph, [q.triple for q in schema], source=str(path))
-    data = placed - schema
-    graph.writes.commit(Delta(adds=data))
+    # One delta, schema and data together: validated against the schema in effect plus the
+    # schema the file brings, and committed whole or not at all.
+    graph.writes.commit(Delta(adds=placed))
     counts: dict[str, int] = {}
     for q in placed:
         key = (
