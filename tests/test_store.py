@@ -124,3 +124,71 @@ def test_a_failing_update_rolls_back_earlier_operations() -> None:
     with pytest.raises(OSError):
         backend._store.update(f'INSERT DATA {{ {a} {p} "1" }} ; LOAD <file:///nonexistent/x.ttl>')
     assert list(backend.quads()) == []
+
+
+def test_the_package_imports_no_platform_only_module() -> None:
+    """ontoloom imports on Windows too: no module of the package imports a POSIX-only (or
+    Windows-only) standard module; locking goes through a cross-platform library."""
+    import ast
+
+    import ontoloom
+
+    platform_only = {"fcntl", "msvcrt", "termios", "pwd", "grp", "resource", "winreg"}
+    found = []
+    for path in sorted(Path(ontoloom.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            found += [f"{path.name}: {n}" for n in names if n.split(".")[0] in platform_only]
+    assert found == []
+
+
+_HOLD = """
+import sys, time
+from pathlib import Path
+from ontoloom.errors import Busy
+from ontoloom.store.lock import DataDirLock
+exclusive, wait, hold = sys.argv[2] == "write", float(sys.argv[3]), float(sys.argv[4])
+try:
+    with DataDirLock(Path(sys.argv[1]), exclusive=exclusive, wait=wait):
+        print("held", flush=True)
+        time.sleep(hold)
+except Busy:
+    print("busy", flush=True)
+    sys.exit(7)
+"""
+
+
+def _holder(data_dir: Path, role: str, wait: float, hold: float) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(data_dir), role, str(wait), str(hold)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    return proc
+
+
+def test_readers_share_and_a_writer_excludes_across_processes(tmp_path: Path) -> None:
+    data_dir = tmp_path / "d"
+    with open_backend(data_dir, write=True, create=True):
+        pass
+    first = _holder(data_dir, "read", 0, 3)
+    assert first.stdout is not None and first.stdout.readline().strip() == "held"
+    # A second reader in another process shares the lock at once (it never waits).
+    second = _holder(data_dir, "read", 0, 0)
+    assert second.wait(timeout=60) == 0
+    # A writer is excluded while a reader holds it: busy after its bounded wait…
+    writer = _holder(data_dir, "write", 0.2, 0)
+    assert writer.wait(timeout=60) == 7
+    # …and a reader is excluded while a writer holds it.
+    assert first.wait(timeout=60) == 0
+    holder = _holder(data_dir, "write", 0, 3)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    assert _holder(data_dir, "read", 0.2, 0).wait(timeout=60) == 7
+    # A writer waiting (bounded) gets the lock as soon as the holder lets go.
+    waiting = _holder(data_dir, "write", 30, 0)
+    assert holder.wait(timeout=60) == 0
+    assert waiting.wait(timeout=60) == 0

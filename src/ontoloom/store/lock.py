@@ -4,16 +4,22 @@ Oxigraph allows one read-write process per store directory, and opening read-onl
 another process writes is undefined behaviour; the lock makes both impossible. A writer
 or reader waits (bounded) and then fails with :class:`~ontoloom.errors.Busy`; a caller
 that must never wait (the prompt hook) passes ``wait=0``.
+
+The lock is taken through ``portalocker``: ``flock`` on POSIX (so processes of earlier
+versions, which called ``flock`` themselves, still exclude and share with these), and
+``LockFileEx`` on Windows (shared locks there need pywin32, which the ``win32`` extra
+installs on Windows only).
 """
 
 from __future__ import annotations
 
-import fcntl
-import os
 import time
 from pathlib import Path
+from typing import IO
 
-from ontoloom.errors import Busy
+import portalocker
+
+from ontoloom.errors import Busy, OntoloomError
 
 __all__ = ["DataDirLock"]
 
@@ -25,26 +31,27 @@ class DataDirLock:
         self.data_dir = data_dir
         self.exclusive = exclusive
         self.wait = wait
-        self._fd: int | None = None
+        self._file: IO[bytes] | None = None
 
     def acquire(self) -> None:
         path = self.data_dir / "lock"
-        flags = os.O_RDWR | os.O_CREAT if self.exclusive else os.O_RDONLY
         try:
-            fd = os.open(path, flags, 0o644)
-        except FileNotFoundError:
-            # A reader of a data dir whose lock file is missing: create it harmlessly.
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        mode = fcntl.LOCK_EX if self.exclusive else fcntl.LOCK_SH
+            # A reader of a data dir whose lock file is missing creates it harmlessly.
+            handle = path.open("a+b") if self.exclusive or not path.exists() else path.open("rb")
+        except OSError as exc:
+            raise OntoloomError(
+                f"cannot open the lock file {path}: {exc.strerror or exc}"
+            ) from None
+        kind = portalocker.LockFlags.EXCLUSIVE if self.exclusive else portalocker.LockFlags.SHARED
         deadline = time.monotonic() + self.wait
         while True:
             try:
-                fcntl.flock(fd, mode | fcntl.LOCK_NB)
-                self._fd = fd
+                portalocker.lock(handle, kind | portalocker.LockFlags.NON_BLOCKING)
+                self._file = handle
                 return
-            except BlockingIOError:
+            except portalocker.AlreadyLocked:
                 if time.monotonic() >= deadline:
-                    os.close(fd)
+                    handle.close()
                     role = "write" if self.exclusive else "read"
                     raise Busy(
                         f"the data dir {self.data_dir} is busy: another ontoloom process holds it "
@@ -52,12 +59,17 @@ class DataDirLock:
                         "ONTOLOOM_LOCK_TIMEOUT."
                     ) from None
                 time.sleep(_POLL)
+            except portalocker.LockException as exc:
+                handle.close()
+                raise OntoloomError(f"cannot lock {path}: {exc}") from None
 
     def release(self) -> None:
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
+        if self._file is not None:
+            try:
+                portalocker.unlock(self._file)
+            finally:
+                self._file.close()
+                self._file = None
 
     def __enter__(self) -> DataDirLock:
         self.acquire()
