@@ -57,3 +57,52 @@ def quads_of(data_dir: Path) -> set:
 
 
 os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
+
+
+class Listener:
+    """A real HTTP endpoint on 127.0.0.1, in a thread, that counts every request it gets.
+
+    It answers like a SPARQL endpoint with one empty solution; with ``answer=False`` it
+    accepts the connection and never answers (a query calling it would hang)."""
+
+    def __init__(self, answer: bool = True) -> None:
+        import http.server
+        import threading
+
+        self.requests = 0
+        listener = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _any(self) -> None:
+                listener.requests += 1
+                if not answer:
+                    threading.Event().wait(120)
+                    return
+                body = b'{"head": {"vars": []}, "results": {"bindings": [{}]}}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/sparql-results+json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = _any
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/sparql"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def listener() -> Iterator[Listener]:
+    server = Listener()
+    yield server
+    server.close()

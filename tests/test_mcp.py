@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
-from conftest import Cli, quads_of
+from conftest import Cli, Listener, quads_of
 from records_fixture import build
 
 ONTOLOOM = str(Path(sys.executable).with_name("ontoloom"))
@@ -320,6 +321,55 @@ def test_query_plan_and_schema_tools(data_dir: Path) -> None:
         await s.ok("relate", from_id=applied["aliases"]["t"], rel="in_sprint", to_id=sprint["id"])
         text, _ = await s.refused("schema_add_type", type="Sprint")
         assert "already exists" in text
+
+    run(data_dir, body)
+
+
+def test_the_query_tool_refuses_service_and_reaches_no_endpoint(
+    data_dir: Path, listener: Listener
+) -> None:
+    url = listener.url
+
+    async def body(s: Session) -> None:
+        await s.ok("create_entity", type="Task", properties={"title": "A", "status": "open"})
+        for query in [
+            f"SELECT * WHERE {{ SERVICE <{url}> {{ ?s ?p ?o }} }}",
+            f"select * where {{ ?x ?y ?z optional {{ service silent <{url}> {{ ?s ?p ?o }} }} }}",
+            f"ASK {{ ?s ?p ?o # note\rSERVICE <{url}> {{ ?a ?b ?c }}\n}}",
+        ]:
+            text, data = await s.refused("query", query=query)
+            assert f"SERVICE <{url}> is refused" in text and "service_allow" in text
+            assert data["error"] == "unsupported_query"
+        text, _ = await s.refused(
+            "query", query=f"SELECT * WHERE {{ BIND(<{url}> AS ?e) SERVICE ?e {{ ?s ?p ?o }} }}"
+        )
+        assert "variable" in text
+        assert (await s.ok("query", query="ASK { ?t a ol:Task }"))["boolean"] is True
+
+    run(data_dir, body)
+    assert listener.requests == 0
+
+
+def test_the_query_tool_stops_a_slow_query_at_its_timeout_and_a_write_then_goes_through(
+    data_dir: Path, cli: Cli, tmp_path: Path
+) -> None:
+    data = tmp_path / "big.nt"
+    data.write_text("".join(f'<urn:x:n{i}> <urn:x:p> "v{i}" .\n' for i in range(3000)))
+    assert cli("import", str(data)).exit_code == 0
+
+    async def body(s: Session) -> None:
+        started = time.monotonic()
+        text, result = await s.refused(
+            "query",
+            query="SELECT (COUNT(*) AS ?n) WHERE { ?a ?p ?b . ?c ?q ?d . ?e ?r ?f }",
+            timeout=1,
+        )
+        assert "the query ran longer than 1 s and was stopped" in text
+        assert "raise the timeout argument" in text and result["error"] == "timeout"
+        assert time.monotonic() - started < 10
+        await s.ok("create_entity", type="Person", properties={"name": "Wanda"})
+        text, _ = await s.refused("query", query="ASK { ?s ?p ?o }", timeout=0)
+        assert "timeout" in text
 
     run(data_dir, body)
 

@@ -746,6 +746,14 @@ def _show_term(g: Any, term: Any) -> str:
 )
 @click.option("--list", "list_queries", is_flag=True, help="List the named queries.")
 @click.option("--infer", is_flag=True, help="Include the inferred graph (see `ontoloom infer`).")
+@click.option(
+    "--timeout",
+    type=float,
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Stop the query after this long (exit 2).",
+)
 @_common
 def query(
     query_spec: str | None,
@@ -753,15 +761,19 @@ def query(
     params: tuple[str, ...],
     list_queries: bool,
     infer: bool,
+    timeout: float,
 ) -> None:
     """Run a read-only SPARQL query: text, a .rq file, or a named query.
+
+    Every query runs under a deadline (--timeout) and is stopped when it passes it. SERVICE
+    calls are refused unless ontoloom.toml lists the endpoint under [query] service_allow.
 
     \b
     Examples:
       ontoloom query --list
       ontoloom query open-tasks-by-project
       ontoloom query neighbourhood --param start=task_a1b2c3d4 --param hops=2 --format json
-      ontoloom query 'SELECT ?t WHERE { ?t a ol:Task }' --format csv
+      ontoloom query 'SELECT ?t WHERE { ?t a ol:Task }' --format csv --timeout 60
     """
     from ontoloom.query import named_queries, run_query
 
@@ -787,22 +799,11 @@ def query(
             raise BadInput(f"--param {pair!r}: write name=value")
         bindings[name.lstrip("?$")] = value
     with _graph() as g:
-        target = g
-        if infer:
-            from ontoloom.api import Graph as _Graph
-            from ontoloom.infer import inferred_quads
-            from ontoloom.store.embedded import EmbeddedBackend
-            from ontoloom.vocab import META
-
-            scratch = EmbeddedBackend.scratch(
-                [*(q for q in g.backend.quads() if q.graph_name != META), *inferred_quads(g)]
-            )
-            target = _Graph(scratch, None, g.ids.base)
-        _, result = run_query(target, query_spec, bindings, fmt)
-        if fmt == "table":
+        _, result = run_query(g, query_spec, bindings, fmt, timeout=timeout, infer=infer)
+        if isinstance(result, list):
             _table(g, result)
         else:
-            click.echo(result.decode("utf-8") if isinstance(result, bytes) else result, nl=False)
+            click.echo(result.decode("utf-8"), nl=False)
 
 
 def _table(g: Any, rows: list[dict[str, Any]]) -> None:

@@ -90,6 +90,32 @@ class Config:
             roots.append(DocumentRoot(entry["root"], privacy))
         return roots
 
+    @property
+    def path(self) -> Path | None:
+        """The ``ontoloom.toml`` read, if any."""
+        return self.instance / INSTANCE_MARKER if self.instance is not None else None
+
+    def service_allow(self) -> frozenset[str]:
+        """``[query] service_allow``: the SPARQL endpoints a query may call with SERVICE,
+        as absolute http(s) IRIs, compared exactly. None unless listed."""
+        where = self.path or INSTANCE_MARKER
+        section = self.raw.get("query", {})
+        if not isinstance(section, dict):
+            raise BadInput(f"{where}: [query] must be a table")
+        listed = section.get("service_allow", [])
+        example = 'e.g. service_allow = ["https://query.wikidata.org/sparql"]'
+        if not isinstance(listed, list):
+            raise BadInput(
+                f"{where}: [query] service_allow must be a list of endpoint IRIs, {example}"
+            )
+        for item in listed:
+            if not isinstance(item, str) or not item.startswith(("http://", "https://")):
+                raise BadInput(
+                    f"{where}: [query] service_allow holds {item!r}, which is no http(s) "
+                    f"endpoint IRI; list absolute IRIs, {example}"
+                )
+        return frozenset(listed)
+
 
 def load_config(data_dir: Path) -> Config:
     """Read the ``ontoloom.toml`` of the instance that owns ``data_dir``, if any."""

@@ -6,7 +6,9 @@
     ├── NotFound                  an id, relation or named query that does not exist (2)
     ├── NoStore                   no data dir where one was expected (2)
     ├── Busy                      another process holds the data dir's lock (2)
-    ├── UnsupportedQuery          a SPARQL update sent to a read-only entry point (2)
+    ├── UnsupportedQuery          a SPARQL update sent to a read-only entry point, or a
+    │                             SERVICE call ontoloom.toml does not allow (2)
+    ├── QueryTimeout              a query ran past its deadline and was stopped (2)
     └── ValidationFailed          a write broke a rule; carries the report; nothing stored (1)
 
 Every message says what went wrong, where, and how to fix it.
@@ -26,6 +28,7 @@ __all__ = [
     "NotFound",
     "OntoloomError",
     "ParseError",
+    "QueryTimeout",
     "UnsupportedQuery",
     "ValidationFailed",
 ]
@@ -81,6 +84,10 @@ class Busy(OntoloomError):
 
 class UnsupportedQuery(OntoloomError):
     kind = "unsupported_query"
+
+
+class QueryTimeout(OntoloomError):
+    kind = "timeout"
 
 
 class ValidationFailed(OntoloomError):

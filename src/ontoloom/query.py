@@ -3,21 +3,35 @@ read-only, with parameters bound as typed terms (never pasted into the query tex
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ontoloom.errors import BadInput, NotFound, UnsupportedQuery
+from ontoloom.config import INSTANCE_MARKER, Config, load_config
+from ontoloom.errors import BadInput, NotFound, QueryTimeout, UnsupportedQuery
 from ontoloom.model import literal_from_json, parse_scalar
 from ontoloom.resources import resource_dir
-from ontoloom.store.terms import NamedNode, Term
+from ontoloom.store.isolated import parse_rows, run_isolated
+from ontoloom.store.terms import NamedNode, Quad, Term
 from ontoloom.vocab import PREFIXES, sparql_prefixes
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
 
-__all__ = ["NamedQuery", "named_queries", "resolve_query", "run_query", "typed_param"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "NamedQuery",
+    "check_services",
+    "named_queries",
+    "resolve_query",
+    "run_query",
+    "typed_param",
+]
+
+DEFAULT_TIMEOUT = 30.0  # seconds a query may run before it is stopped
 
 _UPDATE = re.compile(
     r"^\s*(?:(?:PREFIX\s+[\w-]*:\s*<[^>]*>|BASE\s+<[^>]*>)\s*)*"
@@ -25,7 +39,6 @@ _UPDATE = re.compile(
     re.IGNORECASE,
 )
 _COMMENT_LINES = re.compile(r"(?m)^\s*#[^\n]*\n?")
-_NOT_PROJECTED = "does not contains variable"
 
 
 @dataclass
@@ -95,12 +108,31 @@ def typed_param(graph: Graph, value: str, kind: str | None = None) -> Term:
 
 
 def run_query(
-    graph: Graph, spec: str, params: dict[str, str], format_name: str
+    graph: Graph,
+    spec: str,
+    params: dict[str, str],
+    format_name: str,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    infer: bool = False,
+    timeout_option: str = "--timeout",
 ) -> tuple[str, bytes | list[dict[str, Any]]]:
-    """Run a read-only query. For ``table`` the rows are returned, else serialised bytes.
+    """Run a read-only query under a deadline, over the store (and, with ``infer``, the
+    inferred graph). Returns (kind, result): kind is select, ask or graph; for ``table``
+    the result of a SELECT is its rows, of an ASK ``true``/``false``, of a CONSTRUCT Turtle;
+    for any other format the serialised results.
 
-    :raises UnsupportedQuery: for SPARQL updates.
+    The query runs in a child process (:mod:`ontoloom.store.isolated`), stopped at the
+    deadline; ``timeout_option`` names the setting to raise in that message.
+
+    :raises UnsupportedQuery: for SPARQL updates, and for a SERVICE call the instance does
+        not allow (:func:`check_services`).
+    :raises QueryTimeout: when it runs longer than ``timeout`` seconds.
     """
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise BadInput(
+            f"{timeout_option} must be a positive number of seconds, e.g. {timeout_option} 60"
+        )
     query = resolve_query(spec)
     if _UPDATE.match(_COMMENT_LINES.sub("", query.text)):
         raise UnsupportedQuery(
@@ -119,21 +151,69 @@ def run_query(
         k: typed_param(graph, v, query.params.get(k, (None, ""))[0]) for k, v in params.items()
     }
     text = query.text if "PREFIX" in query.text.upper() else sparql_prefixes() + query.text
+    check_services(text, load_config(graph.data_dir) if graph.data_dir else Config(None))
+    if graph.data_dir is None:
+        raise BadInput("a query runs over the store of a data dir; this graph has none")
+    extra: list[Quad] = []
+    if infer:
+        from ontoloom.infer import inferred_quads
+
+        extra = inferred_quads(graph)
+    asked = "json" if format_name == "table" else format_name
     try:
-        if format_name == "table":
-            return "select", list(graph.backend.select(text, bindings or None))
-        return graph.backend.serialize_results(text, bindings or None, format_name)
-    except RuntimeError as exc:
-        if _NOT_PROJECTED in str(exc) and bindings:
-            # Oxigraph substitutes only projected variables: join the values instead.
-            values = " ".join(f"VALUES ?{k} {{ {t} }}" for k, t in bindings.items())
-            return run_query_text(graph, f"{text}\n{values}", format_name)
-        raise BadInput(f"cannot run the query: {exc}") from None
+        kind, data = run_isolated(
+            graph.data_dir, text, bindings or None, asked, timeout=timeout, extra=extra
+        )
+    except QueryTimeout as exc:
+        raise QueryTimeout(f"{exc.message}; narrow it or raise {timeout_option}") from None
+    if format_name == "table" and kind == "select":
+        return kind, parse_rows(data)
+    if format_name == "table" and kind == "ask":
+        return kind, b"true\n" if json.loads(data)["boolean"] else b"false\n"
+    return kind, data
 
 
-def run_query_text(
-    graph: Graph, text: str, format_name: str
-) -> tuple[str, bytes | list[dict[str, Any]]]:
-    if format_name == "table":
-        return "select", list(graph.backend.select(text))
-    return graph.backend.serialize_results(text, None, format_name)
+def check_services(text: str, config: Config) -> None:
+    """Refuse a query that calls a SPARQL endpoint (SERVICE) ontoloom.toml does not list
+    under ``[query] service_allow`` (exactly, as the query resolves the IRI), and any SERVICE
+    whose endpoint is a variable. Read with a SPARQL parser; a query that cannot be read
+    that way but mentions SERVICE is refused too.
+
+    A SERVICE needs the keyword in the text (ASCII, any case: Oxigraph processes no
+    ``\\u`` escapes before parsing); a query without it, and without escapes, is not parsed.
+
+    :raises UnsupportedQuery: naming the endpoint, and the file and key that would allow it.
+    :raises BadInput: when the allow-list itself is malformed.
+    """
+    lowered = text.encode("utf-8", "surrogatepass").lower()
+    if b"service" not in lowered and b"\\u" not in lowered:
+        return
+    from ontoloom.shacl.sparql_syntax import SparqlSyntaxError, service_endpoints
+
+    where = str(config.path) if config.path is not None else f"the instance's {INSTANCE_MARKER}"
+    try:
+        endpoints = service_endpoints(text)
+    except SparqlSyntaxError as exc:
+        if b"service" not in lowered:
+            return  # unreadable, and no SERVICE in it: Oxigraph reports the syntax error
+        raise UnsupportedQuery(
+            f"the query mentions SERVICE and ontoloom cannot read it to tell which endpoint "
+            f"it would call ({exc.message}); a SERVICE may call only the endpoints listed in "
+            f"{where} under [query] service_allow"
+        ) from None
+    if not endpoints:
+        return
+    allowed = config.service_allow()
+    for endpoint in endpoints:
+        if endpoint.startswith("?"):
+            raise UnsupportedQuery(
+                f"SERVICE {endpoint} is refused: its endpoint is a variable, which could be "
+                f"any URL; name the endpoint as an IRI listed in {where} under "
+                "[query] service_allow"
+            )
+        iri = endpoint[1:-1]
+        if iri not in allowed:
+            raise UnsupportedQuery(
+                f"SERVICE {endpoint} is refused: a query may call only the endpoints listed "
+                f'in {where} under [query] service_allow; to allow it, add service_allow = ["{iri}"]'
+            )

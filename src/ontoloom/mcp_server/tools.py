@@ -173,11 +173,16 @@ def _check(g: Graph, a: dict[str, Any]) -> Any:
 def _query(g: Graph, a: dict[str, Any]) -> Any:
     import json
 
-    from ontoloom.query import run_query
+    from ontoloom.query import DEFAULT_TIMEOUT, run_query
 
     params = a.get("params") or {}
     kind, raw = run_query(
-        g, a["query"], {k.lstrip("?$"): str(v) for k, v in params.items()}, "json"
+        g,
+        a["query"],
+        {k.lstrip("?$"): str(v) for k, v in params.items()},
+        "json",
+        timeout=a.get("timeout", DEFAULT_TIMEOUT),
+        timeout_option="the timeout argument",
     )
     assert isinstance(raw, bytes)
     if kind == "graph":  # CONSTRUCT / DESCRIBE: the triples as Turtle
@@ -423,13 +428,21 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             "query",
             "Run a SPARQL query",
             "A read-only SPARQL 1.1 query (prefix ol: is predefined) or a named query; "
-            "SELECT/ASK give SPARQL JSON results, CONSTRUCT gives Turtle. Updates are refused.",
+            "SELECT/ASK give SPARQL JSON results, CONSTRUCT gives Turtle. Updates are refused, "
+            "and so is SERVICE unless the instance's ontoloom.toml allows the endpoint. The "
+            "query is stopped after timeout seconds.",
             {
                 "query": _string("SPARQL text, or a named query such as open-tasks-by-project."),
                 "params": {
                     "type": "object",
                     "additionalProperties": {"type": ["string", "number", "boolean"]},
                     "description": 'Bind ?name to a value, e.g. {"start": "task_a1b2c3d4"}.',
+                },
+                "timeout": {
+                    "type": "number",
+                    "exclusiveMinimum": 0,
+                    "default": 30,
+                    "description": "Stop the query after this many seconds.",
                 },
             },
             _query,

@@ -19,9 +19,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Edge", "QueryFacts", "SparqlSyntaxError", "analyse", "path_predicates"]
+__all__ = [
+    "Edge",
+    "QueryFacts",
+    "SparqlSyntaxError",
+    "analyse",
+    "path_predicates",
+    "service_endpoints",
+]
 
-_VERSION = "3"  # bump when the facts below change shape (or how they are read)
+_VERSION = "4"  # bump when the facts below change shape (or how they are read)
 # A path in plain data: ("iri", "<…>") | ("var", "?p") | ("inv", p) | ("seq", (p, …)) |
 # ("alt", (p, …)) | ("star" | "plus" | "opt", p) | ("neg", (p, …)) where negated members
 # are "iri" or "inv" of an "iri".
@@ -64,6 +71,9 @@ class QueryFacts:
     features: frozenset[str]  # VALUES, MINUS, SERVICE, SUBQUERY, AGGREGATE, BIND, FROM, SLICE…
     assigned: frozenset[str]  # variables assigned by BIND, AS or VALUES, anywhere
     subquery_projections: tuple[tuple[str, ...], ...] = ()  # scope n → projection of scope n
+    # The endpoint of every SERVICE, in the order written: N-Triples text for an IRI (prefixed
+    # names and relative IRIs resolved), ``?name`` for a variable.
+    services: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -73,6 +83,7 @@ class QueryFacts:
             "features": sorted(self.features),
             "assigned": sorted(self.assigned),
             "subquery_projections": [list(p) for p in self.subquery_projections],
+            "services": list(self.services),
         }
 
     @classmethod
@@ -84,6 +95,7 @@ class QueryFacts:
             features=frozenset(data["features"]),
             assigned=frozenset(data["assigned"]),
             subquery_projections=tuple(tuple(p) for p in data["subquery_projections"]),
+            services=tuple(data["services"]),
         )
 
 
@@ -144,6 +156,23 @@ def _analyse_cached(key: str, query: str) -> QueryFacts:
     return facts
 
 
+def service_endpoints(query: str) -> tuple[str, ...]:
+    """The endpoint of every SERVICE in ``query`` (see :attr:`QueryFacts.services`).
+
+    A ``#`` comment ends at a carriage return as well as a line feed (SPARQL 1.1 §19.6, and
+    Oxigraph reads it so); rdflib ends it at a line feed only, so what follows a lone CR
+    would hide from rdflib a SERVICE that Oxigraph runs. Read with every CR as a LF: the
+    structure is the same (a raw CR or LF is whitespace, or part of a long string), and an
+    endpoint can hold neither.
+
+    >>> service_endpoints("SELECT * WHERE { ?s ?p ?o # note\\rSERVICE <http://x/> { ?a ?b ?c }\\n}")
+    ('<http://x/>',)
+
+    :raises SparqlSyntaxError: when the query does not parse.
+    """
+    return analyse(query.replace("\r", "\n")).services
+
+
 def _cache_dir() -> Path | None:
     base = os.environ.get("ONTOLOOM_CACHE") or os.environ.get("XDG_CACHE_HOME")
     root = Path(base) if base else Path.home() / ".cache"
@@ -171,6 +200,7 @@ class _Reader:
         self.features: set[str] = set()
         self.assigned: set[str] = set()
         self.projections: list[tuple[str, ...]] = []
+        self.services: list[str] = []
         # rdflib projects a GROUP BY variable as (SAMPLE(?v) AS ?v): not an assignment.
         self.group_samples: set[tuple[str, str]] = set()
 
@@ -187,8 +217,14 @@ class _Reader:
                 line=exc.lineno,
                 column=exc.col,
             ) from None
+        except RecursionError:
+            # rdflib's grammar recurses per nesting level, and loops on some nestings (a
+            # SERVICE inside FILTER EXISTS inside a SERVICE): unreadable, never a crash.
+            raise SparqlSyntaxError("the query is nested too deeply for rdflib to read") from None
         try:
             translated = translateQuery(parsed)
+        except RecursionError:
+            raise SparqlSyntaxError("the query is nested too deeply for rdflib to read") from None
         except Exception as exc:  # rdflib raises bare Exception for unknown prefixes
             text = str(exc)
             if text.startswith("Unknown namespace prefix"):
@@ -211,6 +247,7 @@ class _Reader:
             features=frozenset(self.features),
             assigned=frozenset(self.assigned),
             subquery_projections=tuple(self.projections),
+            services=tuple(self.services),
         )
 
     def _find_group_samples(self, node: Any) -> None:
@@ -263,6 +300,7 @@ class _Reader:
             graph = _term(_get(node, "term"))
         if name in ("ServiceGraphPattern",) or name.startswith("Service"):
             self.features.add("SERVICE")
+            self.services.append(_term(_get(node, "term")))
         if name in ("values", "InlineData", "ValuesClause"):
             self.features.add("VALUES")
             for row in _get(node, "res") or []:
