@@ -154,15 +154,24 @@ def run_query(
     check_services(text, load_config(graph.data_dir) if graph.data_dir else Config(None))
     if graph.data_dir is None:
         raise BadInput("a query runs over the store of a data dir; this graph has none")
-    extra: list[Quad] = []
-    if infer:
+    dataset: list[Quad] | None = None
+    if infer:  # the stored quads as written, and what inference adds, in a scratch store
         from ontoloom.infer import inferred_quads
+        from ontoloom.vocab import META
 
-        extra = inferred_quads(graph)
+        stored = (q for q in graph.backend.quads() if q.graph_name != META)
+        dataset = [*stored, *inferred_quads(graph)]
     asked = "json" if format_name == "table" else format_name
+    lock = graph.backend.lock
     try:
         kind, data = run_isolated(
-            graph.data_dir, text, bindings or None, asked, timeout=timeout, extra=extra
+            graph.data_dir,
+            text,
+            bindings or None,
+            asked,
+            timeout=timeout,
+            lock_fd=lock.fileno() if lock is not None else None,
+            dataset=dataset,
         )
     except QueryTimeout as exc:
         raise QueryTimeout(f"{exc.message}; narrow it or raise {timeout_option}") from None

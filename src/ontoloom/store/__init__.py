@@ -78,6 +78,7 @@ def open_backend(
     lock = DataDirLock(data_dir, exclusive=write, wait=lock_timeout() if wait is None else wait)
     with lock:
         backend = EmbeddedBackend.open(store_path(data_dir), writable=write)
+        backend.lock = lock
         try:
             yield backend
         finally:

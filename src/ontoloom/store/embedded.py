@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import pyoxigraph
 
@@ -36,6 +36,9 @@ from ontoloom.store.terms import (
     serialize,
 )
 from ontoloom.vocab import GENERATION, LAST_CHANGE, META, STORE_NODE, XSD
+
+if TYPE_CHECKING:
+    from ontoloom.store.lock import DataDirLock
 
 __all__ = ["FORMATS", "EmbeddedBackend", "quad_text"]
 
@@ -99,6 +102,7 @@ class EmbeddedBackend:
         # Queries see every graph as the default graph; a scratch store validating a
         # standalone data graph turns that off so that a shapes graph beside it stays apart.
         self.union = union
+        self.lock: DataDirLock | None = None  # the data dir's, set by open_backend
 
     @classmethod
     def memory(cls) -> EmbeddedBackend:

@@ -4,13 +4,11 @@ pyoxigraph 0.5 cannot cancel a running query: Oxigraph's cancellation token (oxi
 #1409) reaches its Rust API and HTTP server only, not Python (oxigraph issue #1926), and a
 ``Store.query`` call takes no timeout. A query left running in a thread cannot be stopped
 either, and it would go on reading the store after the lock is released, while a writer may
-open it — undefined behaviour. So the query runs in a child process that opens the store
-read-only under its own shared lock; at the deadline the parent kills it, which closes its
-store and releases its lock, and raises :class:`~ontoloom.errors.QueryTimeout`. Should the
-parent die first, the child ends itself a little after the deadline.
-
-The child speaks one request (JSON on stdin) and one answer (a JSON header line on stdout,
-then the serialised results).
+open it — undefined behaviour. So the query runs in a child process
+(:mod:`ontoloom.store.query_child`) that opens the store read-only under the caller's lock;
+at the deadline the parent kills it and waits for it to end, and only then may the caller
+release the lock. Should the parent die first, the child still holds the lock (inherited on
+POSIX, its own on Windows) and ends itself a little after the deadline.
 """
 
 from __future__ import annotations
@@ -20,7 +18,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterable, Mapping
 from contextlib import ExitStack
@@ -32,8 +29,7 @@ from ontoloom.store.terms import Literal, NamedNode, Quad, RdfFormat, Term, seri
 
 __all__ = ["parse_rows", "run_isolated"]
 
-_GRACE = 5.0  # seconds past the deadline after which an orphaned child ends itself
-_NOT_PROJECTED = "does not contains variable"
+_CHILD = Path(__file__).with_name("query_child.py")
 
 
 def run_isolated(
@@ -43,37 +39,41 @@ def run_isolated(
     format_name: str,
     *,
     timeout: float,
-    extra: Iterable[Quad] = (),
+    lock_fd: int | None,
+    dataset: Iterable[Quad] | None = None,
 ) -> tuple[str, bytes]:
-    """Run a read query over the store of ``data_dir`` (and the ``extra`` quads, if any, as if
-    stored) in a child process; return (kind, results) as
-    :meth:`~ontoloom.store.embedded.EmbeddedBackend.serialize_results` does.
+    """Run a read query over the store of ``data_dir`` — or, given ``dataset``, over those
+    quads alone — in a child process; return (kind, results) as
+    :meth:`~ontoloom.store.embedded.EmbeddedBackend.serialize_results` does. The caller
+    holds the data dir's lock, whose descriptor is ``lock_fd``, until this returns.
 
     :raises QueryTimeout: when it runs longer than ``timeout`` seconds (it is then stopped).
     :raises BadInput: a syntax error, or an error while evaluating the query.
     :raises NoStore, Busy: as opening the store would.
     """
     deadline = time.monotonic() + timeout
+    inherit = lock_fd is not None and os.name == "posix"
     with ExitStack() as stack:
-        extra_file = None
-        extra = list(extra)
-        if extra:
-            handle = stack.enter_context(
-                tempfile.NamedTemporaryFile("wb", suffix=".nq", delete=False)
-            )
-            stack.callback(os.unlink, handle.name)
-            serialize(extra, handle, RdfFormat.N_QUADS)
-            handle.close()
-            extra_file = handle.name
-        request = {
+        request: dict[str, Any] = {
             "data_dir": str(data_dir),
+            "store": str(data_dir / "store"),
+            "dataset": None,
             "sparql": sparql,
             "bindings": {k: _term_json(v) for k, v in (bindings or {}).items()},
             "format": format_name,
             "timeout": timeout,
-            "extra": extra_file,
+            "lock_fd": lock_fd if inherit else None,
         }
-        out = _spawn(json.dumps(request).encode("utf-8"), deadline, timeout)
+        if dataset is not None:
+            handle = stack.enter_context(
+                tempfile.NamedTemporaryFile("wb", suffix=".nq", delete=False)
+            )
+            stack.callback(os.unlink, handle.name)
+            serialize(dataset, handle, RdfFormat.N_QUADS)
+            handle.close()
+            request.update(store=None, dataset=handle.name)
+        fds = (lock_fd,) if inherit and lock_fd is not None else ()
+        out = _spawn(json.dumps(request).encode("utf-8"), deadline, timeout, fds)
     header, _, payload = out.partition(b"\n")
     answer = json.loads(header)
     if "error" in answer:
@@ -91,22 +91,24 @@ def parse_rows(results: bytes) -> list[dict[str, Any]]:
     return [{name: solution[name] for name in names} for solution in solutions]
 
 
-def _spawn(request: bytes, deadline: float, timeout: float) -> bytes:
-    # The child imports this very package: point it at the copy we run from.
-    package_root = str(Path(__file__).resolve().parents[2])
+def _spawn(request: bytes, deadline: float, timeout: float, fds: tuple[int, ...]) -> bytes:
+    # -P: the script's directory (this package's) must not shadow modules on sys.path. On
+    # Windows the child imports this package for its lock: point it at the copy we run from.
     env = dict(os.environ)
+    package_root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from ontoloom.store.isolated import main; main()"],
+        [sys.executable, "-P", str(_CHILD)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        pass_fds=fds,
     )
     try:
         out, err = proc.communicate(request, timeout=max(0.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
-        proc.kill()  # SIGKILL / TerminateProcess: its store closes, its lock is released
+        proc.kill()  # SIGKILL / TerminateProcess; communicate() waits until it is gone
         proc.communicate()
         raise QueryTimeout(f"the query ran longer than {timeout:g} s and was stopped") from None
     except BaseException:
@@ -131,64 +133,12 @@ def _term_json(term: Term) -> dict[str, str]:
     raise BadInput(f"cannot bind a query variable to {term}")
 
 
-def _term_of(data: dict[str, str]) -> Term:
-    if "iri" in data:
-        return NamedNode(data["iri"])
-    if "language" in data:
-        return Literal(data["value"], language=data["language"])
-    return Literal(data["value"], datatype=NamedNode(data["datatype"]))
-
-
 def _error(kind: str, message: str) -> OntoloomError:
-    known: dict[str, type[OntoloomError]] = {"busy": Busy, "no_store": NoStore}
+    known: dict[str, type[OntoloomError]] = {
+        "busy": Busy,
+        "no_store": NoStore,
+        "bad_input": BadInput,
+    }
     if kind in known:
         return known[kind](message)
-    if kind == "bad_input":
-        return BadInput(message)
     return BadInput(f"cannot run the query: {message}")
-
-
-# -- the child -----------------------------------------------------------------------------
-def main() -> None:
-    """The child: read the request, answer it, exit."""
-    request = json.loads(sys.stdin.buffer.read())
-    # Should the parent die before it can kill us, end a little after the deadline anyway.
-    watchdog = threading.Timer(float(request["timeout"]) + _GRACE, os._exit, args=(3,))
-    watchdog.daemon = True
-    watchdog.start()
-    out = sys.stdout.buffer
-    try:
-        kind, payload = _answer(request)
-    except OntoloomError as exc:
-        out.write(json.dumps({"error": exc.kind, "message": exc.message}).encode() + b"\n")
-    except (RuntimeError, OSError, ValueError) as exc:
-        out.write(json.dumps({"error": "query", "message": str(exc)}).encode() + b"\n")
-    else:
-        out.write(json.dumps({"kind": kind}).encode() + b"\n")
-        out.write(payload)
-    out.flush()
-    os._exit(0)  # no interpreter teardown: the store handle goes with the process
-
-
-def _answer(request: dict[str, Any]) -> tuple[str, bytes]:
-    from ontoloom.store import open_backend
-    from ontoloom.store.embedded import EmbeddedBackend
-    from ontoloom.store.rdfio import read_quads
-    from ontoloom.vocab import META
-
-    bindings = {k: _term_of(v) for k, v in request["bindings"].items()}
-    sparql, fmt = request["sparql"], request["format"]
-    with open_backend(Path(request["data_dir"]), write=False, wait=request["timeout"]) as backend:
-        target = backend
-        if request["extra"]:
-            extra = read_quads(path=request["extra"], format_name="nquads")
-            stored = (q for q in backend.quads() if q.graph_name != META)
-            target = EmbeddedBackend.scratch([*stored, *extra])
-        try:
-            return target.serialize_results(sparql, bindings or None, fmt)
-        except RuntimeError as exc:
-            if _NOT_PROJECTED not in str(exc) or not bindings:
-                raise
-            # Oxigraph substitutes only projected variables: join the values instead.
-            values = " ".join(f"VALUES ?{k} {{ {t} }}" for k, t in bindings.items())
-            return target.serialize_results(f"{sparql}\n{values}", None, fmt)

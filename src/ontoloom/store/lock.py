@@ -63,6 +63,11 @@ class DataDirLock:
                 handle.close()
                 raise OntoloomError(f"cannot lock {path}: {exc}") from None
 
+    def fileno(self) -> int | None:
+        """The descriptor of the held lock file (None when not held): a child process that
+        inherits it shares the lock (see :mod:`ontoloom.store.isolated`)."""
+        return self._file.fileno() if self._file is not None else None
+
     def release(self) -> None:
         if self._file is not None:
             try:
