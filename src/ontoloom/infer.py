@@ -78,5 +78,5 @@ def inferred_quads(graph: Graph) -> list[Quad]:
     if data.exists() and meta.exists():
         stamp = json.loads(meta.read_text())
         if stamp.get("generation") == graph.backend.generation():
-            return read_quads(path=data, format_name="nquads")
+            return read_quads(path=data, format_name="nquads", bounded=False)  # our own file
     return compute(graph)

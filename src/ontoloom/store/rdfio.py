@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 from pathlib import Path
 
 from ontoloom.errors import BadInput, ParseError
 from ontoloom.store.embedded import FORMATS
-from ontoloom.store.terms import Quad, RdfFormat, Triple, parse
+from ontoloom.store.terms import Literal, Quad, RdfFormat, Triple, parse
 
-__all__ = ["format_for", "read_quads", "read_triples"]
+__all__ = ["format_for", "input_limits", "read_quads", "read_triples"]
+
+# Input is bounded so that one file cannot take the memory of the process reading it.
+MAX_INPUT_BYTES = 64 * 2**20
+MAX_LITERAL_BYTES = 2**20
 
 _SUFFIXES = {
     ".ttl": "turtle",
@@ -43,20 +49,36 @@ def read_quads(
     format_name: str | None = None,
     base_iri: str | None = None,
     prefixes: dict[str, str] | None = None,
+    bounded: bool = True,
 ) -> list[Quad]:
     """Parse a file or a string; ``prefixes``, when given, receives the prefixes the
-    text declares (for writing terms back as people wrote them).
+    text declares (for writing terms back as people wrote them). Input is ``bounded`` by
+    :func:`input_limits` (off only for files ontoloom wrote itself).
 
     :raises ParseError: with file, line and column.
+    :raises BadInput: for input past a limit, naming the file, the limit and how to raise it.
     """
     fmt = format_for(path or "data.ttl", format_name)
     label = str(path) if path is not None else "<input>"
+    max_input, max_literal = input_limits() if bounded else (None, None)
     try:
+        if max_input is not None:
+            size = Path(path).stat().st_size if path is not None else len(data or b"")
+            if size > max_input:
+                raise BadInput(
+                    f"{label}: {_mib(size)} is more than the {_mib(max_input)} an input file may "
+                    f"hold; split it, or raise {_INPUT_ENV}"
+                )
+        if fmt == RdfFormat.RDF_XML and max_input is not None:
+            text = Path(path).read_bytes() if path is not None else data or b""
+            check_xml_entities(text.encode() if isinstance(text, str) else text, label, max_input)
         if path is not None:
             parser = parse(path=str(path), format=fmt, base_iri=base_iri)
         else:
             parser = parse(data, format=fmt, base_iri=base_iri)
         quads = list(parser)
+        if max_literal is not None:
+            _check_literals(quads, label, max_literal)
         if prefixes is not None:
             prefixes.update(parser.prefixes)
         return quads
@@ -72,3 +94,86 @@ def read_quads(
 
 def read_triples(**kwargs) -> list[Triple]:
     return [q.triple for q in read_quads(**kwargs)]
+
+
+_INPUT_ENV = "ONTOLOOM_MAX_INPUT_BYTES"
+_LITERAL_ENV = "ONTOLOOM_MAX_LITERAL_BYTES"
+
+
+def input_limits() -> tuple[int, int]:
+    """(largest input file, largest literal) in bytes: ``ONTOLOOM_MAX_INPUT_BYTES`` and
+    ``ONTOLOOM_MAX_LITERAL_BYTES``, else 64 MiB and 1 MiB."""
+    limits = []
+    for name, default in ((_INPUT_ENV, MAX_INPUT_BYTES), (_LITERAL_ENV, MAX_LITERAL_BYTES)):
+        raw = os.environ.get(name, "").strip()
+        if not raw:
+            limits.append(default)
+        elif raw.isdigit() and int(raw) > 0:
+            limits.append(int(raw))
+        else:
+            raise BadInput(f"{name}={raw!r}: write a positive number of bytes, e.g. {default}")
+    return limits[0], limits[1]
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:.3g} MiB" if size >= 2**20 else f"{size} bytes"
+
+
+def _check_literals(quads: list[Quad], label: str, limit: int) -> None:
+    for quad in quads:
+        if isinstance(quad.object, Literal) and len(quad.object.value) > limit // 4:
+            size = len(quad.object.value.encode("utf-8"))  # exact only when it may matter
+            if size > limit:
+                raise BadInput(
+                    f"{label}: a literal of {quad.subject} {quad.predicate} holds {_mib(size)}, "
+                    f"more than the {_mib(limit)} a literal may hold; raise {_LITERAL_ENV} "
+                    "to allow it"
+                )
+
+
+class _EndOfDtd(Exception):
+    pass
+
+
+def check_xml_entities(data: bytes, label: str, limit: int) -> None:
+    """Refuse RDF/XML whose entities would expand past ``limit`` bytes.
+
+    An RDF/XML document may declare entities in its DTD, and Oxigraph expands them, nested
+    ones too: ten levels of ten references make gigabytes ("billion laughs"). The DTD is read
+    with expat, stopping where it ends; an entity whose text refers to another entity, a
+    parameter entity and an external entity are refused (ontology files use entities only as
+    short IRI prefixes); what the remaining references expand to is bounded from above by
+    counting every ``&name;`` in the file (in comments too) and must stay within ``limit``.
+    """
+    if b"<!ENTITY" not in data:
+        return
+    from xml.parsers import expat
+
+    sizes: dict[str, int] = {}
+
+    def declared(name: str, parameter: bool, value: str | None, *rest: object) -> None:
+        if parameter or value is None:
+            kind = "a parameter entity" if parameter else "an external entity"
+            raise BadInput(f"{label}: {kind} ({name}) is refused in RDF/XML input")
+        if "&" in value:  # a reference, or a character reference that makes one
+            raise BadInput(
+                f"{label}: the entity {name} refers to another entity; nested entities are "
+                "refused in RDF/XML input (they can expand without bound)"
+            )
+        sizes[name] = len(value.encode("utf-8"))
+
+    def end_of_dtd() -> None:
+        raise _EndOfDtd
+
+    parser = expat.ParserCreate()
+    parser.EntityDeclHandler = declared
+    parser.EndDoctypeDeclHandler = end_of_dtd
+    # Past the DTD, and any syntax error, is Oxigraph's to read and report.
+    with contextlib.suppress(_EndOfDtd, expat.ExpatError):
+        parser.Parse(data, True)
+    expanded = sum(data.count(f"&{name};".encode()) * size for name, size in sizes.items())
+    if expanded > limit:
+        raise BadInput(
+            f"{label}: its entities would expand to {_mib(expanded)}, more than the "
+            f"{_mib(limit)} an input file may hold; raise {_INPUT_ENV} to allow it"
+        )
