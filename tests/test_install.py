@@ -323,6 +323,36 @@ def test_a_broken_file_is_refused_and_nothing_changes(
     assert snapshot(*files) == before
 
 
+@pytest.mark.parametrize(
+    ("broken_file", "content", "where"),
+    [
+        (".mcp.json", '{\n  "mcpServers": {},\n  "x": NaN\n}\n', ":3:8: not standard JSON (NaN"),
+        (".mcp.json", '{"a": [1, -Infinity]}', ":1:11: not standard JSON (-Infinity"),
+        (".mcp.json", '{"a": {"b": Infinity}}', ":1:13: not standard JSON (Infinity"),
+        (
+            ".claude/settings.json",
+            '{\n  "hooks": {},\n  "env": {"A": 1, "A": 2}\n}\n',
+            ':3:19: not standard JSON (duplicate key "A")',
+        ),
+        (
+            ".claude/settings.json",
+            '{"hooks": {}, "hooks": {"SessionStart": []}}',
+            ':1:15: not standard JSON (duplicate key "hooks")',
+        ),
+    ],
+)
+def test_a_file_of_non_standard_json_is_refused_with_its_location_and_nothing_changes(
+    project: Path, broken_file: str, content: str, where: str
+) -> None:
+    test_a_broken_file_is_refused_and_nothing_changes(project, broken_file, content, where)
+
+
+def test_standard_json_with_look_alike_strings_is_merged(project: Path) -> None:
+    write(project / ".mcp.json", {"x": "NaN", "y": {"Infinity": [1, "-Infinity"]}, "z": 1e308})
+    assert run().exit_code == 0
+    assert read(project / ".mcp.json")["y"] == {"Infinity": [1, "-Infinity"]}
+
+
 def test_a_broken_claude_json_leaves_global_settings_unwritten(project: Path, home: Path) -> None:
     (home / ".claude.json").write_text('{"numStartups": 3,', encoding="utf-8")
     result = run("--global", "--json")

@@ -213,7 +213,8 @@ def _parse(path: Path, text: str) -> Any:
     if not text.strip():
         return {}
     try:
-        return json.loads(text)
+        data = json.loads(text)
+        problem = _nonstandard(text)
     except json.JSONDecodeError as exc:
         raise BadInput(
             f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); fix the syntax "
@@ -221,6 +222,15 @@ def _parse(path: Path, text: str) -> Any:
         ) from None
     except RecursionError:
         raise BadInput(f"{path}:1:1: JSON nested too deeply; nothing was written") from None
+    if problem is not None:
+        # Python reads these, but other readers of the file (Claude Code) do not, or read
+        # them otherwise (which duplicate wins?): writing the file back would change it.
+        line, column = _line_col(text, problem[0])
+        raise BadInput(
+            f"{path}:{line}:{column}: not standard JSON ({problem[1]}); fix it and run again "
+            "(nothing was written)"
+        )
+    return data
 
 
 def _check_settings(path: Path, text: str, data: Any) -> None:
@@ -387,6 +397,44 @@ def _value_offset(text: str, keys: tuple[str, ...]) -> int:
     except (ValueError, IndexError):
         return 0
     return i
+
+
+def _nonstandard(text: str) -> tuple[int, str] | None:
+    """The offset and description of the first NaN, Infinity or duplicate key in ``text``
+    (JSON that :func:`json.loads` accepts), or None."""
+    decoder = json.JSONDecoder()
+
+    def value(i: int) -> int:
+        i = _skip_ws(text, i)
+        if text[i] in "{[":
+            close, seen = ("}" if text[i] == "{" else "]"), set()
+            i = _skip_ws(text, i + 1)
+            while text[i] != close:
+                if close == "}":
+                    name, after = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+                    if name in seen:
+                        raise _Found(i, f"duplicate key {json.dumps(name)}")
+                    seen.add(name)
+                    i = _skip_ws(text, after) + 1  # past ':'
+                i = _skip_ws(text, value(i))
+                if text[i] == ",":
+                    i = _skip_ws(text, i + 1)
+            return i + 1
+        for constant in ("NaN", "Infinity", "-Infinity"):
+            if text.startswith(constant, i):
+                raise _Found(i, f"{constant} is no JSON number")
+        return decoder.raw_decode(text, i)[1]
+
+    try:
+        value(0)
+    except _Found as found:
+        return found.offset, found.problem
+    return None
+
+
+class _Found(Exception):
+    def __init__(self, offset: int, problem: str) -> None:
+        self.offset, self.problem = offset, problem
 
 
 def _skip_ws(text: str, i: int) -> int:
