@@ -12,6 +12,7 @@ hook, as a fresh process, p50 ≤ 150 ms wall at 100k entities.
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import sys
 import tempfile
@@ -256,6 +257,35 @@ def _pyshacl_full(g: Graph, quads: list[Quad]) -> tuple[float, float]:
     return samples[0], samples[0]
 
 
+def cycle_quads(g: Graph, edges: int, cycles: int = 10) -> list[Quad]:
+    """One ``blocks`` chain of ``edges`` links over bare task nodes, and ``cycles`` links
+    back along it, each closing a cycle of ~edges / cycles tasks."""
+    task = [g.ids.iri(f"task_{i:08x}") for i in range(edges - cycles + 1)]
+    blocks = NamedNode(OL + "blocks")
+    quads = [Quad(a, blocks, b, FACTS) for a, b in itertools.pairwise(task)]
+    step = len(task) // cycles
+    quads += [
+        Quad(task[i + step - 1], blocks, task[i], FACTS) for i in range(0, step * cycles, step)
+    ]
+    return quads
+
+
+def bench_cycles(edges: int) -> tuple[int, int, float, float]:
+    """`check`'s cycle detection over one acyclic relation: (edges, cycles, median, max)."""
+    from ontoloom.audit import find_cycles
+
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Graph.open(Path(tmp) / "d", write=True, create=True) as g,
+    ):
+        quads = cycle_quads(g, edges)
+        g.writes.commit(Delta(adds=set(quads)), trusted="bench: synthetic cycles")
+        spec = g.schema.relations["blocks"]
+        found = find_cycles(g, spec)
+        samples = timed(lambda: find_cycles(g, spec), 3)
+    return len(quads), len(found), statistics.median(samples), max(samples)
+
+
 def bench_import(triples: int) -> tuple[int, float]:
     """Validated import of an N-Triples file into an empty store (triples per second)."""
     from ontoloom.interchange import import_file
@@ -488,7 +518,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
         "--only",
-        choices=["writes", "shapes", "audit", "import", "search", "records", "hook"],
+        choices=["writes", "shapes", "audit", "cycles", "import", "search", "records", "hook"],
         action="append",
     )
     parser.add_argument(
@@ -515,8 +545,11 @@ def main() -> None:
         help="largest graph (triples) pySHACL's full validation is run on",
     )
     parser.add_argument("--import-triples", type=int, default=100000)
+    parser.add_argument("--cycle-edges", default="10000,100000", help="edges, for cycle detection")
     args = parser.parse_args()
-    only = set(args.only or ["writes", "shapes", "audit", "import", "search", "records", "hook"])
+    only = set(
+        args.only or ["writes", "shapes", "audit", "cycles", "import", "search", "records", "hook"]
+    )
     if "writes" in only:
         bench_all_writes(args)
     if "shapes" in only:
@@ -552,6 +585,12 @@ def main() -> None:
                 print(
                     f"at {size} triples pySHACL was not run (above --oracle-max {args.oracle_max})"
                 )
+    if "cycles" in only:
+        print(f"\n{'cycles (check)':<18}{'edges':>10}{'cycles':>8}{'median s':>11}{'max s':>9}")
+        for n in (int(x) for x in args.cycle_edges.split(",")):
+            edges, found, median, worst = bench_cycles(n)
+            print(f"{'blocks':<18}{edges:>10}{found:>8}{median:>11.2f}{worst:>9.2f}", flush=True)
+        print("target: ≤ 2 s at 100k edges (one pass, strongly connected components)")
     if "search" in only:
         print(f"\n{'search':<18}{'entities':>10}{'p50 ms':>10}{'p95 ms':>10}", flush=True)
         for n in (int(x) for x in args.search_sizes.split(",")):

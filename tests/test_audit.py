@@ -310,3 +310,58 @@ def test_legacy_json_bad_input_exits_2_with_the_same_shape(payload: object) -> N
         and out["errors"][0].startswith("bad input: ")
         and out["warnings"] == []
     )
+
+
+# -- cycle detection: linear in the edges ------------------------------------------------------
+def test_strong_components_match_reachability_on_random_graphs() -> None:
+    import random
+
+    from ontoloom.audit import strong_components
+
+    rng = random.Random(7)
+    for _ in range(200):
+        nodes = [f"n{i}" for i in range(rng.randint(1, 9))]
+        edges: dict[str, list[str]] = {}
+        for _ in range(rng.randint(0, 20)):
+            edges.setdefault(rng.choice(nodes), []).append(rng.choice(nodes))
+
+        def reach(a: str, edges: dict[str, list[str]] = edges) -> set[str]:
+            seen, todo = set(), [a]
+            while todo:
+                for b in edges.get(todo.pop(), []):
+                    if b not in seen:
+                        seen.add(b)
+                        todo.append(b)
+            return seen
+
+        reaches = {n: reach(n) for n in nodes}
+        component = strong_components(edges)
+        for a in component:
+            for b in component:
+                together = a == b or (b in reaches[a] and a in reaches[b])
+                assert (component[a] == component[b]) == together, (edges, a, b)
+
+
+def test_cycles_in_a_long_chain_are_found_once_each_quickly(tmp_path: Path) -> None:
+    import itertools
+    import time
+
+    from ontoloom.audit import find_cycles
+    from ontoloom.store.terms import NamedNode
+    from ontoloom.vocab import OL
+
+    with Graph.open(tmp_path / "d", write=True, create=True) as g:
+        task = [g.ids.iri(f"task_{i:08x}") for i in range(20000)]
+        blocks = NamedNode(OL + "blocks")
+        quads = {Quad(a, blocks, b, FACTS) for a, b in itertools.pairwise(task)}
+        # two cycles: 3 → 2 → 3 (two tasks) and 19999 → 19000 (a thousand tasks)
+        quads |= {Quad(task[3], blocks, task[2], FACTS), Quad(task[-1], blocks, task[19000], FACTS)}
+        g.writes.commit(Delta(adds=quads), trusted="test: cycles smuggled in")
+        started = time.perf_counter()
+        cycles = find_cycles(g, g.schema.relations["blocks"])
+        elapsed = time.perf_counter() - started
+        ids = [[g.ids.id_of(n) for n in c] for c in cycles]
+    assert sorted(len(c) for c in ids) == [3, 1001]
+    assert ["task_00000002", "task_00000003", "task_00000002"] in ids
+    # one pass over the edges; a property path ?n blocks+ ?n per node is quadratic
+    assert elapsed < 5, elapsed
