@@ -76,7 +76,7 @@ def test_emit_writes_a_request_with_items_vocabulary_and_the_response_schema(
     assert request["response_schema"]["title"] == "ontoloom enrichment response"
     shipped = Path(__file__).parents[1] / "src/ontoloom/proposals/schemas/response.schema.json"
     assert request["response_schema"] == json.loads(shipped.read_text())
-    focused = json.loads(inst("enrich", "--emit", "--for", "rule:no-raw-control-bytes").output)
+    focused = json.loads(inst("enrich", "--emit", "--for", "rule:no-raw-control-bytes").stdout)
     assert focused["items"] and all(
         "control bytes" in i["text"].lower()
         or i["object"] == "rule:no-raw-control-bytes"

@@ -1456,6 +1456,7 @@ def enrich(
         _emit({"role": role, "backend": backend, "model": model}, model)
         return
     if emit:
+        from ontoloom.egress import describe
         from ontoloom.proposals.enrich import emit_request
 
         with _graph() as g:
@@ -1466,6 +1467,7 @@ def enrich(
             click.echo(f"wrote {len(request['items'])} item(s) to {output}", err=True)
         else:
             click.echo(text)
+        click.echo(describe(request["withheld"]), err=True)
         return
     from ontoloom.proposals.enrich import ingest_response
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from ontoloom.config import PRIVACY_CLASSES
+from ontoloom.egress import privacy_of
 from ontoloom.records.frontmatter import Note, ParsedRecord
 from ontoloom.records.slug import KIND_PREFIX, PREFIXES, slug
 
@@ -85,10 +85,8 @@ class Extracted:
 
 
 def _privacy(value: Any, default: str) -> str:
-    if value is None:
-        return default
-    text = str(value).strip().lower()
-    return text if text in PRIVACY_CLASSES else "private"  # unrecognised: fail closed
+    """RECORDS.md's rule, as the egress gate applies it: unrecognised values are private."""
+    return privacy_of([] if value is None else [value], default).cls or "private"
 
 
 def _scalar(value: Any) -> Any:

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from ontoloom.config import PRIVACY_CLASSES, load_config
+from ontoloom.config import load_config
+from ontoloom.egress import most_restrictive, privacy_of
 from ontoloom.errors import BadInput, ValidationFailed
 from ontoloom.model import Finding, literal_from_json, vocab_iri
 from ontoloom.records.extract import (
@@ -46,7 +47,6 @@ MANIFEST = "records.json"
 CLASS_GRAPH_PREFIX = GRAPH_BASE + "record-class/"
 EVIDENCE = "https://ontoloom.dev/evidence/"
 CANDIDATE = "https://ontoloom.dev/candidate/"
-_RANK = {"public": 0, "internal": 1, "private": 2}
 _ALL_TYPES = {"Object", "Record", "Entity"}
 
 
@@ -337,11 +337,11 @@ def _classes(
     out = {}
     for class_id, infos in occurrences.items():
         aliases = sorted({a for i in infos for a in i.get("aliases", [])})
-        privacy = max((i.get("privacy", "internal") for i in infos), key=lambda p: _RANK.get(p, 2))
+        privacy = most_restrictive(privacy_of([i.get("privacy")]) for i in infos).cls
         out[class_id] = {
             "title": class_id.partition(":")[2].replace("-", " "),
             "aliases": aliases,
-            "privacy": privacy if privacy in PRIVACY_CLASSES else "private",
+            "privacy": privacy or "private",
             "occurrences": sorted(i.get("occurrence", "") for i in infos),
         }
     return out
