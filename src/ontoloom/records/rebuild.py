@@ -34,6 +34,7 @@ from ontoloom.records.extract import (
 from ontoloom.records.frontmatter import Note, parse_record
 from ontoloom.records.identity import Resolver
 from ontoloom.records.walk import RecordFile, walk_root
+from ontoloom.records.writeback import finish_writebacks
 from ontoloom.store.base import Delta
 from ontoloom.store.terms import Literal, NamedNode, Quad
 from ontoloom.vocab import GRAPH_BASE, OL, RDF, RDF_TYPE, RECORD_GRAPH_PREFIX, XSD
@@ -160,8 +161,11 @@ def rebuild(
     :raises BadInput: not an instance. :raises ValidationFailed: only if the graph as a whole
         could not be made valid (nothing is changed then).
     """
+    # A confirmation interrupted between its commit and its writeback is finished first,
+    # so the records read below carry what the store already holds.
+    finished = finish_writebacks(graph)
     _, files, notes = collect(graph)
-    report = RebuildReport(files=len(files), notes=list(notes))
+    report = RebuildReport(files=len(files), notes=[*finished, *notes])
     manifest = _load_manifest(graph)
     old = manifest["files"]
     hashes = {f.path: hashlib.sha256(f.data).hexdigest() for f in files}
