@@ -45,6 +45,7 @@ class RecordObject:
     date: str | None = None
     body: str = ""
     properties: dict[str, Any] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)  # frontmatter key → its line
 
     def summary(self) -> dict[str, Any]:
         return {"id": self.id, "type": self.type, "title": self.title, "aliases": self.aliases}
@@ -189,6 +190,8 @@ def extract(
         aliases=_strings(meta.get("aliases")),
         date=str(_scalar(date)) if date is not None else None,
         body=record.body[:MAX_BODY],
+        # So a value the shapes refuse can be reported at its line.
+        lines={str(k): n for k in meta if (n := record.line_of(str(k))) is not None},
     )
     reserved = _KNOWN | (_FAILURE_FIELDS if kind == "failures" else set())
     for key, value in meta.items():
