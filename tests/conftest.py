@@ -6,9 +6,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import settings
 
 from ontoloom.api import Graph
 from ontoloom.cli import main
+
+# `make test` replays the same examples every run (CI must not fail on a draw it never made
+# before); `make soak` searches afresh, with many more examples.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("soak", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("ONTOLOOM_HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from differential import Replay, as_quads, subclass_triples
+from ontoloom.store.base import Delta
 from ontoloom.store.rdfio import read_quads, read_triples
 from ontoloom.store.terms import Quad
 from ontoloom.vocab import FACTS
@@ -50,3 +51,23 @@ def test_case_data_replayed_through_the_write_path(case: Path) -> None:
     rng = _rng(case.name)
     replay.one_by_one(data, rng)
     replay.batches(data, rng)
+
+
+# -- examples the generated tests found, kept as they were found --------------------------------
+ZERO_LENGTH = """@prefix ex: <http://example.org/> . @prefix sh: <http://www.w3.org/ns/shacl#> .
+ex:S a sh:NodeShape ; sh:targetNode ex:n3 ;
+    sh:property [ sh:path [ sh:zeroOrMorePath ex:p ] ; sh:minCount 1 ] ."""
+
+
+def test_a_node_still_in_the_graph_after_losing_one_edge_keeps_its_zero_length_path() -> None:
+    # ex:n3 ex:p* gives ex:n3 while ex:n3 is in the graph. Removing one of its two edges
+    # leaves it there: the neighbourhood copy must still hold a triple that says so.
+    replay = Replay.of(read_triples(data=ZERO_LENGTH, format_name="turtle"))
+    ex = "http://example.org/"
+    data = read_triples(
+        data=f"<{ex}n2> <{ex}q> <{ex}n3> . <{ex}n3> <{ex}q> <{ex}n4> .", format_name="turtle"
+    )
+    quads = as_quads(data)
+    replay.step(Delta(adds=set(quads)))
+    replay.step(Delta(removes={quads[1]}))
+    replay.step(Delta(removes={quads[0]}))  # now it is gone: a new violation, refused

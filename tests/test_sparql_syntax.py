@@ -78,3 +78,11 @@ def test_distinct_reduced_and_limit_on_the_outer_query_make_no_subquery(query: s
     assert facts.subquery_projections == ()
     assert [e.scope for e in facts.edges] == [0]
     assert "SUBQUERY" not in facts.features and facts.projection == ("s",)
+
+
+def test_a_bind_reading_this_is_told_apart_from_one_that_does_not() -> None:
+    # Joining a query with the focus nodes equals pre-binding $this unless a BIND reads it.
+    reads = analyse("SELECT ?this WHERE { ?this ?p ?o . BIND (STR(?this) AS ?s) }")
+    not_reads = analyse("SELECT ?this WHERE { ?this ?p ?o . BIND (STR(?p) AS ?s) }")
+    assert {"BIND", "BIND_THIS"} <= reads.features
+    assert "BIND" in not_reads.features and "BIND_THIS" not in not_reads.features

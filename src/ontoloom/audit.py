@@ -13,6 +13,7 @@ from ontoloom.findings import finding_from_result
 from ontoloom.model import Finding, vocab_name
 from ontoloom.schema import RelationSpec
 from ontoloom.shacl import Report, ShapeSet
+from ontoloom.shacl.redact import redacted
 from ontoloom.store.base import Delta
 from ontoloom.store.terms import NamedNode, Quad, Term
 from ontoloom.vocab import FACTS, OL, RDF_TYPE
@@ -73,6 +74,7 @@ def audit(graph: Graph, *, allow_unsupported: bool = False) -> Audit:
     except UnsupportedFeatures as exc:
         raise BadInput(str(exc)) from None
     shapes = graph.schema.shapes
+    report.results = redacted(report.results, shapes)  # the secret rule's values: never shown
     report.notes = [  # the store audit does not run SHACL-AF rules: say so
         f"rules of shape {shapes.label(node)} were not run (the store audit runs no rules)"
         for node in RuleSet.shapes_with_rules(shapes)

@@ -334,6 +334,30 @@ def schema_problems(triples: list[Triple]) -> list[Finding]:
     ]
 
 
+def builtin_overrides(triples: list[Triple]) -> list[Finding]:
+    """Triples that would say more about a built-in shape (``ol:NoSecrets sh:deactivated
+    true``, a lower severity, an ignored property): the shipped rules cannot be switched off
+    or softened from the schema graph. Extensions add shapes of their own instead."""
+    from ontoloom.schema import builtin_triples
+
+    _, shapes = builtin_triples()
+    builtin = {t.subject for t in shapes if isinstance(t.subject, NamedNode)}
+    return [
+        Finding(
+            focus=str(t.subject),
+            path=str(t.predicate),
+            constraint="builtin-shape",
+            value=None,
+            message=(
+                f"{t.subject.value} is a built-in shape: the schema graph cannot change it "
+                f"(here {t.predicate.value}); add a shape of your own instead"
+            ),
+        )
+        for t in triples
+        if t.subject in builtin
+    ]
+
+
 def describe_schema(graph: Graph) -> dict[str, Any]:
     return {
         "types": [t.to_json() for t in sorted(graph.schema.types.values(), key=lambda t: t.name)],

@@ -8,6 +8,7 @@ from typing import Any
 
 from ontoloom.errors import BadInput, OntoloomError
 from ontoloom.shacl import Report, ShapeSet
+from ontoloom.shacl.redact import redacted
 from ontoloom.shacl.report import report_turtle
 from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures, ValidationFailure
 from ontoloom.shacl.validate import validate_graphs
@@ -138,4 +139,6 @@ def validate_files(
         raise BadInput(f"the shapes graph is not well-formed: {exc}") from None
     except OntoloomError:
         raise
-    return Outcome(report, ShapeSet(shape_triples, prefixes=prefixes))
+    shape_set = ShapeSet(shape_triples, prefixes=prefixes)
+    report.results = redacted(report.results, shape_set)  # values of secret rules: never shown
+    return Outcome(report, shape_set)

@@ -35,6 +35,7 @@ from ontoloom.schema import RelationSpec, Schema, is_acyclic
 from ontoloom.shacl import Result
 from ontoloom.shacl.neighbourhood import Changed, Walker
 from ontoloom.shacl.reach import GLOBAL, UNBOUNDED, Reach, merge, reach_of
+from ontoloom.shacl.redact import redacted
 from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.embedded import EmbeddedBackend
@@ -111,8 +112,10 @@ class WritePath:
     # -- what a delta breaks ----------------------------------------------------------------------
     def check(self, delta: Delta) -> list[Finding]:
         """What would break if ``delta`` (not touching the schema) were applied."""
+        shapes = self.schema.shapes
         findings = {
-            finding_from_result(r, self.ids, self.schema.shapes) for r in self.new_violations(delta)
+            finding_from_result(r, self.ids, shapes)
+            for r in redacted(self.new_violations(delta), shapes)
         }
         findings |= {self._cycle_finding(c) for c in self.new_cycles(delta)}
         return sorted(findings, key=lambda f: (f.focus, f.path or "", f.constraint, str(f.value)))
@@ -154,7 +157,9 @@ class WritePath:
         copied: set[Quad] = set()
         for group, focus in plans:
             assert focus is not None
-            copied |= self.walker.neighbourhood(group.reach, [*focus, *changed.nodes()])
+            copied |= self.walker.neighbourhood(
+                group.reach, [*focus, *changed.nodes()], changed.removed
+            )
         return plans, copied
 
     def _violations(self, data, focus, group, hierarchy, validator) -> list[Result]:
@@ -210,11 +215,11 @@ class WritePath:
         """A delta that changes the schema: its shapes must be valid SHACL, and the whole
         store after it is audited under the schema it makes, against the store before it
         under the schema before it."""
-        from ontoloom.extensions import schema_problems
+        from ontoloom.extensions import builtin_overrides, schema_problems
 
         removed = {q.triple for q in delta.removes if q.graph_name == SCHEMA_GRAPH}
         added = [q.triple for q in delta.adds if q.graph_name == SCHEMA_GRAPH]
-        problems = schema_problems(added)
+        problems = builtin_overrides(added) or schema_problems(added)
         if problems:
             return problems
         extensions = [t for t in self.schema.extensions if t not in removed] + added
@@ -235,7 +240,8 @@ class WritePath:
             ) from None
         except ShapesError as exc:
             raise BadInput(f"the shapes graph is not well-formed: {exc}") from None
-        return [finding_from_result(r, self.ids, after_schema.shapes) for r in broken]
+        shapes = after_schema.shapes
+        return [finding_from_result(r, self.ids, shapes) for r in redacted(broken, shapes)]
 
     # -- acyclic relations ---------------------------------------------------------------------------
     def new_cycles(self, delta: Delta) -> list[Cycle]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ontoloom.shacl.reach import ANY, Reach, Step
 from ontoloom.store.base import Backend, Delta, Row
+from ontoloom.store.lexical import stored_quads
 from ontoloom.store.terms import BlankNode, NamedNode, Quad, Term
 from ontoloom.vocab import META, RDF_TYPE
 
@@ -31,6 +32,7 @@ class Changed:
     subjects: set[Term]
     objects: dict[Term, set[NamedNode]]  # object → predicates of the changed triples into it
     retyped: set[Term]
+    removed: frozenset[Quad] = frozenset()
     # Literals count: they are focus nodes too (sh:targetObjectsOf, sh:targetNode), and a
     # backward step can walk from one (a path such as ex:p/^ex:p).
 
@@ -46,7 +48,7 @@ class Changed:
             objects.setdefault(quad.object, set()).add(quad.predicate)
             if quad.predicate == RDF_TYPE:
                 retyped.add(quad.subject)
-        return cls(subjects, objects, retyped)
+        return cls(subjects, objects, retyped, frozenset(delta.removes))
 
     def nodes(self) -> set[Term]:
         return self.subjects | set(self.objects)
@@ -122,8 +124,11 @@ class Walker:
                 yield row[far]
 
     # -- forwards: what their validation reads ------------------------------------------------
-    def neighbourhood(self, reach: Reach, start: Iterable[Term]) -> set[Quad]:
-        """Every quad validating ``start`` under ``reach`` reads (the bookkeeping graph aside)."""
+    def neighbourhood(
+        self, reach: Reach, start: Iterable[Term], removed: frozenset[Quad] = frozenset()
+    ) -> set[Quad]:
+        """Every quad validating ``start`` under ``reach`` reads (the bookkeeping graph aside),
+        before and after a delta removing ``removed``."""
         quads: set[Quad] = set()
         seen: set[Term] = set()
         frontier: list[Term] = list(dict.fromkeys(start))
@@ -153,22 +158,32 @@ class Walker:
         )
         for row in self.rows(query, frontier, "s"):
             quads.add(Quad(row["s"], RDF_TYPE, row["o"], row["g"]))
-        quads |= self._witnesses(first, quads)
+        quads |= self._witnesses(first, quads, removed)
         return set(self.backend.as_written(q for q in quads if q.graph_name != META))
 
-    def _witnesses(self, nodes: list[Term], quads: set[Quad]) -> set[Quad]:
-        """One triple for each start node that nothing copied mentions, when the store has
-        one: whether a node is in the graph at all decides what a zero-length path
-        (``ex:p*``) gives it."""
-        mentioned = {q.subject for q in quads} | {q.object for q in quads}
+    def _witnesses(
+        self, nodes: list[Term], quads: set[Quad], removed: frozenset[Quad]
+    ) -> set[Quad]:
+        """One triple for each start node that nothing copied (and kept by the delta)
+        mentions, when the store has one: whether a node is in the graph at all decides what
+        a zero-length path (``ex:p*``) gives it, before the delta and after it."""
+        removed = frozenset(stored_quads(removed).values())  # compared with quads as stored
+        mentioned = {t for q in quads if q not in removed for t in (q.subject, q.object)}
         found: set[Quad] = set()
-        query = (
-            f"SELECT ?s ?p ?o ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {META}) }} LIMIT 1"
-        )
         for node in nodes:
-            if node not in mentioned:
-                for row in self.backend.select(query, {"o": node}):
-                    found.add(Quad(row["s"], row["p"], row["o"], row["g"]))
+            if node in mentioned:
+                continue
+            for var in ("s", "o"):
+                query = (
+                    f"SELECT ?s ?p ?o ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {META}) }}"
+                    f" LIMIT {len(removed) + 1}"
+                )
+                rows = self.backend.select(query, {var: node})
+                kept = [Quad(r["s"], r["p"], r["o"], r["g"]) for r in rows]
+                kept = [q for q in kept if q not in removed]
+                if kept:
+                    found.add(kept[0])
+                    break
         return found
 
     def _incoming(self, predicates: list[NamedNode], nodes: list[Term]) -> Iterator[Quad]:

@@ -125,8 +125,11 @@ def reach_of(
     walk = _Walk()
     incoming: set[NamedNode] = set()
     for target in top.targets:
-        if target.kind not in _TARGETS_READ_AT_FOCUS:
-            walk.globally(f"its {target.kind} selects focus nodes with a query of its own")
+        if target.kind == "sparqlTarget" and target.select is not None:
+            # Whether a node is a target is read like a constraint's query: from the node out.
+            _query(f"{target.prologue}\n{target.select}", {"?this": 0}, top, walk, "target")
+        elif target.kind not in _TARGETS_READ_AT_FOCUS:
+            walk.globally(f"its {target.kind} selects focus nodes in a way of its own")
         elif target.kind == "targetObjectsOf" and isinstance(target.term, NamedNode):
             incoming.add(target.term)
     _shape(shapes, top, 0, walk, (), skip)
@@ -192,18 +195,23 @@ def _sparql(
         walk.globally(f"a SPARQL query of {_label(shape.node)} cannot be read ({exc})")
         return
     for text, value_bound in queries:
-        try:
-            facts = analyse(text)
-        except SparqlSyntaxError as exc:
-            walk.globally(f"a SPARQL query of {_label(shape.node)} does not parse ({exc})")
-            continue
-        if facts.features & {"FROM", "SERVICE", "SLICE"}:
-            walk.globally(f"a SPARQL query of {_label(shape.node)} reads a dataset of its own")
-            continue
         anchors = {"?this": level}
         if value_bound:
             anchors["?value"] = values
-        _anchored(facts.edges, facts.subquery_projections, anchors, shape, walk)
+        _query(text, anchors, shape, walk, "SPARQL query")
+
+
+def _query(text: str, anchors: dict[str, int | None], shape: Shape, walk: _Walk, what: str) -> None:
+    """Add what one SPARQL query, with ``anchors`` pre-bound, can read."""
+    try:
+        facts = analyse(text)
+    except SparqlSyntaxError as exc:
+        walk.globally(f"a {what} of {_label(shape.node)} does not parse ({exc})")
+        return
+    if facts.features & {"FROM", "SERVICE", "SLICE"}:
+        walk.globally(f"a {what} of {_label(shape.node)} reads a dataset of its own")
+        return
+    _anchored(facts.edges, facts.subquery_projections, anchors, shape, walk)
 
 
 def _anchored(

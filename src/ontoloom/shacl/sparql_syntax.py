@@ -21,7 +21,7 @@ from typing import Any
 
 __all__ = ["Edge", "QueryFacts", "SparqlSyntaxError", "analyse", "path_predicates"]
 
-_VERSION = "3"  # bump when the facts below change shape (or how they are read)
+_VERSION = "4"  # bump when the facts below change shape (or how they are read)
 # A path in plain data: ("iri", "<…>") | ("var", "?p") | ("inv", p) | ("seq", (p, …)) |
 # ("alt", (p, …)) | ("star" | "plus" | "opt", p) | ("neg", (p, …)) where negated members
 # are "iri" or "inv" of an "iri".
@@ -61,7 +61,9 @@ class QueryFacts:
     form: str  # SELECT | ASK | CONSTRUCT | DESCRIBE
     projection: tuple[str, ...]  # outer projected variable names, without "?"
     edges: tuple[Edge, ...]
-    features: frozenset[str]  # VALUES, MINUS, SERVICE, SUBQUERY, AGGREGATE, BIND, FROM, SLICE…
+    features: frozenset[
+        str
+    ]  # VALUES, MINUS, SERVICE, SUBQUERY, AGGREGATE, BIND, BIND_THIS, FROM, SLICE…
     assigned: frozenset[str]  # variables assigned by BIND, AS or VALUES, anywhere
     subquery_projections: tuple[tuple[str, ...], ...] = ()  # scope n → projection of scope n
 
@@ -278,6 +280,8 @@ class _Reader:
             if var is not None and (str(expr), str(var)) not in self.group_samples:
                 self.features.add("BIND")
                 self.assigned.add(str(var))
+                if _mentions(expr, "this"):
+                    self.features.add("BIND_THIS")
         if name in ("AggregateJoin", "Group") or name.startswith("Aggregate_"):
             self.features.add("AGGREGATE")
         if name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
@@ -296,6 +300,19 @@ class _Reader:
                 rows.extend(tuple(item[i : i + 3]) for i in range(0, len(item), 3))
         for s, p, o in rows:
             self.edges.append(Edge(_term(s), _path(p), _term(o), scope, graph))
+
+
+def _mentions(expr: Any, name: str) -> bool:
+    """Whether an expression of the parse tree reads the variable ``name``."""
+    from rdflib import Variable
+
+    if isinstance(expr, Variable):
+        return str(expr) == name
+    if isinstance(expr, dict):
+        return any(_mentions(v, name) for k, v in expr.items() if k != "_vars")
+    if isinstance(expr, list | tuple):
+        return any(_mentions(v, name) for v in expr)
+    return False
 
 
 def _get(node: Any, key: str) -> Any:

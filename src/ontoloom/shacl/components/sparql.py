@@ -213,8 +213,9 @@ def joins_safely(body: str, facts: QueryFacts) -> bool:
     """True when joining the query with the focus nodes equals pre-binding $this: one
     group (the parser finds no subquery, EXISTS, aggregate…, and the text no nested braces
     — the parser does not yet tell OPTIONAL or UNION apart) in which $this is the subject
-    or object of a triple pattern, and no BIND (which may read $this before it is bound)."""
-    if facts.features & (_UNSAFE | {"BIND"}):
+    or object of a triple pattern, and no BIND that reads $this (it would read it before
+    the join binds it) or assigns it."""
+    if facts.features & (_UNSAFE | {"BIND_THIS"}) or "this" in facts.assigned:
         return False
     if not any("?this" in (e.subject, e.object) and e.scope == 0 for e in facts.edges):
         return False

@@ -1,0 +1,110 @@
+"""The secret rule (issue 11): names and values, in every namespace and on untyped subjects;
+refusals never print the value back; the rule cannot be switched off from the schema graph."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import Cli, quads_of
+
+AWS = "AKIAIOSFODNN7EXAMPLE"
+GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+STRIPE = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----"
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+
+
+def _refused(result, secret: str | None = None) -> dict:
+    assert result.exit_code == 1, result.output
+    finding = json.loads(result.output)["results"][0]
+    assert finding["constraint"] == "forbidden"
+    if secret is not None:
+        assert secret not in result.output
+    return finding
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "credential",
+        "tokens",
+        "auth",
+        "authorization",
+        "cookie",
+        "jwt",
+        "bearer",
+        "pin",
+        "github_pat",
+        "private_key_pem",
+        "dsn",
+        "Password",
+        "API-KEY",
+        "aws_secret_access_key",
+        "refreshTokens",
+    ],
+)
+def test_names_like_a_secret_are_refused_whatever_their_spelling(cli: Cli, name: str) -> None:
+    result = cli.json("create", "Person", "-p", "name=A", "-p", f"{name}=x")
+    assert _refused(result)["path"] == name
+
+
+@pytest.mark.parametrize("name", ["sort_key", "token_count", "secret_ref", "author", "path"])
+def test_harmless_names_are_allowed(cli: Cli, name: str) -> None:
+    assert cli("create", "Person", "-p", "name=A", "-p", f"{name}=x").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "value", [AWS, GITHUB, STRIPE, PEM, JWT, "password: hunter2", "notes: API_KEY=Zx81kq"]
+)
+def test_values_that_are_secrets_are_refused_and_never_printed(cli: Cli, value: str) -> None:
+    result = cli.json("create", "Person", "-p", "name=A", "-p", f"bio={value}")
+    finding = _refused(result, value)
+    assert "(redacted)" in finding["value"]
+    plain = cli("create", "Person", "-p", "name=A", "-p", f"bio={value}")
+    assert plain.exit_code == 1 and value not in plain.output and "redacted" in plain.output
+
+
+def test_an_observation_holding_a_secret_is_refused(cli: Cli) -> None:
+    assert cli("create", "Person", "--id", "pers_a", "-p", "name=A").exit_code == 0
+    result = cli.json("update", "pers_a", "-p", "observations=the password: hunter2 works")
+    _refused(result, "hunter2")
+
+
+@pytest.mark.parametrize("value", ["password: $DB_PASSWORD", "token: <your token>", "see vault"])
+def test_placeholders_are_not_secrets(cli: Cli, value: str) -> None:
+    assert cli("create", "Person", "-p", "name=A", "-p", f"bio={value}").exit_code == 0
+
+
+def test_imports_check_every_namespace_and_untyped_subjects(cli: Cli, tmp_path: Path) -> None:
+    assert cli("create", "Person", "--id", "pers_a", "-p", "name=A").exit_code == 0
+    before = quads_of(cli.data_dir)
+    for body in [
+        '<http://example.org/x> <http://example.org/password> "hunter2" .',
+        f'<http://example.org/x> <http://example.org/note> "{STRIPE}" .',
+    ]:
+        path = tmp_path / "in.nt"
+        path.write_text(body + "\n")
+        result = cli("import", str(path))
+        assert result.exit_code == 1, result.output
+        assert "hunter2" not in result.output and STRIPE not in result.output
+        assert quads_of(cli.data_dir) == before
+
+
+def test_the_schema_graph_cannot_switch_the_secret_rule_off(cli: Cli, tmp_path: Path) -> None:
+    assert cli("create", "Person", "--id", "pers_a", "-p", "name=A").exit_code == 0
+    before = quads_of(cli.data_dir)
+    for body in [
+        "<https://ontoloom.dev/ns#NoSecrets> <http://www.w3.org/ns/shacl#deactivated> true .",
+        "<https://ontoloom.dev/ns#NoSecrets> <http://www.w3.org/ns/shacl#severity> "
+        "<http://www.w3.org/ns/shacl#Info> .",
+    ]:
+        shapes = tmp_path / "off.ttl"
+        shapes.write_text(body + "\n")
+        result = cli("schema", "add-shapes", str(shapes))
+        assert result.exit_code != 0
+        assert "built-in shape" in result.output
+        assert quads_of(cli.data_dir) == before
+    assert cli("create", "Person", "-p", "name=B", "-p", "password=hunter2").exit_code == 1
