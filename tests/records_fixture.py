@@ -116,10 +116,10 @@ We stay in one region for now.
 }
 
 
-def build(root: Path) -> Path:
+def build(root: Path, extra: dict[str, str] | None = None) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "ontoloom.toml").write_text(TOML)
-    for rel, text in FILES.items():
+    for rel, text in {**FILES, **(extra or {})}.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode("utf-8"))
@@ -132,3 +132,69 @@ def build(root: Path) -> Path:
     os.symlink(outside, root / "docs/a/escape")
     os.symlink(outside / "leak.md", root / "docs/a/leak.md")
     return root
+
+
+# Private records beside public ones that name, link to or quote them: what the egress gate
+# (enrich --emit) must keep in. Built with build(root, extra=PRIVATE_FILES).
+PRIVATE_FILES = {
+    "records/memory/vault-rotation.md": """\
+---
+title: Rotate the vault keys monthly
+aliases: [vault rotation, quarterly key ceremony]
+privacy: private
+---
+The ceremony happens in room 4B with two officers present. Keys are split three ways
+between the officers and the escrow box.
+""",
+    "records/runbooks/unlock-escrow.md": """\
+---
+title: Unlock the escrow box
+privacy: " Private "
+---
+Dial 31-07-88 on the escrow box, then turn the brass handle twice.
+""",
+    "records/decisions/2026-10-20-hire-auditor.md": """\
+---
+title: Hire an external auditor
+aliases: [auditor hiring]
+privacy: secret
+relations:
+  applies: [rule:vault-rotation]
+---
+The auditor from Halden & Voss reviews the ceremony each spring.
+""",
+    "records/memory/share-release-notes.md": """\
+---
+title: Share release notes
+privacy: public
+relations:
+  relates-to: rule:vault-rotation
+---
+Release notes are public. Before a release, hold the [[quarterly key ceremony]].
+""",
+    "records/memory/quote-the-ceremony.md": """\
+---
+title: Quote the ceremony rule
+---
+As written elsewhere: the ceremony happens in room 4B with two officers present.
+""",
+    "records/memory/mentions-auditor.md": """\
+---
+title: Mentions the auditor decision
+---
+This follows from Hire an external auditor, which stays private.
+""",
+    "records/memory/names-by-id.md": """\
+---
+title: Names the runbook by id
+---
+See action:unlock-escrow for the steps.
+""",
+    "records/memory/plain-public.md": """\
+---
+title: Plain public rule
+privacy: PUBLIC
+---
+Nothing here points anywhere. Link to [[Share release notes]] for context.
+""",
+}

@@ -76,7 +76,7 @@ def test_emit_writes_a_request_with_items_vocabulary_and_the_response_schema(
     assert request["response_schema"]["title"] == "ontoloom enrichment response"
     shipped = Path(__file__).parents[1] / "src/ontoloom/proposals/schemas/response.schema.json"
     assert request["response_schema"] == json.loads(shipped.read_text())
-    focused = json.loads(inst("enrich", "--emit", "--for", "rule:no-raw-control-bytes").output)
+    focused = json.loads(inst("enrich", "--emit", "--for", "rule:no-raw-control-bytes").stdout)
     assert focused["items"] and all(
         "control bytes" in i["text"].lower()
         or i["object"] == "rule:no-raw-control-bytes"
@@ -268,7 +268,7 @@ def test_confirm_goes_through_the_write_path_and_writes_back(inst: Cli, tmp_path
     result = inst.json("proposals", "confirm", pid)
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
-    assert out["writeback"] == {"path": ESCAPE, "written": True, "reason": None}
+    assert out["writeback"] == {"path": ESCAPE, "written": True, "reason": None, "pending": False}
     parsed = parse_record(ESCAPE, record.read_bytes())
     assert parsed.body == body_before
     entry = parsed.meta["ontoloom"][0]
@@ -287,7 +287,8 @@ def test_confirm_goes_through_the_write_path_and_writes_back(inst: Cli, tmp_path
     assert ("enforced-by", "action:strip-control-bytes") in relations()
     assert inst("rebuild", "--full").exit_code in (0, 1)
     assert ("enforced-by", "action:strip-control-bytes") in relations()
-    assert inst("proposals", "confirm", pid).exit_code == 2  # no longer pending
+    again = inst("proposals", "confirm", pid)  # idempotent (issue 11)
+    assert again.exit_code == 0 and "already confirmed" in again.output
 
 
 def test_a_confirmation_that_breaks_a_rule_is_refused_with_the_report(

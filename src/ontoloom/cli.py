@@ -1131,6 +1131,7 @@ _NOTE_TITLES = {
     "orphan": "orphaned targets",
     "unresolved-wikilink": "unresolved wikilinks",
     "skipped": "skipped files and fields",
+    "writeback": "pending writebacks (left by an interrupted confirmation)",
 }
 
 
@@ -1457,6 +1458,7 @@ def enrich(
         _emit({"role": role, "backend": backend, "model": model}, model)
         return
     if emit:
+        from ontoloom.egress import describe
         from ontoloom.proposals.enrich import emit_request
 
         with _graph() as g:
@@ -1467,6 +1469,7 @@ def enrich(
             click.echo(f"wrote {len(request['items'])} item(s) to {output}", err=True)
         else:
             click.echo(text)
+        click.echo(describe(request["withheld"]), err=True)
         return
     from ontoloom.proposals.enrich import ingest_response
 
@@ -1562,6 +1565,10 @@ def proposals_show(proposal_id: str) -> None:
 def proposals_confirm(proposal_id: str) -> None:
     """Confirm a proposal: validated, into the confirmed graph, written back to its record.
 
+    Idempotent: confirming a confirmed proposal says so and exits 0. The record is replaced
+    whole (never cut short); if writing it fails after the confirmation was stored, the
+    writeback stays pending and the next `proposals` or `rebuild` command finishes it.
+
     \b
     Example:
       ontoloom proposals confirm 1a2b3c4d5e6f
@@ -1570,17 +1577,21 @@ def proposals_confirm(proposal_id: str) -> None:
 
     with _graph(write=True) as g:
         result = confirm(g, proposal_id)
+    _recovered(result["recovered"])
 
     def show() -> None:
         p = result["proposal"]
+        if result["already"]:
+            click.echo(f"already confirmed: {p['source']} {p['rel']} {p['target']} (nothing to do)")
+            return
         click.echo(f"confirmed: {p['source']} {p['rel']} {p['target']}")
         wb = result["writeback"]
-        if wb:
-            click.echo(
-                f"written back to {wb['path']}"
-                if wb["written"]
-                else f"not written back to {wb['path']}: {wb['reason']}"
-            )
+        if wb and wb["written"]:
+            click.echo(f"written back to {wb['path']}")
+        elif wb and wb["pending"]:
+            click.echo(f"not yet written back to {wb['path']}: {wb['reason']}", err=True)
+        elif wb:
+            click.echo(f"not written back to {wb['path']}: {wb['reason']}")
 
     _emit(result, show)
 
@@ -1592,6 +1603,9 @@ def proposals_confirm(proposal_id: str) -> None:
 def proposals_reject(proposal_id: str, reason: str | None) -> None:
     """Reject a proposal; it is remembered and never proposed again.
 
+    Idempotent: rejecting a rejected proposal says so and exits 0 (its first reason stays);
+    a confirmed proposal cannot be rejected (exit 2).
+
     \b
     Example:
       ontoloom proposals reject 1a2b3c4d5e6f --reason "not what the sentence says"
@@ -1599,8 +1613,19 @@ def proposals_reject(proposal_id: str, reason: str | None) -> None:
     from ontoloom.proposals.review import reject
 
     with _graph(write=True) as g:
-        p = reject(g, proposal_id, reason)
-    _emit(p.to_json(), f"rejected {p.id}")
+        result = reject(g, proposal_id, reason)
+    _recovered(result["recovered"])
+    pid = result["id"]
+    _emit(
+        result,
+        f"already rejected {pid} (nothing to do)" if result["already"] else f"rejected {pid}",
+    )
+
+
+def _recovered(messages: list[str]) -> None:
+    """What the command finished (or dropped) that an interrupted confirmation left."""
+    for message in messages:
+        click.echo(f"note: {message}", err=True)
 
 
 # -- agent integration: MCP server, Claude Code hooks, install ---------------------------------

@@ -255,7 +255,7 @@ def _confirm(g: Graph, a: dict[str, Any]) -> Any:
 def _reject(g: Graph, a: dict[str, Any]) -> Any:
     from ontoloom.proposals.review import reject
 
-    return reject(g, a["id"], a.get("reason")).to_json()
+    return reject(g, a["id"], a.get("reason"))
 
 
 # -- the tools -------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ontoloom.actions import known_objects, resolve_object
 from ontoloom.config import load_config
+from ontoloom.egress import Gate, Item
 from ontoloom.errors import BadInput
 from ontoloom.model import vocab_iri
 from ontoloom.proposals.store import Proposal, list_proposals, proposal_id, proposal_quads
@@ -57,9 +58,16 @@ def _instance(graph: Graph) -> Path:
 
 
 def emit_request(graph: Graph, limit: int = 50, for_target: str | None = None) -> dict[str, Any]:
-    """The extraction request: items to read, vocabulary, known objects, response schema."""
+    """The extraction request: items to read, vocabulary, known objects, response schema.
+
+    It leaves the machine, so everything in it passes the egress gate
+    (:mod:`ontoloom.egress`): nothing of an object that is private, has an unrecognised
+    privacy value or none at all leaves — not its text, title, aliases or id, nor an item
+    that names or quotes it. ``withheld`` says how many were kept back, and why.
+    """
 
     _instance(graph)
+    gate = Gate.from_graph(graph)
     objects = known_objects(graph)
     target = resolve_object(graph, for_target) if for_target else None
     known = {o["id"]: o for o in objects}
@@ -67,7 +75,7 @@ def emit_request(graph: Graph, limit: int = 50, for_target: str | None = None) -
     if target is not None:
         t = known.get(target, {"title": None, "aliases": []})
         words = [w.lower() for w in (target, t.get("title") or "", *t.get("aliases", [])) if w]
-    items: list[dict[str, Any]] = []
+    candidates: list[Item] = []
     query = (
         f"SELECT ?s ?path ?title ?body WHERE {{ ?s {vocab_iri('source')} ?path ; {vocab_iri('title')} ?title ; "
         f"{vocab_iri('body')} ?body }} ORDER BY ?path"
@@ -77,18 +85,29 @@ def emit_request(graph: Graph, limit: int = 50, for_target: str | None = None) -
             continue
         oid, text = graph.ids.id_of(r["s"]), f"{r['title'].value}\n\n{r['body'].value}"
         if target is None or oid == target or any(w in text.lower() for w in words):
-            items.append({"kind": "record", "path": r["path"].value, "object": oid, "text": text})
+            item = {"kind": "record", "path": r["path"].value, "object": oid, "text": text}
+            candidates.append(Item(item, (oid,), "record"))
     for c in link_candidates(graph):
         if target is None or target in (c.source, c.target):
-            items.append(
-                {
-                    "kind": "sentence",
-                    "path": c.path,
-                    "object": c.source,
-                    "line": c.line,
-                    "text": c.sentence,
-                }
-            )
+            item = {
+                "kind": "sentence",
+                "path": c.path,
+                "object": c.source,
+                "line": c.line,
+                "text": c.sentence,
+            }
+            # The sentence names its target: it leaves only if the target may.
+            ends = (c.source,) if c.target is None else (c.source, c.target)
+            candidates.append(Item(item, ends, "sentence"))
+    shown = [
+        o
+        for o in objects
+        if target is None or o["id"] == target or o["id"] in _mentioned(candidates)
+    ]
+    candidates += [Item(o, (o["id"],), "object") for o in shown]
+    released = gate.release(candidates)
+    items = released.payloads("record") + released.payloads("sentence")
+    items.sort(key=lambda i: (i["kind"] != "record", i["path"], i.get("line", 0)))
     items = items[: max(0, limit)]
     vocabulary = [
         {
@@ -115,16 +134,15 @@ def emit_request(graph: Graph, limit: int = 50, for_target: str | None = None) -
         "request_id": hashlib.sha256(body.encode()).hexdigest()[:16],
         "instruction": INSTRUCTION,
         "vocabulary": vocabulary,
-        "objects": [
-            o
-            for o in objects
-            if target is None or o["id"] == target or any(o["id"] == i.get("object") for i in items)
-        ]
-        if target
-        else objects[:2000],
+        "objects": released.payloads("object")[:2000],
         "items": items,
+        "withheld": released.summary(),
         "response_schema": response_schema(),
     }
+
+
+def _mentioned(items: list[Item]) -> set[str]:
+    return {str(i.payload["object"]) for i in items if "object" in i.payload}
 
 
 @dataclass

@@ -8,11 +8,20 @@ from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, NotFound
 from ontoloom.model import vocab_iri
-from ontoloom.proposals.store import Proposal, list_proposals, set_status
-from ontoloom.records.writeback import write_back
+from ontoloom.proposals.store import Proposal, list_proposals, node_of, set_status
+from ontoloom.records.writeback import (
+    Pending,
+    WritebackResult,
+    complete_pending,
+    discard_pending,
+    finish_writebacks,
+    marker,
+    plan_write_back,
+    record_pending,
+)
 from ontoloom.store.base import Delta
-from ontoloom.store.terms import Quad
-from ontoloom.vocab import CONFIRMED
+from ontoloom.store.terms import Literal, Quad
+from ontoloom.vocab import CONFIRMED, PROPOSALS
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -20,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["CONVERSATIONS_RECORD", "confirm", "get_proposal", "reject"]
 
 CONVERSATIONS_RECORD = "ontoloom/conversations.md"  # confirmed knowledge from transcripts
+CONVERSATIONS_HEADER = "# Knowledge confirmed from conversations (written by ontoloom)\n"
 
 
 def get_proposal(graph: Graph, pid: str) -> Proposal:
@@ -30,10 +40,34 @@ def get_proposal(graph: Graph, pid: str) -> Proposal:
 
 
 def confirm(graph: Graph, pid: str) -> dict[str, Any]:
-    """Confirm a pending proposal. :raises ValidationFailed: the relation breaks a rule."""
+    """Confirm a proposal: through the write path into the confirmed graph, then written back
+    into the record its evidence was quoted from. Idempotent: a confirmed proposal is
+    reported as such (``already``), nothing else happens.
+
+    The writeback is journalled in the data dir before the commit, so a crash or a write
+    error after the commit leaves it pending — the next command that writes finishes it —
+    and the record is only ever replaced whole.
+
+    :raises ValidationFailed: the relation breaks a rule (nothing stored, nothing written).
+    :raises BadInput: the proposal was rejected, or its relation left the schema.
+    :raises OntoloomError: the writeback could not be journalled (nothing stored).
+    """
+    recovered = [str(n) for n in finish_writebacks(graph)]
     proposal = get_proposal(graph, pid)
-    if proposal.status != "pending":
-        raise BadInput(f"proposal {pid} is {proposal.status}, not pending")
+    if proposal.status == "confirmed":
+        return {
+            "proposal": proposal.to_json(),
+            "already": True,
+            "writeback": None,
+            "recovered": recovered,
+        }
+    if proposal.status == "rejected":
+        why = f" ({proposal.reason})" if proposal.reason else ""
+        raise BadInput(
+            f"proposal {pid} was rejected{why}, so it cannot be confirmed: a rejected proposal "
+            "stays rejected; if the relation holds after all, write it into the record's "
+            "relations: and run `ontoloom rebuild`"
+        )
     spec = graph.schema.relations.get(proposal.rel)
     if spec is None:
         raise BadInput(
@@ -42,53 +76,104 @@ def confirm(graph: Graph, pid: str) -> dict[str, Any]:
     triple = Quad(
         graph.ids.iri(proposal.source), spec.iri, graph.ids.iri(proposal.target), CONFIRMED
     )
-    graph.writes.commit(Delta(adds={triple}).merge(set_status(graph, pid, "confirmed")))
+    delta = Delta(adds={triple}).merge(set_status(graph, pid, "confirmed"))
+    status = Quad(node_of(pid), vocab_iri("status"), Literal("confirmed"), PROPOSALS)
+    writeback: WritebackResult | None = None
+    journal = pending = None
+    target = _writeback_target(graph, proposal)
+    if isinstance(target, WritebackResult):
+        writeback = target
+    elif target is not None:
+        assert graph.data_dir is not None
+        label, initial = target
+        pending = Pending(
+            pid,
+            label,
+            proposal.source,
+            proposal.rel,
+            proposal.target,
+            dt.date.today().isoformat(),
+            [marker(triple), marker(status)],
+            initial,
+        )
+        writeback, data = plan_write_back(
+            graph.data_dir.parent / label,
+            label,
+            pending.source,
+            pending.relation,
+            pending.target,
+            pending.confirmed,
+            initial,
+        )
+        if data is not None:  # something to write: journalled before the commit
+            journal = record_pending(graph.data_dir, pending)
+    try:
+        graph.writes.commit(delta)
+    except BaseException:
+        if journal is not None:
+            discard_pending(journal)
+        raise
+    if journal is not None and pending is not None:
+        # The commit reaches the disk before the record changes (a writer flushes).
+        flush = getattr(graph.backend, "flush", None)
+        if flush is not None:
+            flush()
+        assert graph.data_dir is not None
+        writeback = complete_pending(graph.data_dir.parent, journal, pending)
     proposal.status = "confirmed"
-    return {"proposal": proposal.to_json(), "writeback": _write_back(graph, proposal)}
+    return {
+        "proposal": proposal.to_json(),
+        "already": False,
+        "writeback": writeback.to_json() if writeback is not None else None,
+        "recovered": recovered,
+    }
 
 
-def _write_back(graph: Graph, proposal: Proposal) -> dict[str, Any] | None:
+def _writeback_target(
+    graph: Graph, proposal: Proposal
+) -> tuple[str, str | None] | WritebackResult | None:
+    """Where the confirmation is written back: (record path relative to the instance, the
+    text of a tool-owned record not yet there), why it cannot be, or None (no record)."""
     instance = graph.data_dir.parent if graph.data_dir is not None else None
     if instance is None or not (instance / "ontoloom.toml").exists():
         return None
-    today = dt.date.today().isoformat()
     source = proposal.evidence.get("source")
     if source:
-        path = (instance / source).resolve()
-        if not path.is_relative_to(instance.resolve()):
-            return {"path": source, "written": False, "reason": "outside the instance"}
+        if not (instance / source).resolve().is_relative_to(instance.resolve()):
+            return WritebackResult(source, False, "outside the instance")
         if _collides(graph, source):
-            return {
-                "path": source,
-                "written": False,
-                "reason": "the record's id collides with another's; left untouched",
-            }
-    elif proposal.evidence.get("transcript"):
-        source = CONVERSATIONS_RECORD
-        path = instance / source
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not path.exists():
-            path.write_text(
-                "# Knowledge confirmed from conversations (written by ontoloom)\n", encoding="utf-8"
+            return WritebackResult(
+                source, False, "the record's id collides with another's; left untouched"
             )
-    else:
-        return None
-    result = write_back(path, source, proposal.source, proposal.rel, proposal.target, today)
-    return {"path": result.path, "written": result.written, "reason": result.reason}
+        return source, None
+    if proposal.evidence.get("transcript"):
+        return CONVERSATIONS_RECORD, CONVERSATIONS_HEADER
+    return None
 
 
 def _collides(graph: Graph, path: str) -> bool:
     """A record whose object id another record already makes yields no object."""
     query = f"ASK {{ ?s {vocab_iri('source')} ?p }}"
-    from ontoloom.store.terms import Literal
-
     return not graph.backend.ask(query, {"p": Literal(path)})
 
 
-def reject(graph: Graph, pid: str, reason: str | None = None) -> Proposal:
+def reject(graph: Graph, pid: str, reason: str | None = None) -> dict[str, Any]:
+    """Reject a proposal: remembered, never proposed again. Idempotent: a rejected proposal
+    is reported as such (``already``) and keeps its first reason. Returns the proposal's JSON
+    (the shape this returned before) with ``already`` and ``recovered`` added.
+
+    :raises BadInput: the proposal is already confirmed.
+    """
+    recovered = [str(n) for n in finish_writebacks(graph)]
     proposal = get_proposal(graph, pid)
+    if proposal.status == "rejected":
+        return {**proposal.to_json(), "already": True, "recovered": recovered}
     if proposal.status == "confirmed":
-        raise BadInput(f"proposal {pid} is already confirmed: unrelate the relation instead")
+        raise BadInput(
+            f"proposal {pid} is already confirmed, so it cannot be rejected: unrelate "
+            f"{proposal.source} {proposal.rel} {proposal.target} and remove its entry from the "
+            "record's ontoloom: block instead"
+        )
     graph.writes.commit(set_status(graph, pid, "rejected", reason))
     proposal.status, proposal.reason = "rejected", reason
-    return proposal
+    return {**proposal.to_json(), "already": False, "recovered": recovered}

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from ontoloom.config import PRIVACY_CLASSES
+from ontoloom.egress import privacy_of
 from ontoloom.records.frontmatter import Note, ParsedRecord
 from ontoloom.records.slug import KIND_PREFIX, PREFIXES, slug
 
@@ -45,6 +45,7 @@ class RecordObject:
     date: str | None = None
     body: str = ""
     properties: dict[str, Any] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)  # frontmatter key → its line
 
     def summary(self) -> dict[str, Any]:
         return {"id": self.id, "type": self.type, "title": self.title, "aliases": self.aliases}
@@ -85,10 +86,8 @@ class Extracted:
 
 
 def _privacy(value: Any, default: str) -> str:
-    if value is None:
-        return default
-    text = str(value).strip().lower()
-    return text if text in PRIVACY_CLASSES else "private"  # unrecognised: fail closed
+    """RECORDS.md's rule, as the egress gate applies it: unrecognised values are private."""
+    return privacy_of([] if value is None else [value], default).cls or "private"
 
 
 def _scalar(value: Any) -> Any:
@@ -191,6 +190,8 @@ def extract(
         aliases=_strings(meta.get("aliases")),
         date=str(_scalar(date)) if date is not None else None,
         body=record.body[:MAX_BODY],
+        # So a value the shapes refuse can be reported at its line.
+        lines={str(k): n for k in meta if (n := record.line_of(str(k))) is not None},
     )
     reserved = _KNOWN | (_FAILURE_FIELDS if kind == "failures" else set())
     for key, value in meta.items():

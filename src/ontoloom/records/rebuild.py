@@ -16,9 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
-from ontoloom.config import PRIVACY_CLASSES, load_config
+from ontoloom.config import load_config
+from ontoloom.egress import most_restrictive, privacy_of
 from ontoloom.errors import BadInput, ValidationFailed
 from ontoloom.model import Finding, literal_from_json, vocab_iri
 from ontoloom.records.extract import (
@@ -33,6 +34,7 @@ from ontoloom.records.extract import (
 from ontoloom.records.frontmatter import Note, parse_record
 from ontoloom.records.identity import Resolver
 from ontoloom.records.walk import RecordFile, walk_root
+from ontoloom.records.writeback import finish_writebacks
 from ontoloom.store.base import Delta
 from ontoloom.store.terms import Literal, NamedNode, Quad
 from ontoloom.vocab import GRAPH_BASE, OL, RDF, RDF_TYPE, RECORD_GRAPH_PREFIX, XSD
@@ -46,7 +48,6 @@ MANIFEST = "records.json"
 CLASS_GRAPH_PREFIX = GRAPH_BASE + "record-class/"
 EVIDENCE = "https://ontoloom.dev/evidence/"
 CANDIDATE = "https://ontoloom.dev/candidate/"
-_RANK = {"public": 0, "internal": 1, "private": 2}
 _ALL_TYPES = {"Object", "Record", "Entity"}
 
 
@@ -160,8 +161,11 @@ def rebuild(
     :raises BadInput: not an instance. :raises ValidationFailed: only if the graph as a whole
         could not be made valid (nothing is changed then).
     """
+    # A confirmation interrupted between its commit and its writeback is finished first,
+    # so the records read below carry what the store already holds.
+    finished = finish_writebacks(graph)
     _, files, notes = collect(graph)
-    report = RebuildReport(files=len(files), notes=list(notes))
+    report = RebuildReport(files=len(files), notes=[*finished, *notes])
     manifest = _load_manifest(graph)
     old = manifest["files"]
     hashes = {f.path: hashlib.sha256(f.data).hexdigest() for f in files}
@@ -266,8 +270,13 @@ def rebuild(
                     )
                 )
 
-    delta = _delta(graph, extracted, accepted, classes, removed, old, resolver)
-    dropped = _commit(graph, delta, extracted, accepted, classes, removed, old, resolver, report)
+    def remake() -> Delta:  # failure classes are remade too: a rejected occurrence counts not
+        return _delta(
+            graph, extracted, accepted, _classes(old, extracted, present), removed, old, resolver
+        )
+
+    rejected = _commit(graph, remake, extracted, accepted, resolver, report)
+    dropped = {p for p, ex in extracted.items() if p in rejected.values() and not ex.objects}
     for path in dropped:
         extracted.pop(path, None)
 
@@ -309,8 +318,10 @@ def rebuild(
     vanished |= {
         c for p in [*reread, *removed] for c in old.get(p, {}).get("classes", {}) if c not in now
     }
-    orphans = _orphans(graph, vanished | set(manifest.get("orphans", [])))
-    manifest["orphans"] = sorted({n.message.split(": ", 1)[0].rsplit(" ", 1)[-1] for n in orphans})
+    orphans, missing = _orphans(
+        graph, vanished | set(rejected) | set(manifest.get("orphans", [])), rejected
+    )
+    manifest["orphans"] = sorted(missing)
     report.notes += orphans
     if report.nothing_changed and "counts" in manifest:
         report.objects_by_type, report.relations_by_type = manifest["counts"]
@@ -337,11 +348,11 @@ def _classes(
     out = {}
     for class_id, infos in occurrences.items():
         aliases = sorted({a for i in infos for a in i.get("aliases", [])})
-        privacy = max((i.get("privacy", "internal") for i in infos), key=lambda p: _RANK.get(p, 2))
+        privacy = most_restrictive(privacy_of([i.get("privacy")]) for i in infos).cls
         out[class_id] = {
             "title": class_id.partition(":")[2].replace("-", " "),
             "aliases": aliases,
-            "privacy": privacy if privacy in PRIVACY_CLASSES else "private",
+            "privacy": privacy or "private",
             "occurrences": sorted(i.get("occurrence", "") for i in infos),
         }
     return out
@@ -563,84 +574,108 @@ def candidate_id(source: str, target: str, key: str) -> str:
 
 def _commit(
     graph: Graph,
-    delta: Delta,
+    remake: Callable[[], Delta],
     extracted: dict[str, Extracted],
     accepted: dict[str, list[tuple[RelationEntry, str, str]]],
-    classes: dict[str, dict[str, Any]],
-    removed: list[str],
-    old: dict[str, Any],
     resolver: Resolver,
     report: RebuildReport,
-) -> set[str]:
-    """Commit; a record whose objects still break a rule is rejected whole and the rest retried."""
-    dropped: set[str] = set()
-    owner = {o.id: path for path, ex in extracted.items() for o in ex.objects}
+) -> dict[str, str]:
+    """Commit; an object whose values still break a rule is rejected (``path:line`` and the
+    reason), the other objects of its record are kept, and the rest is retried.
+
+    Returns the rejected objects (id → the path that made it).
+    """
+    rejected: dict[str, str] = {}
+    owner = {o.id: (path, o) for path, ex in extracted.items() for o in ex.objects}
+    relations = set(graph.schema.relations)
 
     def orphaned(f: Finding) -> bool:
-        # A relation left pointing at an object whose record is gone (every object that
-        # exists after this rebuild is known to the resolver): an orphan, reported after the
-        # commit and removed by `gc`, not a reason to refuse the rebuild.
+        # A relation left pointing at, or out of, an object that does not exist after this
+        # rebuild (its record is gone, or the object was rejected): an orphan, reported by
+        # name after the commit (and removed by `gc`), not a reason to reject the record
+        # that holds it. Only relation endpoints: a bad value is never an orphan.
+        if f.focus in rejected:
+            return True  # the only statements left about a rejected object are such edges
         return (
-            f.constraint in ("class", "or")
+            f.path in relations
+            and f.constraint in ("class", "or")
             and isinstance(f.value, str)
             and f.value != f.focus
-            and f.value not in resolver.types
+            and (f.value in rejected or f.value not in resolver.types)
         )
 
     for _ in range(5):
+        delta = remake()
         try:
             graph.writes.commit(delta, tolerate=orphaned)
-            return dropped
+            return rejected
         except ValidationFailed as refused:
-            blamed = {owner[f.focus] for f in refused.findings if f.focus in owner}
+            blamed: dict[str, list[Finding]] = defaultdict(list)
+            for f in refused.findings:
+                if f.focus in owner and f.focus not in rejected:
+                    blamed[f.focus].append(f)
             if not blamed:
                 raise
-            for path in sorted(blamed):
-                reasons = "; ".join(
-                    f.describe() for f in refused.findings if owner.get(f.focus) == path
-                )
+            for object_id, findings in sorted(blamed.items()):
+                path, obj = owner[object_id]
+                first = findings[0].path
+                line = obj.lines.get(first, obj.line) if first else obj.line
+                reasons = "; ".join(f.describe() for f in findings)
                 report.notes.append(
                     Note(
-                        path,
-                        None,
-                        "rejected",
-                        f"the record breaks a rule and yields no object: {reasons}",
+                        path, line, "rejected", f"a value breaks a rule, no object made: {reasons}"
                     )
                 )
-                dropped.add(path)
-                extracted[path] = Extracted()
-                accepted.pop(path, None)
-            delta = _delta(graph, extracted, accepted, classes, removed, old, resolver)
+                rejected[object_id] = path
+                ex = extracted[path]
+                ex.objects = [o for o in ex.objects if o.id != object_id]
+                ex.candidates = [c for c in ex.candidates if c.source != object_id]
+                # Its own relations go with it (those of other records into it are orphans);
+                # a record left with no object yields nothing (a failure's class goes too).
+                accepted[path] = [a for a in accepted.get(path, []) if a[1] != object_id]
+                if not ex.objects:
+                    extracted[path] = Extracted(notes=ex.notes)
+                    accepted.pop(path, None)
     raise ValidationFailed([], "rebuild could not make the records valid; nothing was changed")
 
 
-def _orphans(graph: Graph, targets: set[str]) -> list[Note]:
-    """Relations from records into objects that no longer exist."""
-    if not targets:
-        return []
-    notes = []
-    nodes = sorted(targets)
+def _orphans(
+    graph: Graph, missing: set[str], rejected: dict[str, str]
+) -> tuple[list[Note], set[str]]:
+    """Relations held by records that point at, or out of, an object that does not exist
+    (named, with why); and those objects, to check again next time (gc may remove them)."""
+    if not missing:
+        return [], set()
+    notes, still = [], set()
+    nodes = sorted(missing)
+    common = f"""
+        FILTER(STRSTARTS(STR(?g), "{RECORD_GRAPH_PREFIX}") && ?p != {RDF_TYPE}
+               && STRSTARTS(STR(?p), "{OL}") && STRSTARTS(STR(?s), "{graph.ids.base}")
+               && STRSTARTS(STR(?o), "{graph.ids.base}"))"""
     for i in range(0, len(nodes), 400):
         listed = " ".join(str(graph.ids.iri(t)) for t in nodes[i : i + 400])
         query = f"""
-            SELECT ?s ?p ?o ?src WHERE {{
-                VALUES ?o {{ {listed} }}
-                GRAPH ?g {{ ?s ?p ?o }}
-                FILTER(STRSTARTS(STR(?g), "{RECORD_GRAPH_PREFIX}") && ?p != {RDF_TYPE}
-                       && STRSTARTS(STR(?p), "{OL}") && STRSTARTS(STR(?s), "{graph.ids.base}"))
-                FILTER NOT EXISTS {{ ?o {RDF_TYPE} ?t }}
-                OPTIONAL {{ ?s {vocab_iri("source")} ?src }}
+            SELECT ?s ?p ?o ?g ?gone WHERE {{
+                VALUES ?gone {{ {listed} }}
+                {{ GRAPH ?g {{ ?s ?p ?gone }} BIND(?gone AS ?o) }}
+                UNION {{ GRAPH ?g {{ ?gone ?p ?o }} BIND(?gone AS ?s) }}
+                {common}
+                FILTER NOT EXISTS {{ ?gone {RDF_TYPE} ?t }}
             }}"""
         for row in graph.backend.select(query):
             s, o = graph.ids.id_of(row["s"]), graph.ids.id_of(row["o"])
+            gone = graph.ids.id_of(row["gone"])
             rel = row["p"].value.rsplit("#", 1)[-1]
-            path = row["src"].value if row["src"] is not None else s
-            notes.append(
-                Note(
-                    path, None, "orphan", f"{s} {rel} {o}: {o} no longer exists (run `ontoloom gc`)"
-                )
+            path = unquote(row["g"].value.removeprefix(RECORD_GRAPH_PREFIX))
+            why = (
+                f"{gone} was rejected (see {rejected[gone]}); the relation counts again once "
+                "that is fixed"
+                if gone in rejected
+                else f"{gone} no longer exists (run `ontoloom gc`)"
             )
-    return sorted(set(notes), key=lambda n: (n.path, n.message))
+            notes.append(Note(path, None, "orphan", f"{s} {rel} {o}: {why}"))
+            still.add(gone)
+    return sorted(set(notes), key=lambda n: (n.path, n.message)), still
 
 
 def _counts(graph: Graph) -> tuple[dict[str, int], dict[str, int]]:

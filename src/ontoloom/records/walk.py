@@ -1,9 +1,11 @@
 """Finding record files: sorted, recursive, never following symlinks, never leaving the root;
-unreadable, binary and oversized files are skipped with a note."""
+unreadable, binary and oversized files, and anything that is not a regular file (a FIFO, a
+socket, a device), are skipped with a note."""
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -54,23 +56,9 @@ def walk_root(
             if path.is_symlink():
                 notes.append(Note(rel_instance, None, "skipped", "a symlink: not followed"))
                 continue
-            try:
-                size = path.stat().st_size
-                if size > MAX_FILE_BYTES:
-                    notes.append(
-                        Note(
-                            rel_instance,
-                            None,
-                            "skipped",
-                            f"too large ({size} bytes > {MAX_FILE_BYTES})",
-                        )
-                    )
-                    continue
-                data = path.read_bytes()
-            except OSError as exc:
-                notes.append(
-                    Note(rel_instance, None, "skipped", f"unreadable ({exc.strerror or exc})")
-                )
+            data = _read(path)
+            if isinstance(data, str):
+                notes.append(Note(rel_instance, None, "skipped", data))
                 continue
             if b"\x00" in data[:8192]:
                 notes.append(Note(rel_instance, None, "skipped", "a binary file"))
@@ -83,6 +71,53 @@ def walk_root(
             )
             found.append(RecordFile(rel_instance, file_kind, root, rel, privacy, data))
     return found
+
+
+def _read(path: Path) -> bytes | str:
+    """The bytes of a regular file, or why it is skipped.
+
+    Only regular files are read: opening a FIFO waits for a writer and a device may never
+    end. So the open cannot block (O_NONBLOCK), cannot follow a symlink swapped in since the
+    walk saw the name (O_NOFOLLOW), and the type and size are checked on the open descriptor.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        mode = os.lstat(path).st_mode  # named before opening: a socket cannot be opened
+        if not stat.S_ISREG(mode):
+            return f"not a regular file ({_file_kind(mode)}): not read"
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return f"not a regular file ({_file_kind(info.st_mode)}): not read"
+        if info.st_size > MAX_FILE_BYTES:
+            return f"too large ({info.st_size} bytes > {MAX_FILE_BYTES})"
+        chunks, size = [], 0
+        while size <= MAX_FILE_BYTES:  # bounded even if the file grows meanwhile
+            chunk = os.read(fd, MAX_FILE_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    finally:
+        os.close(fd)
+    if size > MAX_FILE_BYTES:
+        return f"too large (more than {MAX_FILE_BYTES} bytes)"
+    return b"".join(chunks)
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device file"
+    return "a special file"
 
 
 def _rel(instance: Path, path: Path) -> str:
