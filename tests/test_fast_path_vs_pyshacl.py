@@ -14,7 +14,7 @@ from ontoloom.shacl.validate import validate_graphs
 from ontoloom.store.base import Delta
 from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.rdfio import read_triples
-from ontoloom.store.terms import DefaultGraph, Literal, NamedNode, Quad, Triple
+from ontoloom.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Triple
 from ontoloom.vocab import OL, RDF, XSD
 from shacl_keys import result_keys
 
@@ -86,6 +86,9 @@ triples = st.lists(
 @given(triples)
 def test_generated_graphs_get_the_same_findings_from_both_engines(data: list[Triple]) -> None:
     ontology, shapes = builtin_triples()
+    # The secret rule is compared with pySHACL in tests/test_secrets.py: here, where pySHACL
+    # re-parses its long query for every node of every example, it would cost minutes.
+    shapes = shape_subset(shapes, without=NamedNode(OL + "NoSecrets"))
     schema = Schema(ontology, shapes)
     backend = EmbeddedBackend.memory()
     if data:
@@ -173,3 +176,20 @@ def test_a_fallen_back_shape_is_evaluated_alone_with_only_what_it_references(mon
     ((_, outer),) = calls
     assert target_class not in outer
     assert "<http://www.w3.org/ns/shacl#targetNode> <http://example.org/b2>" in outer
+
+
+def shape_subset(
+    shapes: list[Triple], *, without: NamedNode | None = None, only: NamedNode | None = None
+) -> list[Triple]:
+    """The shapes graph without (or with only) one shape and the blank nodes it owns."""
+    start = without if without is not None else only
+    owned, frontier = {start}, [start]
+    while frontier:
+        node = frontier.pop()
+        for t in shapes:
+            if t.subject == node and isinstance(t.object, BlankNode) and t.object not in owned:
+                owned.add(t.object)
+                frontier.append(t.object)
+    if only is not None:
+        return [t for t in shapes if t.subject in owned]
+    return [t for t in shapes if t.subject not in owned]

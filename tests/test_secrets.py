@@ -108,3 +108,38 @@ def test_the_schema_graph_cannot_switch_the_secret_rule_off(cli: Cli, tmp_path: 
         assert "built-in shape" in result.output
         assert quads_of(cli.data_dir) == before
     assert cli("create", "Person", "-p", "name=B", "-p", "password=hunter2").exit_code == 1
+
+
+def test_the_secret_rule_judges_as_pyshacl_does() -> None:
+    # The oracle: pySHACL (with SHACL-AF, for the SPARQL target) on the secret rule alone.
+    from ontoloom.schema import builtin_triples
+    from ontoloom.shacl import Validator
+    from ontoloom.shacl.oracle import pyshacl_results
+    from ontoloom.shacl.rdfgraph import TripleIndex
+    from ontoloom.store.base import Delta
+    from ontoloom.store.embedded import EmbeddedBackend
+    from ontoloom.store.rdfio import read_triples
+    from ontoloom.store.terms import DefaultGraph, NamedNode, Quad
+    from ontoloom.vocab import OL
+    from shacl_keys import result_keys
+    from test_fast_path_vs_pyshacl import shape_subset
+
+    _, shapes = builtin_triples()
+    shapes = shape_subset(shapes, only=NamedNode(OL + "NoSecrets"))
+    data = read_triples(
+        data=f"""@prefix ex: <http://example.org/> . @prefix ol: <https://ontoloom.dev/ns#> .
+        ex:a ol:name "Ann" ; ol:sort_key "k" ; ex:apiKey "v" ; ex:note "{STRIPE}" .
+        ex:b ex:github_pat "x" ; ex:bio "password: hunter2" ; ex:ok "password: $PW" .
+        ex:c ex:token_count 3 ; ex:refreshTokens "t" ; ex:jwt "{JWT}" .
+        _:d ex:cookie "c" ; ex:author "Ann" .""",
+        format_name="turtle",
+    )
+    backend = EmbeddedBackend.memory()
+    backend.apply(
+        Delta(adds={Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in data})
+    )
+    ours = Validator(shapes).validate(backend)
+    _, theirs, _ = pyshacl_results(data, shapes, advanced=True)
+    index = TripleIndex(shapes)
+    assert set(result_keys(ours.results, index)) == set(result_keys(theirs, index))
+    assert len(ours.results) == 8  # apiKey, note, github_pat, bio, refreshTokens, jwt ×2, cookie

@@ -30,6 +30,7 @@ from ontoloom.model import (
     vocab_iri,
     vocab_name,
 )
+from ontoloom.owner import borrowed
 from ontoloom.schema import Schema
 from ontoloom.search import Hit, SearchIndex
 from ontoloom.store import Delta, Row, open_backend
@@ -126,6 +127,10 @@ class Graph:
         :raises Busy: when another process holds the data dir.
         """
         path = resolve_data_dir(data_dir)
+        with borrowed(path) as owned:
+            if owned is not None:  # this process owns the data dir: its graph is open
+                yield owned
+                return
         with open_backend(path, write=write or create, create=create, wait=wait) as backend:
             graph = cls(backend, path)
             try:

@@ -1634,8 +1634,8 @@ def _recovered(messages: list[str]) -> None:
 def mcp() -> None:
     """Serve the graph to an agent over MCP (stdio): typed tools and memory-server tools.
 
-    Every call opens the data dir for just as long as it needs, so several servers and the
-    CLI can share one instance.
+    The first server of a data dir becomes its owner: it keeps the store open and the CLI,
+    hooks and other servers work through it (see the README's Concurrency section).
 
     \b
     Example (an MCP client's config):
@@ -1644,6 +1644,29 @@ def mcp() -> None:
     from ontoloom.mcp_server import serve
 
     serve(_opts()["data_dir"])
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535))
+@_common
+def serve(host: str, port: int) -> None:
+    """Serve the graph over HTTP: MCP at /mcp, SPARQL (read-only) at /sparql, JSON at /api/TOOL.
+
+    Every request needs `Authorization: Bearer TOKEN`: ONTOLOOM_TOKEN, else the data dir's
+    serve.token (made 0600 on first start). Listens on loopback unless --host says otherwise,
+    and refuses a non-loopback address without a token set up beforehand.
+
+    \b
+    Example:
+      ontoloom serve --port 8765 &
+      curl -H "Authorization: Bearer $(cat .ontoloom/serve.token)" \\
+           -d '{"query": "payment"}' http://127.0.0.1:8765/api/search
+    """
+    from ontoloom.config import resolve_data_dir
+    from ontoloom.serve import serve as run
+
+    run(resolve_data_dir(_opts()["data_dir"]), host, port)
 
 
 @main.group()

@@ -57,9 +57,110 @@ def hook_route(argv: list[str]) -> tuple[str, str | None] | None:
     return name, data_dir
 
 
+# Commands that use the store: when the data dir has an owner, they run there.
+FORWARDED = {
+    *[
+        "check",
+        "create",
+        "delete",
+        "enrich",
+        "export",
+        "gc",
+        "get",
+        "guard",
+        "hints",
+        "import",
+        "infer",
+        "links",
+        "list",
+        "plan",
+    ],
+    *[
+        "proposals",
+        "query",
+        "rebuild",
+        "reindex",
+        "relate",
+        "relations",
+        "schema",
+        "search",
+        "summary",
+    ],
+    *["traverse", "unrelate", "update", "why"],
+}
+
+
+def command_of(argv: list[str]) -> tuple[str | None, str | None]:
+    """(the command, the ``--data-dir`` given before it) of a command line.
+
+    >>> command_of(["--json", "--data-dir", "d", "list", "Task"])
+    ('list', 'd')
+    """
+    data_dir = None
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        found = _data_dir_option(argv, i)
+        if found is None:
+            i += 1
+        else:
+            data_dir, i = found
+    return (argv[i] if i < len(argv) else None), data_dir
+
+
+def _forward_command(argv: list[str]) -> int | None:
+    """Run the command line in the data dir's owner, if it has one: the exit code."""
+    command, data_dir = command_of(argv)
+    if command not in FORWARDED or {"-h", "--help", "--version"} & set(argv):
+        return None
+    from ontoloom.config import resolve_data_dir
+    from ontoloom.owner_client import client_env, forward, write_out
+
+    try:
+        path = resolve_data_dir(data_dir)
+    except Exception:  # the command itself will say what is wrong
+        return None
+    stdin = sys.stdin.read() if "-" in argv else None
+    answer = forward(
+        path,
+        {"kind": "cli", "argv": argv, "cwd": os.getcwd(), "env": client_env(), "stdin": stdin},
+    )
+    if answer is None:
+        if stdin is not None:  # already read: hand it to the command run here
+            import io
+
+            sys.stdin = io.StringIO(stdin)
+        return None
+    return write_out(answer)
+
+
+def _forward_hook(name: str, data_dir: str | None) -> bool:
+    from ontoloom.config import resolve_data_dir
+    from ontoloom.owner_client import forward
+
+    path = resolve_data_dir(data_dir)
+    if not (path / "owner.sock").exists():
+        return False
+    text = sys.stdin.read()
+    answer = forward(path, {"kind": "hook", "name": name, "stdin": text})
+    if answer is None:  # a stale socket: the hook runs here, on what it was given
+        import io
+
+        sys.stdin = io.StringIO(text)
+        return False
+    sys.stdout.write(answer.get("stdout", ""))
+    return True
+
+
 def main() -> None:
     route = hook_route(sys.argv[1:])
     if route is None:
+        try:
+            code = _forward_command(sys.argv[1:])
+        except Exception as exc:  # OwnerGone: the owner died holding the request
+            sys.stderr.write(f"error: {exc}\n")
+            sys.exit(2)
+        if code is not None:
+            sys.exit(code)
         from ontoloom.cli import main as cli_main
 
         cli_main()
@@ -68,7 +169,8 @@ def main() -> None:
     try:
         from ontoloom import hooks
 
-        getattr(hooks, name)(sys.stdin, sys.stdout, data_dir or None)
+        if not _forward_hook(name, data_dir):
+            getattr(hooks, name)(sys.stdin, sys.stdout, data_dir or None)
         sys.stdout.flush()
     except BaseException:  # a hook is silent and exits 0 on every path
         pass

@@ -131,7 +131,10 @@ class SearchIndex:
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
         uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
-        self.db = sqlite3.connect(uri, uri=True, timeout=5.0, isolation_level=None)
+        # An owner process uses one index from several threads, one at a time (its lock).
+        self.db = sqlite3.connect(
+            uri, uri=True, timeout=5.0, isolation_level=None, check_same_thread=False
+        )
         if not readonly:
             self.db.executescript(_SCHEMA)
 

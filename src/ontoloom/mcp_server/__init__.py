@@ -1,9 +1,9 @@
 """``ontoloom mcp``: the graph as an MCP server over stdio, on the official SDK.
 
 Two tool sets: the typed tools (:mod:`.tools`) and the reference memory server's
-(:mod:`.memory_tools`). Every call opens the data dir for just that call — shared lock for
-reads, exclusive for writes — so several servers and the CLI share one instance without
-losing a write. Arguments are checked against the tool's schema built from the *live*
+(:mod:`.memory_tools`). The first server of a data dir becomes its owner (:mod:`ontoloom.owner`)
+and keeps the graph open; other servers, the CLI and the hooks send their work to it, so
+several servers and the CLI share one instance without losing a write. Arguments are checked against the tool's schema built from the *live*
 schema; any error becomes a tool error (``isError``) whose text says what and how to fix it,
 a validation refusal's text being the report. The server itself never dies of a bad call.
 """
@@ -135,6 +135,26 @@ def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallTool
     )
 
 
+def dispatch(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    """Run a tool call where the data dir's graph is open: here when this process owns it,
+    else in its owner; with no owner alive, this process claims the data dir (or, when it
+    cannot, opens the store for just this call, as before owners existed)."""
+    from ontoloom.owner import Owner, owns
+    from ontoloom.owner_client import OwnerGone, forward
+
+    if not owns(data_dir):
+        try:
+            answer = forward(data_dir, {"kind": "tool", "name": name, "arguments": arguments})
+        except OwnerGone as exc:
+            return _error(str(exc), {"error": "owner_gone", "message": str(exc)})
+        if answer is not None:
+            if "error" in answer:
+                return _error(answer["error"]["message"], answer["error"])
+            return types.CallToolResult.model_validate(answer["result"])
+        Owner.claim(data_dir)
+    return call(data_dir, name, arguments)
+
+
 def build_server(data_dir: Path) -> Server:
     """The MCP server over ``data_dir`` (the tools and their handler; no transport)."""
     from importlib.metadata import version
@@ -148,7 +168,7 @@ def build_server(data_dir: Path) -> Server:
 
     @server.call_tool(validate_input=False)  # checked against the live schema in `call`
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        result = await anyio.to_thread.run_sync(call, data_dir, name, arguments or {})
+        result = await anyio.to_thread.run_sync(dispatch, data_dir, name, arguments or {})
         known = _static_specs().get(name)
         if known is not None and known.changes_schema and not result.isError:
             # The enums of types and relations changed: clients re-list the tools.
@@ -179,4 +199,11 @@ def serve(data_dir: str | Path | None = None) -> None:
         async with stdio_server() as (read, write):
             await server.run(read, write, options)
 
-    anyio.run(run)
+    from ontoloom.owner import Owner
+
+    owner = Owner.claim(path)
+    try:
+        anyio.run(run)
+    finally:
+        if owner is not None:
+            owner.close()

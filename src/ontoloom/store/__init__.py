@@ -65,6 +65,12 @@ def open_backend(
     :raises NoStore: when there is no store and ``create`` is false.
     :raises Busy: when the lock is not granted within ``wait`` seconds.
     """
+    from ontoloom.owner import borrowed
+
+    with borrowed(data_dir) as owned:
+        if owned is not None:  # this process owns the data dir: its store is open
+            yield owned.backend
+            return
     if not exists(data_dir):
         if not create:
             raise NoStore(

@@ -1,0 +1,225 @@
+"""One owner per data dir: the process that keeps the store open and serves everyone else.
+
+The first long-lived process that needs the store (``ontoloom mcp``, ``ontoloom serve``)
+claims the data dir: it takes the data dir's write lock without waiting, opens the graph —
+store, schema, compiled shapes, search index — once, and listens on ``owner.sock`` in the
+data dir (mode 0600: only its user may connect). From then on every other front end on the
+machine sends its work there (:mod:`ontoloom.owner_client`): a CLI command line, an MCP tool
+call, a hook. The owner runs each one to completion under one lock, so writes stay
+serialised and validated exactly as before; only where the work happens changes.
+
+Inside the owner, :func:`borrowed` hands ``Graph.open`` and ``open_backend`` the open graph
+instead of opening the store again. When the owner exits or dies, its lock goes with it (the
+kernel releases it) and its socket is stale: the next process that connects finds nobody,
+does the work itself, and the next long-lived one claims the data dir anew.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ontoloom.errors import Busy, OntoloomError
+from ontoloom.owner_client import HAS_UNIX_SOCKETS, SOCKET_NAME, socket_address
+
+if TYPE_CHECKING:
+    from ontoloom.api import Graph
+
+__all__ = ["Owner", "borrowed", "owns"]
+
+_owners: dict[Path, Owner] = {}  # the data dirs this process owns
+
+
+class Owner:
+    """This process's hold on a data dir: the open graph, the lock, the socket."""
+
+    def __init__(self, data_dir: Path, graph: Graph, stack: ExitStack) -> None:
+        self.data_dir = data_dir
+        self.graph = graph
+        self._stack = stack
+        self.lock = threading.RLock()  # one piece of work at a time, as the file lock did
+        self._listener: socket.socket | None = None
+
+    # -- claiming -----------------------------------------------------------------------------
+    @classmethod
+    def claim(cls, data_dir: Path) -> Owner | None:
+        """Become the data dir's owner, or None: another process holds it (its owner, or a
+        command running now), there is no store yet, or this platform has no local sockets."""
+        from ontoloom.api import Graph
+        from ontoloom.store import exists
+
+        data_dir = data_dir.resolve()
+        if not HAS_UNIX_SOCKETS or not exists(data_dir) or data_dir in _owners:
+            return _owners.get(data_dir)
+        stack = ExitStack()
+        try:
+            graph = stack.enter_context(Graph.open(data_dir, write=True, wait=0))
+        except OntoloomError:
+            stack.close()
+            return None
+        owner = cls(data_dir, graph, stack)
+        try:
+            owner._listen()
+        except OSError:
+            stack.close()
+            return None
+        _owners[data_dir] = owner
+        return owner
+
+    def _listen(self) -> None:
+        # The write lock is ours, so a socket file here is an earlier owner's, left stale.
+        path = self.data_dir / SOCKET_NAME
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)  # created 0600, never briefly open to others
+        try:
+            with socket_address(self.data_dir) as address:
+                listener.bind(address)
+        finally:
+            os.umask(old)
+        os.chmod(path, 0o600)
+        listener.listen(64)
+        self._listener = listener
+        threading.Thread(target=self._accept, name="ontoloom-owner", daemon=True).start()
+
+    def close(self) -> None:
+        """Stop serving and release the data dir (the store is flushed and closed)."""
+        _owners.pop(self.data_dir, None)
+        if self._listener is not None:
+            with contextlib.suppress(OSError):
+                (self.data_dir / SOCKET_NAME).unlink()
+            with contextlib.suppress(OSError):
+                self._listener.close()
+            self._listener = None
+        with self.lock:
+            self._stack.close()
+
+    # -- serving --------------------------------------------------------------------------------
+    def _accept(self) -> None:
+        listener = self._listener
+        while listener is not None and self._listener is listener:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                request = json.loads(_read_all(conn))
+                answer = self.handle(request)
+            except Exception as exc:  # a malformed request must not take the owner down
+                answer = {"exit": 2, "stdout": "", "stderr": f"error: bad request ({exc})\n"}
+            with contextlib.suppress(OSError):
+                conn.sendall(json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n")
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        kind = request.get("kind")
+        if kind == "hook":
+            return {"stdout": self._hook(request["name"], request.get("stdin") or "")}
+        if not self.lock.acquire(timeout=_lock_timeout(request.get("env"))):
+            busy = Busy(f"{self.data_dir} is busy with another command; try again shortly")
+            if kind == "tool":
+                return {"error": busy.to_json()}
+            return {"exit": busy.exit_code, "stdout": "", "stderr": f"error: {busy.message}\n"}
+        try:
+            if kind == "tool":
+                return {"result": self._tool(request["name"], request.get("arguments") or {})}
+            if kind == "cli":
+                return self._cli(request)
+            raise ValueError(f"unknown request kind {kind!r}")
+        finally:
+            self.lock.release()
+
+    def _tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        from ontoloom.mcp_server import call
+
+        result = call(self.data_dir, name, arguments)
+        dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return dumped
+
+    def _hook(self, name: str, stdin: str) -> str:
+        from ontoloom import hooks
+        from ontoloom.entry import HOOKS
+
+        if name not in HOOKS.values():
+            return ""
+        # A hook never waits: when the owner is busy it stays quiet, as it would on a lock.
+        if not self.lock.acquire(timeout=0):
+            return ""
+        try:
+            out = io.StringIO()
+            with contextlib.suppress(Exception):  # a hook is silent on every path
+                getattr(hooks, name)(io.StringIO(stdin), out, str(self.data_dir))
+            return out.getvalue()
+        finally:
+            self.lock.release()
+
+    def _cli(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Run a command line as the caller would have, in its directory and with its
+        ontoloom settings; its output and exit code."""
+        from click.testing import CliRunner
+
+        from ontoloom.cli import main
+
+        env = {k: None for k in os.environ if k.startswith("ONTOLOOM_")}
+        env.update(request.get("env") or {})
+        here = os.getcwd()
+        runner = CliRunner()
+        try:
+            os.chdir(request["cwd"])
+            result = runner.invoke(main, request["argv"], input=request.get("stdin"), env=env)
+        finally:
+            os.chdir(here)
+        stderr = result.stderr
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            stderr += f"error: internal error ({type(result.exception).__name__})\n"
+        return {"exit": result.exit_code, "stdout": result.stdout, "stderr": stderr}
+
+
+def _read_all(conn: socket.socket) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = conn.recv(1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _lock_timeout(env: dict[str, str] | None) -> float:
+    """How long the caller waits for the owner: its own ``ONTOLOOM_LOCK_TIMEOUT`` when it
+    sent one, as if it were waiting for the lock itself; else the owner's."""
+    from ontoloom.store import lock_timeout
+
+    with contextlib.suppress(KeyError, ValueError, TypeError):
+        value = float((env or {})["ONTOLOOM_LOCK_TIMEOUT"])
+        if value >= 0:
+            return value
+    return lock_timeout()
+
+
+def owns(data_dir: Path) -> bool:
+    """Whether this process owns ``data_dir``."""
+    return data_dir.resolve() in _owners
+
+
+@contextlib.contextmanager
+def borrowed(data_dir: Path) -> Iterator[Graph | None]:
+    """The open graph when this process owns ``data_dir`` (held under the owner's lock for
+    the block), else None."""
+    owner = _owners.get(data_dir.resolve()) if _owners else None
+    if owner is None:
+        yield None
+        return
+    with owner.lock:
+        yield owner.graph

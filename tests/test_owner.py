@@ -1,0 +1,165 @@
+"""One owner per data dir (issue 12): the first `ontoloom mcp` keeps the store open and every
+other process — CLI, a second MCP server, the hooks — works through it; when it dies, the
+next process does the work itself and the next server takes over."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import quads_of
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="owners need local sockets")
+
+ONTOLOOM = [sys.executable, "-m", "ontoloom.entry"]
+
+
+class McpProcess:
+    """`ontoloom mcp` driven by newline-delimited JSON-RPC over its stdio."""
+
+    def __init__(self, data_dir: Path) -> None:
+        env = {**os.environ, "ONTOLOOM_LOCK_TIMEOUT": "10"}
+        self.proc = subprocess.Popen(
+            [*ONTOLOOM, "--data-dir", str(data_dir), "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+        self.next_id = 0
+        self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        )
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        assert self.proc.stdout is not None
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "the server closed its output"
+            message = json.loads(line)
+            if message.get("id") == self.next_id:
+                return message
+
+    def tool(self, name: str, **arguments: Any) -> dict[str, Any]:
+        return self.request("tools/call", {"name": name, "arguments": arguments})["result"]
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def cli(data_dir: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ONTOLOOM_LOCK_TIMEOUT": os.environ.get("ONTOLOOM_LOCK_TIMEOUT", "0.3")}
+    return subprocess.run(
+        [*ONTOLOOM, "--data-dir", str(data_dir), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def owned(data_dir: Path):
+    assert cli(data_dir, "create", "Person", "--id", "pers_ann", "-p", "name=Ann").returncode == 0
+    server = McpProcess(data_dir)
+    server.tool("get_entity", id="pers_ann")  # the server is up and owns the data dir
+    yield server
+    server.close()
+
+
+def test_the_first_server_owns_the_data_dir_through_a_private_socket(
+    data_dir: Path, owned: McpProcess
+) -> None:
+    sock = data_dir / "owner.sock"
+    assert stat.S_ISSOCK(sock.stat().st_mode)
+    assert stat.S_IMODE(sock.stat().st_mode) == 0o600
+
+
+def test_cli_commands_run_in_the_owner_with_the_same_output_and_exit_codes(
+    data_dir: Path, owned: McpProcess
+) -> None:
+    # The owner holds the write lock: had the CLI opened the store itself, it would be busy.
+    made = cli(
+        data_dir, "--json", "create", "Task", "--id", "task_a", "-p", "title=A", "-p", "status=open"
+    )
+    assert made.returncode == 0, made.stderr
+    assert json.loads(made.stdout)["id"] == "task_a"
+    refused = cli(data_dir, "create", "Task", "-p", "title=B", "-p", "status=wip")
+    assert refused.returncode == 1 and "status" in refused.stdout + refused.stderr
+    missing = cli(data_dir, "get", "task_nope")
+    assert missing.returncode == 2
+    listed = cli(data_dir, "--json", "list", "--type", "Task")
+    assert [e["id"] for e in json.loads(listed.stdout)] == ["task_a"]
+    assert owned.tool("get_entity", id="task_a")["isError"] is False
+
+
+def test_a_second_server_works_through_the_first(data_dir: Path, owned: McpProcess) -> None:
+    second = McpProcess(data_dir)
+    try:
+        made = second.tool("create_entity", type="Person", properties={"name": "Bo"})
+        assert made["isError"] is False
+        pid = made["structuredContent"]["id"]
+        assert owned.tool("get_entity", id=pid)["isError"] is False
+    finally:
+        second.close()
+
+
+def test_when_the_owner_dies_the_next_process_does_the_work_and_a_server_takes_over(
+    data_dir: Path, owned: McpProcess
+) -> None:
+    owned.proc.send_signal(signal.SIGKILL)
+    owned.proc.wait()
+    assert (data_dir / "owner.sock").exists()  # stale: it must block nobody
+    started = time.monotonic()
+    done = cli(data_dir, "create", "Person", "--id", "pers_cy", "-p", "name=Cy")
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started < 10
+    successor = McpProcess(data_dir)
+    try:
+        assert successor.tool("get_entity", id="pers_cy")["isError"] is False
+        assert cli(data_dir, "get", "pers_ann").returncode == 0  # through the successor
+    finally:
+        successor.close()
+    assert not (data_dir / "owner.sock").exists()  # a clean exit removes its socket
+    assert any("pers_cy" in str(q.subject) for q in quads_of(data_dir))
+
+
+def test_the_prompt_hook_answers_through_the_owner_as_it_would_alone(
+    data_dir: Path, owned: McpProcess
+) -> None:
+    prompt = json.dumps({"prompt": "what does Ann work on?", "cwd": str(data_dir.parent)})
+    through = cli(data_dir, "hook", "prompt-context", stdin=prompt)
+    assert through.returncode == 0 and through.stderr == ""
+    owned.close()
+    alone = cli(data_dir, "hook", "prompt-context", stdin=prompt)
+    assert through.stdout == alone.stdout

@@ -1,0 +1,180 @@
+"""`ontoloom serve` (issue 12): the owner over HTTP — MCP at /mcp, SPARQL at /sparql, the
+tools as JSON at /api/TOOL — behind a bearer token, on loopback unless told otherwise."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process control")
+
+ONTOLOOM = [sys.executable, "-m", "ontoloom.entry"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, data_dir: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {k: v for k, v in os.environ.items() if k != "ONTOLOOM_TOKEN"}
+        env["ONTOLOOM_LOCK_TIMEOUT"] = "10"  # the owner's own calls wait as a client would
+        self.proc = subprocess.Popen(
+            [*ONTOLOOM, "--data-dir", str(data_dir), "serve", "--port", str(self.port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    break
+            except OSError:
+                assert self.proc.poll() is None, self.proc.stderr.read() if self.proc.stderr else ""
+                time.sleep(0.1)
+        self.token = (data_dir / "serve.token").read_text().strip()
+        self.headers = {"Authorization": f"Bearer {self.token}"}
+
+    def post(self, tool: str, body: object) -> httpx.Response:
+        return httpx.post(f"{self.url}/api/{tool}", json=body, headers=self.headers, timeout=30)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture
+def server(data_dir: Path) -> Iterator[Server]:
+    init = subprocess.run(
+        [
+            *ONTOLOOM,
+            "--data-dir",
+            str(data_dir),
+            "create",
+            "Person",
+            "--id",
+            "pers_ann",
+            "-p",
+            "name=Ann",
+        ],
+        capture_output=True,
+    )
+    assert init.returncode == 0, init.stderr
+    s = Server(data_dir)
+    yield s
+    s.stop()
+
+
+def test_the_token_is_made_private_and_required(data_dir: Path, server: Server) -> None:
+    assert stat.S_IMODE((data_dir / "serve.token").stat().st_mode) == 0o600
+    for headers in ({}, {"Authorization": "Bearer wrong"}):
+        r = httpx.post(f"{server.url}/api/get_entity", json={"id": "pers_ann"}, headers=headers)
+        assert r.status_code == 401
+    assert httpx.get(f"{server.url}/sparql", params={"query": "ASK {}"}).status_code == 401
+    assert httpx.post(f"{server.url}/mcp/", json={}).status_code == 401
+
+
+def test_the_json_api_maps_refusals_to_statuses(server: Server) -> None:
+    made = server.post(
+        "create_entity", {"type": "Task", "properties": {"title": "A", "status": "open"}}
+    )
+    assert made.status_code == 200, made.text
+    assert made.json()["type"] == "Task"
+    refused = server.post(
+        "create_entity", {"type": "Task", "properties": {"title": "B", "status": "wip"}}
+    )
+    assert refused.status_code == 422
+    assert refused.json()["error"] == "validation" and refused.json()["results"]
+    assert server.post("get_entity", {"id": "pers_nope"}).status_code == 404
+    assert server.post("get_entity", {"nope": 1}).status_code == 400
+    assert server.post("no_such_tool", {}).status_code == 400
+    bad = httpx.post(f"{server.url}/api/get_entity", content=b"{", headers=server.headers)
+    assert bad.status_code == 400
+
+
+def test_sparql_protocol_reads_and_refuses_updates(server: Server) -> None:
+    q = "SELECT ?n WHERE { ?p <https://ontoloom.dev/ns#name> ?n }"
+    got = httpx.get(f"{server.url}/sparql", params={"query": q}, headers=server.headers)
+    assert got.status_code == 200
+    assert got.headers["content-type"].startswith("application/sparql-results+json")
+    assert [b["n"]["value"] for b in got.json()["results"]["bindings"]] == ["Ann"]
+    posted = httpx.post(
+        f"{server.url}/sparql",
+        content=q,
+        headers={**server.headers, "Content-Type": "application/sparql-query"},
+    )
+    assert posted.status_code == 200
+    update = httpx.post(
+        f"{server.url}/sparql",
+        data={"update": "DELETE WHERE { ?s ?p ?o }"},
+        headers=server.headers,
+    )
+    assert update.status_code == 400
+    sneaky = httpx.get(
+        f"{server.url}/sparql",
+        params={"query": "DELETE WHERE { ?s ?p ?o }"},
+        headers=server.headers,
+    )
+    assert sneaky.status_code == 400
+    assert server.post("get_entity", {"id": "pers_ann"}).status_code == 200
+
+
+def test_mcp_over_http_with_the_official_client(server: Server) -> None:
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamablehttp_client
+
+    async def main() -> None:
+        async with (
+            streamablehttp_client(f"{server.url}/mcp/", headers=server.headers) as (r, w, _),
+            ClientSession(r, w) as session,
+        ):
+            await session.initialize()
+            tools = await session.list_tools()
+            assert "create_entity" in {t.name for t in tools.tools}
+            got = await session.call_tool("get_entity", {"id": "pers_ann"})
+            assert not got.isError
+
+    asyncio.run(main())
+
+
+def test_cli_works_through_the_server_as_owner(data_dir: Path, server: Server) -> None:
+    done = subprocess.run(
+        [*ONTOLOOM, "--data-dir", str(data_dir), "get", "pers_ann"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ONTOLOOM_LOCK_TIMEOUT": "0.3"},
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_public_address_needs_a_token_set_up_first(tmp_path: Path) -> None:
+    data_dir = tmp_path / "d" / ".ontoloom"
+    env = {k: v for k, v in os.environ.items() if k != "ONTOLOOM_TOKEN"}
+    done = subprocess.run(
+        [*ONTOLOOM, "--data-dir", str(data_dir), "serve", "--host", "0.0.0.0", "--port", "1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "ONTOLOOM_TOKEN" in done.stderr and "Traceback" not in done.stderr
+    assert not (data_dir / "serve.token").exists()
