@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.changes import Changes, RelateOutcome
 from ontoloom.config import load_config, resolve_data_dir
-from ontoloom.errors import BadInput, NotFound
+from ontoloom.errors import BadInput, Busy, NotFound
 from ontoloom.model import (
     Entity,
     IdSpace,
@@ -131,7 +131,19 @@ class Graph:
             if owned is not None:  # this process owns the data dir: its graph is open
                 yield owned
                 return
-        with open_backend(path, write=write or create, create=create, wait=wait) as backend:
+        with ExitStack() as stack:
+            try:
+                backend = stack.enter_context(
+                    open_backend(path, write=write or create, create=create, wait=wait)
+                )
+            except Busy as exc:
+                if (path / "owner.sock").exists():
+                    raise Busy(
+                        f"{path} is kept open by its owner (a running `ontoloom mcp` or "
+                        "`ontoloom serve`): work through it — the CLI, MCP or HTTP — or stop "
+                        "it to open the store here"
+                    ) from exc
+                raise
             graph = cls(backend, path)
             try:
                 yield graph

@@ -107,6 +107,23 @@ def parse_properties(
 
 
 class _Group(click.Group):
+    def main(self, args: Any = None, *posargs: Any, **kwargs: Any) -> Any:
+        # A data dir with an owner (a running `ontoloom mcp`/`serve`): the command runs there.
+        from ontoloom.entry import forward_command
+        from ontoloom.owner_client import OwnerGone
+
+        argv = list(sys.argv[1:] if args is None else args)
+        try:
+            code = forward_command(argv)
+        except OwnerGone as exc:
+            click.echo(f"error: {exc}", err=True)
+            code = 2
+        if code is None:
+            return super().main(args, *posargs, **kwargs)
+        if kwargs.get("standalone_mode", True):
+            sys.exit(code)
+        return code
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["hook_route", "main"]
+__all__ = ["forward_command", "hook_route", "main"]
 
 HOOKS = {"prompt-context": "prompt_context", "session-start": "session_start"}
 
@@ -107,7 +107,7 @@ def command_of(argv: list[str]) -> tuple[str | None, str | None]:
     return (argv[i] if i < len(argv) else None), data_dir
 
 
-def _forward_command(argv: list[str]) -> int | None:
+def forward_command(argv: list[str]) -> int | None:
     """Run the command line in the data dir's owner, if it has one: the exit code."""
     command, data_dir = command_of(argv)
     if command not in FORWARDED or {"-h", "--help", "--version"} & set(argv):
@@ -118,6 +118,10 @@ def _forward_command(argv: list[str]) -> int | None:
     try:
         path = resolve_data_dir(data_dir)
     except Exception:  # the command itself will say what is wrong
+        return None
+    from ontoloom.owner import owns
+
+    if owns(path):  # this is the owner, running a command it was sent
         return None
     stdin = sys.stdin.read() if "-" in argv else None
     answer = forward(
@@ -155,7 +159,7 @@ def main() -> None:
     route = hook_route(sys.argv[1:])
     if route is None:
         try:
-            code = _forward_command(sys.argv[1:])
+            code = forward_command(sys.argv[1:])
         except Exception as exc:  # OwnerGone: the owner died holding the request
             sys.stderr.write(f"error: {exc}\n")
             sys.exit(2)

@@ -341,7 +341,16 @@ def builtin_overrides(triples: list[Triple]) -> list[Finding]:
     from ontoloom.schema import builtin_triples
 
     _, shapes = builtin_triples()
-    builtin = {t.subject for t in shapes if isinstance(t.subject, NamedNode)}
+    declare = NamedNode(SH + "declare")
+    # Shapes and components (said so with SHACL terms), not the ontology IRI that merely
+    # declares prefixes for their queries.
+    builtin = {
+        t.subject
+        for t in shapes
+        if isinstance(t.subject, NamedNode)
+        and t.predicate != declare
+        and (t.predicate.value.startswith(SH) or t.object.value.startswith(SH))
+    }
     return [
         Finding(
             focus=str(t.subject),
