@@ -102,8 +102,8 @@ def typed_param(graph: Graph, value: str, kind: str | None = None) -> Term:
     if sep and prefix in PREFIXES and not local.startswith("//"):
         return NamedNode(PREFIXES[prefix] + local)
     parsed = parse_scalar(value)
-    if kind == "string" or isinstance(parsed, list):
-        parsed = value
+    if kind == "string" or parsed is None or isinstance(parsed, list | dict):
+        parsed = value  # `null` (no literal at all) and JSON structures bind as the text
     return literal_from_json(parsed)[0]
 
 

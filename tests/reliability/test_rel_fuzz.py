@@ -424,6 +424,8 @@ def test_fuzz_rebuild_frontmatter(tmp_path: Path, soak_row: Row) -> None:
 
     def body(example: tuple[bytes, str]) -> str:
         data, folder = example
+        for other in ("memory", "failures"):  # each example on its own: no earlier file left
+            (root / "records" / other / "fuzzed.md").unlink(missing_ok=True)
         path = root / "records" / folder / "fuzzed.md"
         path.write_bytes(data)
         result = cli("rebuild")
