@@ -25,7 +25,7 @@ from ontoloom.api import Graph
 from reliability.plugin import Row, scale
 
 ONTOLOOM = str(Path(sys.executable).with_name("ontoloom"))
-OPS = scale(6, 50)  # per writer: create, relate, create, relate, …
+OPS = scale(4, 50)  # per writer: create, relate, create, relate, …
 SHARED = "pers_shared"
 
 
