@@ -61,3 +61,22 @@ def test_a_date_that_does_not_exist_in_frontmatter_rejects_its_record_only(tmp_p
     )
     assert cli("get", "rule:good").exit_code == 0
     assert cli("check").exit_code == 0
+
+
+def test_a_lone_surrogate_is_refused_as_bad_input(cli: Cli) -> None:
+    """A lone surrogate (bytes that are not UTF-8 in argv, or JSON's "\\ud800") in a value
+    reached pyoxigraph and was an "unexpected ValueError"; now it is bad input, named."""
+    assert (
+        cli("create", "Task", "--id", "task_a", "-p", "title=A", "-p", "status=open").exit_code == 0
+    )
+    before = quads_of(cli.data_dir)
+    for args in (
+        ("create", "Task", "-p", "title=a\udce9", "-p", "status=open"),
+        ("create", "Task", "--props", '{"title": "a\\ud800", "status": "open"}'),
+        ("update", "task_a", "-p", "title=\ud800"),
+        ("query", "SELECT * WHERE { ?s ?p ?o }", "--param", "x=\ud800"),
+    ):
+        result = cli(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "not valid Unicode" in result.output and "unexpected" not in result.output
+    assert quads_of(cli.data_dir) == before

@@ -99,7 +99,13 @@ def big_turtle(path: Path, tasks: int = scale(600, 1500)) -> Path:
 
 def plan_file(path: Path, tasks: int = 120) -> Path:
     steps: list[dict] = [
-        {"op": "create", "type": "Person", "as": "p", "properties": {"name": "Pat"}}
+        {
+            "op": "create",
+            "type": "Person",
+            "id": "pers_pat",
+            "as": "p",
+            "properties": {"name": "Pat"},
+        }
     ]
     for i in range(tasks):
         steps.append(
