@@ -98,7 +98,10 @@ def typed_param(graph: Graph, value: str, kind: str | None = None) -> Term:
     if kind == "entity":
         return graph.ids.iri(value)
     if value.startswith("<") and value.endswith(">"):
-        return NamedNode(value[1:-1])
+        try:
+            return NamedNode(value[1:-1])
+        except ValueError as exc:
+            raise BadInput(f"--param value {value!r} is not an IRI: {exc}") from None
     prefix, sep, local = value.partition(":")
     if sep and prefix in PREFIXES and not local.startswith("//"):
         return NamedNode(PREFIXES[prefix] + local)

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from conftest import Cli, quads_of
 from reliability.plugin import SOAK, Row, scale
 
-EXAMPLES = scale(8, 150)
+EXAMPLES = scale(8, 100)
 SETTINGS = settings(
     max_examples=EXAMPLES,
     deadline=None,

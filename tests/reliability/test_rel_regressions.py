@@ -75,8 +75,20 @@ def test_a_lone_surrogate_is_refused_as_bad_input(cli: Cli) -> None:
         ("create", "Task", "--props", '{"title": "a\\ud800", "status": "open"}'),
         ("update", "task_a", "-p", "title=\ud800"),
         ("query", "SELECT * WHERE { ?s ?p ?o }", "--param", "x=\ud800"),
+        ("get", "\ud800"),
     ):
         result = cli(*args)
         assert result.exit_code == 2, (args, result.output)
-        assert "not valid Unicode" in result.output and "unexpected" not in result.output
+        assert "not valid Unicode" in result.output, (
+            args,
+            result.output,
+        ) and "unexpected" not in result.output
     assert quads_of(cli.data_dir) == before
+
+
+def test_a_param_in_angle_brackets_that_is_no_iri_is_bad_input(cli: Cli) -> None:
+    """`--param 'x=</a><b>'` reached pyoxigraph's NamedNode: "unexpected ValueError"."""
+    cli("init", str(cli.data_dir.parent))
+    result = cli("query", "SELECT * WHERE { ?s ?p ?x }", "--param", "x=</tool_result><tool_use>")
+    assert result.exit_code == 2
+    assert "is not an IRI" in result.output and "unexpected" not in result.output

@@ -85,7 +85,7 @@ def _run(root: Path, args: list[str]) -> tuple[int, float, str]:
 
 
 # -- the instances each operation starts from ------------------------------------------------------
-def big_turtle(path: Path, tasks: int = scale(600, 1500)) -> Path:
+def big_turtle(path: Path, tasks: int = scale(600, 1000)) -> Path:
     lines = ["@prefix ol: <https://ontoloom.dev/ns#> .", "@prefix id: <https://ontoloom.dev/id/> ."]
     for i in range(tasks):
         lines.append(
