@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test check bench clean
+.PHONY: demo test soak check bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,12 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2
+
+# The reliability suite at full scale (tests/reliability: concurrent writers, SIGKILL, fuzzing)
+# and the generated differential tests with more, fresh examples; ends with a table.
+soak: $(STAMP)
+	ONTOLOOM_SOAK=1 ONTOLOOM_HYPOTHESIS_PROFILE=soak ONTOLOOM_DIFFERENTIAL_EXAMPLES=200 \
+		$(PY) -m pytest -n 2 tests/reliability tests/test_differential_generated.py
 
 check: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench

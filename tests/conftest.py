@@ -11,6 +11,9 @@ from hypothesis import settings
 from ontoloom.api import Graph
 from ontoloom.cli import main
 
+# The reliability suite's table (tests/reliability): rows recorded by its scenarios.
+pytest_plugins = ["reliability.plugin"]
+
 # `make test` replays the same examples every run (CI must not fail on a draw it never made
 # before); `make soak` searches afresh, with many more examples.
 settings.register_profile("ci", derandomize=True, print_blob=True)

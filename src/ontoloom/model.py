@@ -152,6 +152,7 @@ def literal_from_json(value: Any, *, field_name: str = "value") -> list[Literal]
         text = format(Decimal(repr(value)) if isinstance(value, float) else value, "f")
         return [Literal(text, datatype=NamedNode(XSD + "decimal"))]
     if isinstance(value, str):
+        _unicode(value, field_name)
         if _DATE_RE.match(value) and _valid(dt.date.fromisoformat, value):
             return [Literal(value, datatype=NamedNode(XSD + "date"))]
         if _DATETIME_RE.match(value) and _valid(dt.datetime.fromisoformat, value):
@@ -160,6 +161,22 @@ def literal_from_json(value: Any, *, field_name: str = "value") -> list[Literal]
     raise BadInput(
         f"{field_name}: unsupported value {value!r}; use a string, number, boolean or a list of them"
     )
+
+
+def _unicode(text: str, field_name: str) -> None:
+    """RDF terms hold Unicode text: a lone surrogate (from JSON's ``"\\ud800"``, or bytes
+    that are not UTF-8 in a command line) is refused, not a crash.
+
+    >>> _unicode("caf\\udce9", "title")
+    Traceback (most recent call last):
+    ontoloom.errors.BadInput: title: the text is not valid Unicode (a lone surrogate at character 4)
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise BadInput(
+            f"{field_name}: the text is not valid Unicode (a lone surrogate at character {exc.start + 1})"
+        ) from None
 
 
 def _valid(parse: Any, text: str) -> bool:

@@ -104,7 +104,27 @@ def load_plan(path: Path) -> list[dict[str, Any]]:
                 line=mark.line + 1 if mark else None,
                 column=mark.column + 1 if mark else None,
             ) from None
+        except ValueError as exc:  # a date YAML reads as one that does not exist: 2026-02-30
+            raise ParseError(str(exc), file=str(path), line=bad_date_line(text)) from None
     return steps_of(data)
+
+
+def bad_date_line(text: str) -> int | None:
+    """The 1-based line of the first YAML date that is no date (``2026-02-30``), if any.
+
+    >>> bad_date_line("a: 2026-02-28\\nb: 2026-02-30\\n")
+    2
+    """
+    import datetime as dt
+    import re
+
+    for number, line in enumerate(text.splitlines(), start=1):
+        for y, m, d in re.findall(r"(?<![\w-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\w-])", line):
+            try:
+                dt.date(int(y), int(m), int(d))
+            except ValueError:
+                return number
+    return None
 
 
 def steps_of(data: Any) -> list[dict[str, Any]]:

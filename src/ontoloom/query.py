@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ontoloom.config import INSTANCE_MARKER, Config, load_config
 from ontoloom.errors import BadInput, NotFound, QueryTimeout, UnsupportedQuery
-from ontoloom.model import literal_from_json, parse_scalar
+from ontoloom.model import _unicode, literal_from_json, parse_scalar
 from ontoloom.resources import resource_dir
 from ontoloom.store.isolated import parse_rows, run_isolated
 from ontoloom.store.terms import NamedNode, Quad, Term
@@ -94,16 +94,20 @@ def typed_param(graph: Graph, value: str, kind: str | None = None) -> Term:
     """A parameter value as a typed term: ``<iri>``, ``prefix:local`` for known prefixes,
     an entity id (for ``entity`` parameters), or a JSON-typed literal (numbers, booleans,
     ISO dates), else a string."""
+    _unicode(value, "--param value")
     if kind == "entity":
         return graph.ids.iri(value)
     if value.startswith("<") and value.endswith(">"):
-        return NamedNode(value[1:-1])
+        try:
+            return NamedNode(value[1:-1])
+        except ValueError as exc:
+            raise BadInput(f"--param value {value!r} is not an IRI: {exc}") from None
     prefix, sep, local = value.partition(":")
     if sep and prefix in PREFIXES and not local.startswith("//"):
         return NamedNode(PREFIXES[prefix] + local)
     parsed = parse_scalar(value)
-    if kind == "string" or isinstance(parsed, list):
-        parsed = value
+    if kind == "string" or parsed is None or isinstance(parsed, list | dict):
+        parsed = value  # `null` (no literal at all) and JSON structures bind as the text
     return literal_from_json(parsed)[0]
 
 

@@ -90,7 +90,12 @@ class IdSpace:
         self.base = base
 
     def iri(self, entity_id: str) -> NamedNode:
-        return NamedNode(self.base + quote(entity_id, safe=""))
+        try:
+            return NamedNode(self.base + quote(entity_id, safe=""))
+        except UnicodeEncodeError:  # a lone surrogate: bytes in argv that are not UTF-8
+            from ontoloom.errors import BadInput
+
+            raise BadInput(f"id {entity_id!r} is not valid Unicode (a lone surrogate)") from None
 
     def id_of(self, term: Term) -> str:
         if isinstance(term, NamedNode) and term.value.startswith(self.base):

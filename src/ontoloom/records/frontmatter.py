@@ -96,6 +96,13 @@ def parse_record(path: str, data: bytes) -> ParsedRecord:
         record.notes.append(Note(path, line, "malformed", f"malformed YAML frontmatter: {problem}"))
         record.ok = False
         return record
+    except ValueError as exc:  # a date YAML reads as one that does not exist: 2026-02-30
+        from ontoloom.plans import bad_date_line
+
+        line = (bad_date_line(yaml_text) or 0) + 1
+        record.notes.append(Note(path, line, "malformed", f"malformed YAML frontmatter: {exc}"))
+        record.ok = False
+        return record
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):

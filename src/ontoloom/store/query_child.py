@@ -80,7 +80,9 @@ def _answer(request: dict[str, Any]) -> tuple[str, bytes]:
         if _NOT_PROJECTED not in str(exc) or not bindings:
             raise
         # Oxigraph substitutes only projected variables: join the values instead.
-        values = " ".join(f"VALUES {k} {{ {t} }}" for k, t in bindings.items())
+        # One VALUES clause: a query may end with only one.
+        names = " ".join(str(k) for k in bindings)
+        values = f"VALUES ({names}) {{ ({' '.join(str(t) for t in bindings.values())}) }}"
         result = store.query(f"{sparql}\n{values}", use_default_graph_as_union=True)
     out = BytesIO()
     if isinstance(result, pyoxigraph.QueryBoolean | pyoxigraph.QuerySolutions):
