@@ -402,6 +402,40 @@ class SearchIndex:
             for r in self.db.execute(sql, (expression, *params, need))
         ]
 
+    def object_hits(
+        self, terms: list[str], *, each: int = 3, together: int = 10, max_docs: int = 2000
+    ) -> list[Hit]:
+        """Objects that word ``terms`` find, for a quick lookup (the prompt hook): the best
+        ``each`` per term and the best ``together`` for all of them. Common terms are left
+        out — those matching more than 5% of the documents, or ``max_docs`` (stemmed and as a
+        prefix, as the index matches them): they would find everything, and ranking them is
+        what costs. Unranked and not deduplicated; no relations or snippets."""
+        terms = [t for t in terms if _TOKEN.fullmatch(t)]
+        total = self.db.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 1
+        cap = int(min(max(COMMON * total, COMMON_MIN_DOCS), max_docs))
+        count = "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)"
+        rare = [
+            t
+            for t in terms
+            if 0
+            < self.db.execute(count, (_match_expression([t], prefix=5), cap + 1)).fetchone()[0]
+            <= cap
+        ]
+        weights = ", ".join(str(w) for w in _WEIGHTS)
+        sql = (
+            f"SELECT d.id, d.type, d.title, d.private, -bm25(fts, {weights}) AS score "
+            "FROM fts JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ? AND d.kind = 'object' "
+            "ORDER BY score DESC LIMIT ?"
+        )
+        queries = [(_match_expression([t], prefix=5), each) for t in rare]
+        if len(rare) > 1:
+            queries.append((_match_expression(rare, prefix=5), together))
+        hits = []
+        for expression, limit in queries:
+            for id_, type_, title, private, score in self.db.execute(sql, (expression, limit)):
+                hits.append(Hit(id_, type_, title, float(score), title, "object", bool(private)))
+        return hits
+
     def _relation_labels_of(self, ids: list[str]) -> dict[str, list[str]]:
         """Up to 10 relation labels per object id, all read in one statement."""
         ids = list(dict.fromkeys(ids))
