@@ -402,6 +402,16 @@ class SearchIndex:
             for r in self.db.execute(sql, (expression, *params, need))
         ]
 
+    def object_ids(self, after: str | None, limit: int) -> list[str]:
+        """Up to ``limit`` indexed object ids greater than ``after``, in order: a keyset page
+        read off the ``docs_id`` index, whose cost does not grow with the graph."""
+        rows = self.db.execute(
+            "SELECT id FROM docs INDEXED BY docs_id WHERE id > ? AND kind = 'object' "
+            "ORDER BY id LIMIT ?",
+            (after or "", limit),
+        )
+        return [r[0] for r in rows]
+
     def object_hits(
         self, terms: list[str], *, each: int = 3, together: int = 10, max_docs: int = 2000
     ) -> list[Hit]:
