@@ -247,3 +247,51 @@ def test_a_refused_memory_write_leaves_the_store_as_it_was(data_dir: Path) -> No
         assert quads_of(data_dir) == before
 
     run(data_dir, body)
+
+
+def _pages(memory: Any, limit: int, cursor: str | None = None) -> list[list[str]]:
+    pages = []
+    while True:
+        page = memory.read_graph(cursor, limit)
+        pages.append([e["name"] for e in page["entities"]])
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            return pages
+
+
+def test_read_graph_pages_are_keyset_slices_of_the_full_list(tmp_path: Path) -> None:
+    """Every object exactly once across pages, in id order; a page started from any
+    object's cursor is the slice of the full list after it; inserts between pages appear
+    when they sort after the cursor and never repeat or shift what was already read."""
+    from ontoloom.api import Graph
+    from ontoloom.demo import load_entities
+    from ontoloom.memory import Memory, _encode_cursor
+
+    root = Path(__file__).resolve().parents[1]
+    with Graph.open(tmp_path / "d", write=True, create=True) as g:
+        load_entities(g, root / "examples" / "team" / "entities.json")
+        memory = Memory(g)
+        memory.create_entities(
+            [{"name": f"n{i}", "entityType": "person", "observations": []} for i in range(15)]
+        )
+        everything = memory._all_ids()
+        names = {i: n.name for i, n in zip(everything, memory._nodes(everything), strict=True)}
+        full = [names[i] for i in everything]
+        for limit in (1, 3, 7, len(full), 1000):
+            pages = _pages(memory, limit)
+            assert [n for p in pages for n in p] == full
+            assert all(len(p) == limit for p in pages[:-1]) and 1 <= len(pages[-1]) <= limit
+        for k in (0, 5, len(everything) - 2):
+            deep = memory.read_graph(_encode_cursor(everything[k]), 4)
+            assert [e["name"] for e in deep["entities"]] == full[k + 1 : k + 5]
+        assert "nextCursor" not in memory.read_graph(_encode_cursor(everything[-1]), 4)
+
+        first = memory.read_graph(None, 5)
+        cursor = first["nextCursor"]
+        g.create("Person", {"name": "Early"}, id="aaaa_0000")  # sorts before the cursor
+        g.create("Person", {"name": "Late"}, id="zzzz_0000")  # sorts after it
+        rest = [n for p in _pages(memory, 5, cursor) for n in p]
+        seen = [e["name"] for e in first["entities"]] + rest
+        assert "Early" not in seen and seen[-1] == "Late"
+        assert seen == [n for n in full if n != "Early"] + ["Late"]
+        assert len(seen) == len(set(seen))

@@ -209,3 +209,16 @@ def test_private_objects_are_searchable_and_flagged(team: Cli) -> None:
 
 def test_search_is_read_only_without_a_store(cli: Cli) -> None:
     assert cli("search", "x").exit_code == 2
+
+
+def test_results_equal_the_recorded_ones(tmp_path: Path) -> None:
+    """Every hit (id, score, snippet, relations, order) as recorded before the search path
+    was reworked, for the labelled queries and more, with and without filters."""
+    from ontoloom.demo import load_entities
+
+    recorded = json.loads((HERE / "golden" / "search_results.json").read_text())
+    with Graph.open(tmp_path / "d", write=True, create=True) as g:
+        load_entities(g, HERE.parent / LABELLED["instance"])
+        for case in recorded:
+            found = g.search(case["query"], limit=case["limit"], **case["filters"])
+            assert [h.to_json() for h in found] == case["hits"], case["query"]

@@ -107,6 +107,39 @@ class Graph:
         index.sync(self.backend, self.ids)
         return index.search(query, types=types, tags=tags, rel=rel, limit=limit)
 
+    def object_ids(self, after: str | None = None, limit: int = 100) -> list[str]:
+        """Up to ``limit`` object ids greater than ``after``, in id order (a keyset page: its
+        cost does not grow with the graph). Read off the search index, caught up with the
+        store first, and checked against the store; a scratch graph (no data dir) reads
+        the store whole."""
+        object_classes = set(self.schema.object_classes())
+        classes = " ".join(str(c) for c in object_classes)
+        if self.data_dir is None:
+            rows = self.backend.select(
+                f"SELECT DISTINCT ?e WHERE {{ VALUES ?t {{ {classes} }} ?e {RDF_TYPE} ?t }}"
+            )
+            found = sorted(self.ids.id_of(r["e"]) for r in rows)
+            return [i for i in found if after is None or i > after][:limit]
+        index = self._index()
+        index.sync(self.backend, self.ids)
+        out: list[str] = []
+        while len(out) < limit:
+            want = limit - len(out)
+            candidates = index.object_ids(after, want)
+            if not candidates:
+                break
+            listed = " ".join(str(self.ids.iri(i)) for i in candidates)
+            # the page's types only (a VALUES of classes too would read every instance)
+            rows = self.backend.select(
+                f"SELECT ?e ?t WHERE {{ VALUES ?e {{ {listed} }} ?e {RDF_TYPE} ?t }}"
+            )
+            typed = {self.ids.id_of(r["e"]) for r in rows if r["t"] in object_classes}
+            out += [i for i in candidates if i in typed]
+            if len(candidates) < want:
+                break
+            after = candidates[-1]
+        return out
+
     def reindex(self) -> int:
         """Rebuild the search index from the store; returns the number of objects."""
         return self._index().rebuild(self.backend, self.ids)

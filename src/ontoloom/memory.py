@@ -184,13 +184,15 @@ class Memory:
         if not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
             raise BadInput(f"limit is a number from 1 to {MAX_PAGE}, not {limit!r}")
         after = _decode_cursor(cursor) if cursor else None
-        all_ids = self._all_ids()
-        remaining = [i for i in all_ids if after is None or i > after]
-        page_ids = remaining[:limit]
+        # A keyset page: ids after the cursor, one more than the page to tell whether more
+        # follow. Its cost does not grow with the graph (only summary counts read it whole).
+        ids = self.graph.object_ids(after, limit + 1)
+        page_ids, more = ids[:limit], len(ids) > limit
         nodes = self._nodes(page_ids)
         relations = self.graph.relations_among(page_ids, outgoing_only=True)
         out = self._graph_json(nodes, relations)
         if summary:
+            all_ids = self._all_ids()
             types = Counter(n.entity_type for n in self._nodes(all_ids))
             rels = Counter(r.rel for r in self.graph.relations_among(all_ids, outgoing_only=True))
             out = {
@@ -209,7 +211,7 @@ class Memory:
                     "relationTypes": dict(sorted(rels.items())),
                 },
             }
-        if len(remaining) > limit:
+        if more:
             out["nextCursor"] = _encode_cursor(page_ids[-1])
         return out
 

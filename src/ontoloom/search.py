@@ -324,11 +324,10 @@ class SearchIndex:
     def _informative(self, terms: list[str]) -> tuple[list[str], bool]:
         """Drop very common terms when rarer ones remain; (terms, all of them required)."""
         total = self.db.execute("SELECT count(*) FROM docs").fetchone()[0] or 1
-        common = set()
-        for term in terms:
-            row = self.db.execute("SELECT n FROM df WHERE term = ?", (term,)).fetchone()
-            if row and row[0] > max(COMMON * total, COMMON_MIN_DOCS):
-                common.add(term)
+        cut = max(COMMON * total, COMMON_MIN_DOCS)
+        marks = ", ".join("?" * len(terms))
+        counts = dict(self.db.execute(f"SELECT term, n FROM df WHERE term IN ({marks})", terms))
+        common = {t for t in terms if counts.get(t, 0) > cut}
         rare = [t for t in terms if t not in common]
         if rare:
             return rare, False
@@ -344,6 +343,10 @@ class SearchIndex:
         rel: str | None = None,
         limit: int = 10,
     ) -> list[Hit]:
+        """The best ``limit`` hits, best first; equal scores in index order (rowid).
+
+        Only the page is dressed: snippets and relation labels are read for the hits
+        returned, each in one statement, never for every match."""
         types, tags = [t for t in types], [t.lower() for t in tags]
         where, params = _filters(types, tags, rel)
         hits: dict[str, Hit] = {}
@@ -359,29 +362,58 @@ class SearchIndex:
                 )
         terms = query_terms(text)
         if terms:
-            weights = ", ".join(str(w) for w in _WEIGHTS)
-            sql = (
-                f"SELECT d.rowid, d.kind, d.id, d.type, d.title, d.private, "
-                f"-bm25(fts, {weights}) * (CASE d.kind WHEN 'object' THEN 1.0 ELSE {_RELATION_WEIGHT} END) AS score, "
-                f"snippet(fts, 2, '[', ']', '…', 12) FROM fts JOIN docs d ON d.rowid = fts.rowid "
-                f"WHERE fts MATCH ? {where} ORDER BY score DESC LIMIT ?"
-            )
             informative, all_required = self._informative(terms)
             expression = _match_expression(informative, all_required)
-            for row in self.db.execute(sql, (expression, *params, limit + len(hits))):
-                if row[2] not in hits:
-                    snippet = row[7] if "[" in row[7] else row[4]
-                    hits[row[2]] = Hit(
-                        row[2], row[3], row[4], float(row[6]), snippet, row[1], bool(row[5])
+            ranked = self._ranked(expression, where, params, limit + len(hits))
+            for _rowid, kind, id_, type_, title, private, score, snippet in ranked:
+                if id_ not in hits:
+                    hits[id_] = Hit(
+                        id_,
+                        type_,
+                        title,
+                        score,
+                        snippet if "[" in snippet else title,
+                        kind,
+                        bool(private),
                     )
         if not terms and not hits and where:  # filters alone: list what they select
             sql = f"SELECT d.kind, d.id, d.type, d.title, d.private FROM docs d WHERE 1 {where} ORDER BY d.title LIMIT ?"
             for kind, id_, type_, title, private in self.db.execute(sql, (*params, limit)):
                 hits[id_] = Hit(id_, type_, title, 0.0, title, kind, bool(private))
-        ranked = sorted(hits.values(), key=lambda h: -h.score)[:limit]
-        for hit in ranked:
-            hit.relations = self._relation_labels(hit)
-        return ranked
+        page = sorted(hits.values(), key=lambda h: -h.score)[:limit]
+        labels = self._relation_labels_of([h.id for h in page if h.kind == "object"])
+        for hit in page:
+            hit.relations = labels.get(hit.id, []) if hit.kind == "object" else []
+        return page
+
+    def _ranked(
+        self, expression: str, where: str, params: list[Any], need: int
+    ) -> list[tuple[int, str, str, str, str, int, float, str]]:
+        """The ``need`` best matches (rowid, kind, id, type, title, private, score, snippet):
+        BM25, relations weighted down, equal scores by rowid. FTS5 computes BM25 for every
+        match (ORDER BY rank too: it cannot stop early). The snippet costs little here, in
+        the scan; a second MATCH for the page's snippets would evaluate the query again."""
+        weights = ", ".join(str(w) for w in _WEIGHTS)
+        sql = (
+            f"SELECT d.rowid, d.kind, d.id, d.type, d.title, d.private, "
+            f"-bm25(fts, {weights}) * (CASE d.kind WHEN 'object' THEN 1.0 ELSE {_RELATION_WEIGHT} END) AS score, "
+            f"snippet(fts, 2, '[', ']', '…', 12) FROM fts JOIN docs d ON d.rowid = fts.rowid "
+            f"WHERE fts MATCH ? {where} ORDER BY score DESC, d.rowid LIMIT ?"
+        )
+        return [
+            (r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), r[7])
+            for r in self.db.execute(sql, (expression, *params, need))
+        ]
+
+    def object_ids(self, after: str | None, limit: int) -> list[str]:
+        """Up to ``limit`` indexed object ids greater than ``after``, in order: a keyset page
+        read off the ``docs_id`` index, whose cost does not grow with the graph."""
+        rows = self.db.execute(
+            "SELECT id FROM docs INDEXED BY docs_id WHERE id > ? AND kind = 'object' "
+            "ORDER BY id LIMIT ?",
+            (after or "", limit),
+        )
+        return [r[0] for r in rows]
 
     def object_hits(
         self, terms: list[str], *, each: int = 3, together: int = 10, max_docs: int = 2000
@@ -417,19 +449,32 @@ class SearchIndex:
                 hits.append(Hit(id_, type_, title, float(score), title, "object", bool(private)))
         return hits
 
+    def _relation_labels_of(self, ids: list[str]) -> dict[str, list[str]]:
+        """Up to 10 relation labels per object id, all read in one statement."""
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
+        one = (
+            "SELECT * FROM (SELECT ? AS hit, from_id, rel, to_id, title FROM docs "
+            "WHERE kind = 'relation' AND (from_id = ? OR to_id = ?) "
+            "ORDER BY rel, from_id, to_id LIMIT 10)"
+        )
+        labels: dict[str, list[str]] = {i: [] for i in ids}
+        rows = []
+        for i in range(0, len(ids), 200):  # SQLite allows 500 terms in a compound select
+            chunk = ids[i : i + 200]
+            sql = " UNION ALL ".join([one] * len(chunk))
+            rows += self.db.execute(sql, [v for i in chunk for v in (i, i, i)]).fetchall()
+        rows.sort(key=lambda r: (r[2], r[1], r[3]))
+        for hit, from_id, rel, _to_id, title in rows:
+            left, _, right = title.partition(" → ")
+            labels[hit].append(f"{rel} → {right}" if from_id == hit else f"{rel} ← {left}")
+        return labels
+
     def _relation_labels(self, hit: Hit) -> list[str]:
         if hit.kind != "object":
             return []
-        rows = self.db.execute(
-            "SELECT from_id, rel, to_id, title FROM docs WHERE kind = 'relation' AND (from_id = ? OR to_id = ?) "
-            "ORDER BY rel, from_id, to_id LIMIT 10",
-            (hit.id, hit.id),
-        ).fetchall()
-        labels = []
-        for from_id, rel, _to_id, title in rows:
-            left, _, right = title.partition(" → ")
-            labels.append(f"{rel} → {right}" if from_id == hit.id else f"{rel} ← {left}")
-        return labels
+        return self._relation_labels_of([hit.id])[hit.id]
 
 
 def _filters(types: list[str], tags: list[str], rel: str | None) -> tuple[str, list[Any]]:
