@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test soak check bench clean
+.PHONY: demo test soak check bench bench-mcp clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ check: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/run.py
+
+# MCP servers over stdio, side by side; peers are installed under bench/.peers/ on first use.
+bench-mcp: $(STAMP)
+	$(PY) bench/mcp_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -541,7 +541,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
         "--only",
-        choices=["writes", "shapes", "audit", "cycles", "import", "search", "records", "hook"],
+        choices=["writes", "shapes", "audit", "cycles", "import", "search", "records", "hook", "mcp"],
         action="append",
     )
     parser.add_argument(
@@ -659,6 +659,11 @@ def main() -> None:
             f"\nvalidated import: {quads} triples in {elapsed:.2f} s = {quads / elapsed:,.0f} triples/s "
             "(target ≥ 100,000/s)"
         )
+
+    if "mcp" in (args.only or []):  # opt-in: it installs and starts peer servers
+        import mcp_bench
+
+        mcp_bench.main([])
 
 
 def bench_all_writes(args: argparse.Namespace) -> None:

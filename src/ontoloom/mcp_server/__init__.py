@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +40,7 @@ The memory-server tools (create_entities, read_graph, …) work on the same grap
 
 
 def _tools(data_dir: Path) -> list[ToolSpec]:
-    return [*typed_tools(_schema(data_dir)), *memory_tools()]
+    return list(_specs(_schema(data_dir)).values())
 
 
 def _schema(data_dir: Path) -> Any:
@@ -83,11 +85,10 @@ def _error(message: str, data: dict[str, Any] | None = None) -> types.CallToolRe
     )
 
 
-def _argument_problem(spec: ToolSpec, arguments: dict[str, Any]) -> str | None:
-    errors = sorted(
-        jsonschema.Draft202012Validator(spec.input_schema()).iter_errors(arguments),
-        key=lambda e: list(e.absolute_path),
-    )
+def _argument_problem(
+    spec: ToolSpec, arguments: dict[str, Any], validator: jsonschema.Draft202012Validator
+) -> str | None:
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
     if not errors:
         return None
     error = errors[0]
@@ -100,8 +101,36 @@ def _argument_problem(spec: ToolSpec, arguments: dict[str, Any]) -> str | None:
     return f"invalid arguments for {spec.name}: {where}: {error.message}{hint}"
 
 
+class _ToolSet:
+    """The tools one schema object describes, and their argument validators (built on first
+    use): built once per schema, not per call — a schema change makes a new schema object."""
+
+    def __init__(self, schema: Any) -> None:
+        self.specs = {t.name: t for t in [*typed_tools(schema), *memory_tools()]}
+        self._validators: dict[str, jsonschema.Draft202012Validator] = {}
+
+    def validator(self, name: str) -> jsonschema.Draft202012Validator:
+        found = self._validators.get(name)
+        if found is None:
+            found = jsonschema.Draft202012Validator(self.specs[name].input_schema())
+            self._validators[name] = found
+        return found
+
+
+_tool_sets: weakref.WeakKeyDictionary[Any, _ToolSet] = weakref.WeakKeyDictionary()
+_tool_sets_lock = threading.Lock()
+
+
+def _tool_set(schema: Any) -> _ToolSet:
+    with _tool_sets_lock:
+        found = _tool_sets.get(schema)
+        if found is None:
+            found = _tool_sets[schema] = _ToolSet(schema)
+        return found
+
+
 def _specs(schema: Any) -> dict[str, ToolSpec]:
-    return {t.name: t for t in [*typed_tools(schema), *memory_tools()]}
+    return _tool_set(schema).specs
 
 
 def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
@@ -113,8 +142,9 @@ def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallTool
         return _error(f"unknown tool {name!r}: list the tools to see them")
     try:
         with Graph.open(data_dir, write=not known.read_only, create=known.access == "create") as g:
-            spec = _specs(g.schema)[name]
-            problem = _argument_problem(spec, arguments)
+            tools = _tool_set(g.schema)
+            spec = tools.specs[name]
+            problem = _argument_problem(spec, arguments, tools.validator(name))
             if problem:
                 return _error(problem, {"error": "bad_input", "message": problem})
             data = spec.handler(g, arguments)
