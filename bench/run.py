@@ -541,7 +541,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
         "--only",
-        choices=["writes", "shapes", "audit", "cycles", "import", "search", "records", "hook", "mcp"],
+        choices=[
+            "writes",
+            "shapes",
+            "audit",
+            "cycles",
+            "import",
+            "search",
+            "records",
+            "hook",
+            "mcp",
+        ],
         action="append",
     )
     parser.add_argument(
