@@ -143,3 +143,13 @@ def test_the_secret_rule_judges_as_pyshacl_does() -> None:
     index = TripleIndex(shapes)
     assert set(result_keys(ours.results, index)) == set(result_keys(theirs, index))
     assert len(ours.results) == 8  # apiKey, note, github_pat, bio, refreshTokens, jwt ×2, cookie
+
+
+def test_the_demo_never_prints_the_secret_it_tries_to_store(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ontoloom.cli import main
+
+    result = CliRunner().invoke(main, ["demo"])
+    assert result.exit_code == 0, result.output
+    assert "sk_live_123" not in result.output and "(redacted)" in result.output

@@ -45,7 +45,7 @@ def run_demo(keep: Path | None, echo: Callable[[str], None] = print) -> Path:
 
         echo("1. An invalid write is refused, with the fix for each broken rule:")
         echo(
-            '   $ ontoloom create Task -p title="Rotate keys" -p status=wip -p api_key=sk_live_123'
+            '   $ ontoloom create Task -p title="Rotate keys" -p status=wip -p api_key="$STRIPE_KEY"  # a live Stripe key'
         )
         try:
             g.create("Task", {"title": "Rotate keys", "status": "wip", "api_key": "sk_live_123"})
