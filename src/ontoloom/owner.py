@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = ["Owner", "borrowed", "owns"]
 
 _owners: dict[Path, Owner] = {}  # the data dirs this process owns
+RETRY = {"retry": True}  # the owner is going away: the caller does the work itself
 
 
 class Owner:
@@ -47,6 +48,9 @@ class Owner:
         self._stack = stack
         self.lock = threading.RLock()  # one piece of work at a time, as the file lock did
         self._listener: socket.socket | None = None
+        self._closing = False
+        self._active = 0  # connections not yet answered
+        self._answered = threading.Condition()
 
     # -- claiming -----------------------------------------------------------------------------
     @classmethod
@@ -92,8 +96,10 @@ class Owner:
         threading.Thread(target=self._accept, name="ontoloom-owner", daemon=True).start()
 
     def close(self) -> None:
-        """Stop serving and release the data dir (the store is flushed and closed)."""
-        _owners.pop(self.data_dir, None)
+        """Stop serving and release the data dir (the store is flushed and closed). The
+        work in progress finishes; work still waiting is answered "retry" (its caller then
+        does it itself), so no caller is left without an answer."""
+        self._closing = True
         if self._listener is not None:
             with contextlib.suppress(OSError):
                 (self.data_dir / SOCKET_NAME).unlink()
@@ -101,7 +107,10 @@ class Owner:
                 self._listener.close()
             self._listener = None
         with self.lock:
+            _owners.pop(self.data_dir, None)
             self._stack.close()
+        with self._answered:
+            self._answered.wait_for(lambda: self._active == 0, timeout=60)
 
     # -- serving --------------------------------------------------------------------------------
     def _accept(self) -> None:
@@ -111,20 +120,29 @@ class Owner:
                 conn, _ = listener.accept()
             except OSError:
                 return
+            with self._answered:
+                self._active += 1
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
-        with conn:
-            try:
-                request = json.loads(_read_all(conn))
-                answer = self.handle(request)
-            except Exception as exc:  # a malformed request must not take the owner down
-                answer = {"exit": 2, "stdout": "", "stderr": f"error: bad request ({exc})\n"}
-            with contextlib.suppress(OSError):
-                conn.sendall(json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n")
+        try:
+            with conn:
+                try:
+                    request = json.loads(_read_all(conn))
+                    answer = self.handle(request)
+                except Exception as exc:  # a malformed request must not take the owner down
+                    answer = {"exit": 2, "stdout": "", "stderr": f"error: bad request ({exc})\n"}
+                with contextlib.suppress(OSError):
+                    conn.sendall(json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n")
+        finally:
+            with self._answered:
+                self._active -= 1
+                self._answered.notify_all()
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         kind = request.get("kind")
+        if self._closing:
+            return RETRY
         if kind == "hook":
             return {"stdout": self._hook(request["name"], request.get("stdin") or "")}
         if not self.lock.acquire(timeout=_lock_timeout(request.get("env"))):
@@ -133,6 +151,8 @@ class Owner:
                 return {"error": busy.to_json()}
             return {"exit": busy.exit_code, "stdout": "", "stderr": f"error: {busy.message}\n"}
         try:
+            if self._closing:  # it waited while the owner was closing
+                return RETRY
             if kind == "tool":
                 return {"result": self._tool(request["name"], request.get("arguments") or {})}
             if kind == "cli":

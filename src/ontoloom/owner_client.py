@@ -67,6 +67,13 @@ def forward(data_dir: Path, request: dict[str, Any]) -> dict[str, Any] | None:
         while True:
             try:
                 chunk = conn.recv(1 << 16)
+            except ConnectionResetError:
+                if not chunks:
+                    # Reset unanswered: the owner closed its socket before accepting this
+                    # connection (an owner reads a request whole before acting on it, so
+                    # one that took it and died closes cleanly instead). Nothing was done.
+                    return None
+                chunk = b""
             except OSError:
                 chunk = b""
             if not chunk:
@@ -81,6 +88,8 @@ def forward(data_dir: Path, request: dict[str, Any]) -> dict[str, Any] | None:
             "the request may or may not have been applied — look before retrying"
         )
     answer: dict[str, Any] = json.loads(data)
+    if answer.get("retry"):  # the owner was closing and did nothing: do it here
+        return None
     return answer
 
 
