@@ -47,10 +47,10 @@ def _records(root: Path) -> dict[str, bytes]:
     return out
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """An instance with one pending proposal whose evidence is RECORD."""
-    root = build(tmp_path_factory.mktemp("template") / "inst")
+def with_pending_proposal(root: Path) -> tuple[Path, str]:
+    """A records instance built at ``root``, rebuilt, with one pending proposal whose
+    evidence is RECORD; its id."""
+    root = build(root)
     cli = Cli(root / ".ontoloom")
     cli("init", str(root))
     cli("rebuild")
@@ -72,6 +72,12 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     )
     result = cli.json("enrich", "--ingest", str(response))
     return root, json.loads(result.output)["outcomes"][0]["id"]
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """An instance with one pending proposal whose evidence is RECORD."""
+    return with_pending_proposal(tmp_path_factory.mktemp("template") / "inst")
 
 
 @pytest.fixture(scope="module")

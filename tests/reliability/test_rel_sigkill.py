@@ -25,7 +25,7 @@ import pytest
 from conftest import Cli, quads_of
 from records_fixture import build
 from reliability.plugin import Row, scale
-from test_writeback_safety import QUOTE, RECORD, _assert_consistent
+from test_writeback_safety import RECORD, _assert_consistent, with_pending_proposal
 
 ONTOLOOM = str(Path(sys.executable).with_name("ontoloom"))
 KILLS = scale(2, 12)
@@ -149,28 +149,7 @@ def instances(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path,
     assert Cli(root / ".ontoloom")("init", str(root)).exit_code == 0
     made["rebuild"] = (root, "")
     # confirm: rebuilt, with one pending proposal quoted from RECORD (as test_writeback_safety)
-    root = build(tmp_path_factory.mktemp("confirm") / "inst")
-    cli = Cli(root / ".ontoloom")
-    cli("init", str(root))
-    cli("rebuild")
-    response = root.parent / "response.json"
-    response.write_text(
-        json.dumps(
-            {
-                "version": 1,
-                "candidates": [
-                    {
-                        "source": "rule:escape-terminal-output",
-                        "relation": "enforced-by",
-                        "target": "action:strip-control-bytes",
-                        "evidence": {"path": RECORD, "quote": QUOTE},
-                    }
-                ],
-            }
-        )
-    )
-    result = cli.json("enrich", "--ingest", str(response))
-    made["confirm"] = (root, json.loads(result.output)["outcomes"][0]["id"])
+    made["confirm"] = with_pending_proposal(tmp_path_factory.mktemp("confirm") / "inst")
     return made
 
 
