@@ -107,13 +107,23 @@ def command_of(argv: list[str]) -> tuple[str | None, str | None]:
     return (argv[i] if i < len(argv) else None), data_dir
 
 
+def reads_stdin(argv: list[str]) -> bool:
+    """Whether a command line names standard input (``-`` as a file, not as ``-o -``).
+
+    >>> reads_stdin(["import", "-"]), reads_stdin(["export", "-o", "-"])
+    (True, False)
+    """
+    outputs = ("-o", "--output")
+    return any(a == "-" and (i == 0 or argv[i - 1] not in outputs) for i, a in enumerate(argv))
+
+
 def forward_command(argv: list[str]) -> int | None:
     """Run the command line in the data dir's owner, if it has one: the exit code."""
     command, data_dir = command_of(argv)
     if command not in FORWARDED or {"-h", "--help", "--version"} & set(argv):
         return None
     from ontoloom.config import resolve_data_dir
-    from ontoloom.owner_client import client_env, forward, write_out
+    from ontoloom.owner_client import SOCKET_NAME, client_env, forward, write_out
 
     try:
         path = resolve_data_dir(data_dir)
@@ -121,9 +131,9 @@ def forward_command(argv: list[str]) -> int | None:
         return None
     from ontoloom.owner import owns
 
-    if owns(path):  # this is the owner, running a command it was sent
+    if owns(path) or not (path / SOCKET_NAME).exists():  # the owner itself, or none
         return None
-    stdin = sys.stdin.read() if "-" in argv else None
+    stdin = sys.stdin.read() if reads_stdin(argv) and not sys.stdin.isatty() else None
     answer = forward(
         path,
         {"kind": "cli", "argv": argv, "cwd": os.getcwd(), "env": client_env(), "stdin": stdin},
