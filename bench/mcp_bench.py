@@ -49,7 +49,7 @@ from mcp.client.stdio import stdio_client
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ontoloom.store.terms import RdfFormat, serialize
 from ontoloom.vocab import IdSpace
-from run import HOOK_PROMPTS, percentile, synthetic_quads
+from run import hook_prompt, percentile, synthetic_quads
 
 ROOT = Path(__file__).resolve().parents[1]
 PEERS = ROOT / "bench" / ".peers"
@@ -238,14 +238,7 @@ def run_hooks(data_dir: Path, n: int, repeat: int, tmp: Path) -> tuple[list[floa
     args = [ontoloom_command(), "hook", "prompt-context", "--data-dir", str(data_dir)]
     samples, answered, matching = [], 0, 0
     for i in range(repeat + 1):
-        template, expected = HOOK_PROMPTS[i % len(HOOK_PROMPTS)]
-        prompt = template.format(
-            task=rng.randrange(tasks),
-            task2=rng.randrange(tasks),
-            n=rng.randrange(tasks),
-            p=rng.randrange(people),
-            j=rng.randrange(projects),
-        )
+        prompt, expected = hook_prompt(i, rng, people, projects, tasks)
         event = {"hook_event_name": "UserPromptSubmit", "cwd": str(tmp), "prompt": prompt}
         start = time.perf_counter()
         done = subprocess.run(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import random
 import statistics
 import sys
 import tempfile
@@ -485,12 +486,26 @@ HOOK_PROMPTS = [
 ]
 
 
+def hook_prompt(
+    i: int, rng: random.Random, people: int, projects: int, tasks: int
+) -> tuple[str, bool]:
+    """The ``i``-th benchmark prompt, its ids drawn by ``rng``; whether it names something."""
+    template, expected = HOOK_PROMPTS[i % len(HOOK_PROMPTS)]
+    prompt = template.format(
+        task=rng.randrange(tasks),
+        task2=rng.randrange(tasks),
+        n=rng.randrange(tasks),
+        p=rng.randrange(people),
+        j=rng.randrange(projects),
+    )
+    return prompt, expected
+
+
 def bench_hook(entities: int, repeat: int) -> tuple[int, list[float], list[float], list[float]]:
     """The prompt hook as Claude Code runs it: the `ontoloom hook prompt-context` console
     script as a fresh process per prompt, JSON on stdin — against `python -c pass` run the
     same way (the floor of any fresh Python process)."""
     import json
-    import random
     import shutil
     import subprocess
 
@@ -508,14 +523,7 @@ def bench_hook(entities: int, repeat: int) -> tuple[int, list[float], list[float
             g.reindex()
         events = []
         for i in range(repeat):
-            template, _ = HOOK_PROMPTS[i % len(HOOK_PROMPTS)]
-            prompt = template.format(
-                task=rng.randrange(tasks),
-                task2=rng.randrange(tasks),
-                n=rng.randrange(tasks),
-                p=rng.randrange(people),
-                j=rng.randrange(projects),
-            )
+            prompt, _ = hook_prompt(i, rng, people, projects, tasks)
             event = {"hook_event_name": "UserPromptSubmit", "cwd": tmp, "prompt": prompt}
             events.append(json.dumps(event).encode())
 
