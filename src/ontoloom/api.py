@@ -32,7 +32,7 @@ from ontoloom.model import (
 )
 from ontoloom.owner import borrowed
 from ontoloom.schema import Schema
-from ontoloom.search import Hit, SearchIndex
+from ontoloom.search import Hits, SearchIndex
 from ontoloom.store import Delta, Row, open_backend
 from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.terms import Literal, NamedNode, Term
@@ -99,7 +99,7 @@ class Graph:
         tags: Iterable[str] = (),
         rel: str | None = None,
         limit: int = 10,
-    ) -> list[Hit]:
+    ) -> Hits:
         """BM25 search; any text is a safe query. Catches the index up with the store first."""
         if not 1 <= limit <= 1000:
             raise BadInput(f"--limit must be between 1 and 1000, not {limit}")

@@ -1121,6 +1121,8 @@ def search(
         if not hits:
             click.echo("no matches")
 
+    if hits.note:
+        click.echo(f"note: {hits.note}", err=True)
     _emit([h.to_json() for h in hits], show)
 
 

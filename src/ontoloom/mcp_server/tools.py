@@ -149,6 +149,12 @@ def _list(g: Graph, a: dict[str, Any]) -> Any:
     return [e.to_json() for e in g.entities(a.get("type"), a.get("where") or {})]
 
 
+class Noted(list[Any]):
+    """A JSON list result with a note for the agent beside it (a second text item)."""
+
+    note: str | None = None
+
+
 def _search(g: Graph, a: dict[str, Any]) -> Any:
     hits = g.search(
         a["query"],
@@ -157,7 +163,9 @@ def _search(g: Graph, a: dict[str, Any]) -> Any:
         rel=a.get("rel"),
         limit=a.get("limit", 10),
     )
-    return [h.to_json() for h in hits]
+    page = Noted(h.to_json() for h in hits)
+    page.note = hits.note
+    return page
 
 
 def _check(g: Graph, a: dict[str, Any]) -> Any:
