@@ -391,17 +391,34 @@ def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> Non
 @click.option(
     "--where", "where", multiple=True, metavar="KEY=VALUE", help="Property filter; repeat it."
 )
+@click.option(
+    "--limit", type=int, help="A page of at most this many, in id order (1-1000); default: all."
+)
+@click.option("--after", metavar="ID", help="Start the page after this id (a page's last id).")
 @_common
-def list_(type_name: str | None, where: tuple[str, ...]) -> None:
+def list_(
+    type_name: str | None, where: tuple[str, ...], limit: int | None, after: str | None
+) -> None:
     """List entities, optionally by type and property values.
 
+    All of them by type and id; with --limit, one page in id order whose cost does not
+    grow with the graph, and a note on stderr giving the next page's --after.
+
     \b
-    Example:
+    Examples:
       ontoloom list --type Task --where status=open
+      ontoloom list --limit 100 --after task_a1b2c3d4
     """
     filters = parse_properties(where, None, option="--where")
     with _graph() as g:
-        found = g.entities(type_name, filters)
+        if limit is None and after is None:
+            found = g.entities(type_name, filters)
+        else:
+            found, cursor = g.entity_page(
+                type_name, filters, after=after, limit=100 if limit is None else limit
+            )
+            if cursor is not None:
+                click.echo(f"note: more follow: --after {cursor}", err=True)
 
     def text() -> None:
         for e in found:

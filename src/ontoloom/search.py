@@ -14,6 +14,7 @@ This module imports only the standard library and the storage layer (hooks use i
 from __future__ import annotations
 
 import contextlib
+import heapq
 import json
 import re
 import sqlite3
@@ -42,6 +43,7 @@ CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
 CREATE INDEX IF NOT EXISTS docs_from ON docs(from_id);
 CREATE INDEX IF NOT EXISTS docs_to ON docs(to_id);
 CREATE INDEX IF NOT EXISTS docs_type ON docs(type);
+CREATE INDEX IF NOT EXISTS docs_type_id ON docs(type, id);
 CREATE TABLE IF NOT EXISTS tags (rowid INTEGER, tag TEXT);
 CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag, rowid);
 CREATE INDEX IF NOT EXISTS tags_row ON tags(rowid);
@@ -456,15 +458,31 @@ class SearchIndex:
                 out[rowid] = row[0]
         return out
 
-    def object_ids(self, after: str | None, limit: int) -> list[str]:
-        """Up to ``limit`` indexed object ids greater than ``after``, in order: a keyset page
-        read off the ``docs_id`` index, whose cost does not grow with the graph."""
-        rows = self.db.execute(
-            "SELECT id FROM docs INDEXED BY docs_id WHERE id > ? AND kind = 'object' "
-            "ORDER BY id LIMIT ?",
-            (after or "", limit),
-        )
-        return [r[0] for r in rows]
+    def object_ids(
+        self, after: str | None, limit: int, types: Iterable[str] | None = None
+    ) -> list[str]:
+        """Up to ``limit`` indexed object ids greater than ``after``, in order (of these
+        ``types`` only, when given): a keyset page read off an index, one seek per type, whose
+        cost does not grow with the graph."""
+        if types is None:
+            rows = self.db.execute(
+                "SELECT id FROM docs INDEXED BY docs_id WHERE id > ? AND kind = 'object' "
+                "ORDER BY id LIMIT ?",
+                (after or "", limit),
+            )
+            return [r[0] for r in rows]
+        per_type = [
+            [
+                r[0]
+                for r in self.db.execute(
+                    "SELECT id FROM docs INDEXED BY docs_type_id WHERE type = ? AND id > ? "
+                    "AND kind = 'object' ORDER BY id LIMIT ?",
+                    (name, after or "", limit),
+                )
+            ]
+            for name in types
+        ]
+        return list(heapq.merge(*per_type))[:limit]
 
     def object_hits(
         self, terms: list[str], *, each: int = 3, together: int = 10, max_docs: int = 2000
