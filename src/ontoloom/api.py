@@ -312,7 +312,9 @@ class Graph:
             if type_name
             else self.schema.object_classes()
         )
-        patterns, bindings, names = [], {}, []
+        patterns: list[str] = []
+        bindings: dict[str, Term] = {}
+        names: list[str] = []
         for i, (key, value) in enumerate(sorted((where or {}).items())):
             check_property_name(key)
             literals = literal_from_json(value, field_name=key)
