@@ -33,8 +33,7 @@ from ontoloom.model import (
 from ontoloom.owner import borrowed
 from ontoloom.schema import Schema
 from ontoloom.search import Hits, SearchIndex
-from ontoloom.store import Delta, Row, open_backend
-from ontoloom.store.embedded import EmbeddedBackend
+from ontoloom.store import Backend, Delta, Row, open_backend
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import (
     DCTERMS_MODIFIED,
@@ -58,7 +57,7 @@ class Graph:
     """A typed, validated graph in one data dir."""
 
     def __init__(
-        self, backend: EmbeddedBackend, data_dir: Path | None = None, id_base: str | None = None
+        self, backend: Backend, data_dir: Path | None = None, id_base: str | None = None
     ) -> None:
         """A graph over ``backend``; ``data_dir`` is None for scratch graphs (no instance)."""
         self.backend = backend
