@@ -139,7 +139,9 @@ class _Group(click.Group):
             sys.exit(2)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    "ontoloom", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -147,7 +149,7 @@ class _Group(click.Group):
     help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
-@click.version_option(package_name="ontoloom")
+@click.version_option(package_name="ontoloom", prog_name="ontoloom")
 @click.pass_context
 def main(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:
     """ontoloom: a typed, validated knowledge graph shared by agents and people.
