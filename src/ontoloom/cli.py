@@ -417,20 +417,33 @@ def list_(type_name: str | None, where: tuple[str, ...]) -> None:
 @main.command()
 @click.option(
     "--keep",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Build the demo here and keep it.",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[DIR]",
+    help="Keep the demo instance: in DIR (new, empty or an earlier demo), or with no DIR in "
+    "the temporary directory; its path is printed. Without it nothing is left behind.",
 )
 @_common
-def demo(keep: Path | None) -> None:
+def demo(keep: str | None) -> None:
     """Build the bundled example instance and show what validation refuses.
+
+    The demo uses its own data dir inside the instance; ONTOLOOM_HOME is not read.
 
     \b
     Example:
       ontoloom demo
+      ontoloom demo --keep team-demo && cd team-demo && ontoloom list
     """
-    from ontoloom.demo import run_demo
+    from ontoloom.demo import render_text, run_demo
 
-    run_demo(keep, echo=click.echo)
+    if _opts()["data_dir"] is not None:
+        raise click.UsageError(
+            "demo builds its own instance and never uses a data dir: drop --data-dir "
+            "(--keep DIR keeps the demo where you want it)"
+        )
+    result = run_demo(Path(keep) if keep else None, keep_temp=keep == "")
+    _emit(result, lambda: render_text(result, echo=click.echo))
 
 
 # -- audit and validation ----------------------------------------------------------------------
