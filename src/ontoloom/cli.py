@@ -503,12 +503,31 @@ def check(
       ontoloom check --repair          # then --repair --yes to apply
       ontoloom check --legacy-json graph.json --check cycles
     """
+    if legacy is not None:
+        # The sage-memory audit of a file: the store audit's options would be ignored.
+        store_only = {
+            "--repair": repair,
+            "--yes": yes,
+            "--explain": explain,
+            "--allow-unsupported": allow_unsupported,
+            f"--format {fmt}": fmt not in (None, "json"),
+        }
+        given = [name for name, on in store_only.items() if on]
+        if given:
+            raise click.UsageError(
+                f"{', '.join(given)}: only for the store audit; --legacy-json audits a file "
+                "and prints JSON"
+            )
+    elif checks:
+        raise click.UsageError(
+            "--check selects checks of --legacy-json; the store audit runs them all"
+        )
+    if yes and not repair:
+        raise click.UsageError("--yes applies the repairs of --repair: add --repair")
     fmt = "json" if _opts()["json"] and fmt is None else (fmt or "text")
     if legacy is not None:
         _legacy_check(legacy, checks)
         return
-    if checks:
-        raise BadInput("--check selects checks of --legacy-json; the store audit runs them all")
     from ontoloom.audit import apply_repairs, audit, audit_warnings, plan_repairs
 
     with _graph(write=repair and yes) as g:
@@ -809,6 +828,8 @@ def query(
     """
     from ontoloom.query import named_queries, run_query
 
+    if list_queries and query_spec:
+        raise click.UsageError("--list lists the named queries and runs none: drop the query")
     if list_queries:
         named = named_queries()
         data = [q.to_json() for q in named.values()]
@@ -1229,7 +1250,13 @@ def rebuild(full: bool) -> None:
     metavar="SLUG",
     help="Look up this failure class instead of matching text.",
 )
-@click.option("--limit", type=int, default=3, show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="At most this many failure classes.",
+)
 @_common
 def guard(text: str | None, class_ref: str | None, limit: int) -> None:
     """Is this a known recurring failure? Its recurrences and the remedy (rules, runbooks).
@@ -1742,20 +1769,19 @@ def install() -> None:
 @install.command(name="claude-code")
 @click.option(
     "--project",
-    "scope",
-    flag_value="project",
-    default=True,
+    "project",
+    is_flag=True,
     help="This project: .claude/settings.json and .mcp.json (default).",
 )
 @click.option(
     "--global",
-    "scope",
-    flag_value="global",
+    "global_",
+    is_flag=True,
     help="Every project: ~/.claude/settings.json and ~/.claude.json.",
 )
 @click.option("--dry-run", is_flag=True, help="Print the diff; change nothing.")
 @_common
-def install_claude_code(scope: str, dry_run: bool) -> None:
+def install_claude_code(project: bool, global_: bool, dry_run: bool) -> None:
     """Add the MCP server and both hooks to Claude Code's settings (merged, idempotent).
 
     \b
@@ -1765,5 +1791,8 @@ def install_claude_code(scope: str, dry_run: bool) -> None:
     """
     from ontoloom.install import install_claude_code as run_install
 
-    result = run_install(scope=scope, dry_run=dry_run)
+    if project and global_:
+        # Two flags for one choice: the last one must not silently win (it writes to $HOME).
+        raise click.UsageError("--project and --global exclude each other: give one")
+    result = run_install(scope="global" if global_ else "project", dry_run=dry_run)
     _emit(result.to_json(), result.text)
