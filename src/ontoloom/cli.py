@@ -1465,7 +1465,11 @@ def gc(yes: bool) -> None:
     "--resolve-model", "resolve", is_flag=True, help="Print the model id for --role on --backend."
 )
 @click.option(
-    "--limit", type=int, default=50, show_default=True, help="With --emit: at most this many items."
+    "--limit",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="With --emit: at most this many items.",
 )
 @click.option(
     "--for", "for_target", metavar="TARGET", help="With --emit: only what is about TARGET."
@@ -1506,6 +1510,22 @@ def enrich(
     chosen = [x for x in (emit, ingest is not None, resolve) if x]
     if len(chosen) != 1:
         raise click.UsageError("choose one of --emit, --ingest FILE, --resolve-model")
+    # An option of another mode would be ignored: say so instead.
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    modes = {
+        "--emit": (emit, {"limit": "--limit", "for_target": "--for", "output": "-o/--output"}),
+        "--resolve-model": (resolve, {"backend": "--backend", "role": "--role"}),
+    }
+    for mode, (on, options) in modes.items():
+        stray = [
+            flag
+            for name, flag in options.items()
+            if not on and ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
+        ]
+        if stray:
+            raise click.UsageError(f"{', '.join(stray)}: used only with {mode}")
     if resolve:
         from ontoloom.config import load_config, resolve_data_dir
         from ontoloom.proposals.policy import resolve_model
