@@ -43,10 +43,11 @@ GLOBAL = {spelling for p in main.params for spelling in (*p.opts, *p.secondary_o
 }
 
 
-def _blocks(text: str) -> list[str]:
-    """The README cut into the pieces an option can be documented in: each table row, each
-    paragraph or list item run, each fenced code block, and each whole section whose heading
-    names a command (so a command's own section documents its options anywhere inside)."""
+def _blocks(text: str) -> list[tuple[str, str]]:
+    """The README cut into the pieces an option can be documented in, each as (what must
+    name the command, the text the option must be in): each table row, each paragraph or
+    list item run, each fenced code block, and each whole section by its heading (so a
+    section whose heading names a command documents its options anywhere inside)."""
     blocks: list[str] = []
     current: list[str] = []
     fenced = False
@@ -71,7 +72,9 @@ def _blocks(text: str) -> list[str]:
     if current:
         blocks.append("\n".join(current))
     sections = re.split(r"(?m)^(?=#{2,6} )", text)
-    return blocks + [s for s in sections if s.startswith("#")]
+    return [(b, b) for b in blocks] + [
+        (s.splitlines()[0], s) for s in sections if s.startswith("#")
+    ]
 
 
 BLOCKS = _blocks(README)
@@ -116,7 +119,7 @@ def test_every_option_is_documented_with_its_command(path: str, option: click.Op
         return
     if set(spellings) <= GLOBAL:
         return
-    about = [b for b in BLOCKS if _names(b, path)]
+    about = [text for key, text in BLOCKS if _names(key, path)]
     assert about, f"README.md never names the command `ontoloom {path}`"
     assert any(_mentions(b, s) for b in about for s in spellings), (
         f"README.md does not document the option {'/'.join(spellings)} of `ontoloom {path}`: "
