@@ -52,7 +52,9 @@ def test_python_dash_m_is_the_ontoloom_script(tmp_path: Path) -> None:
             as_script.stderr,
         ), args
     done = _run("-m", "ontoloom", "--version")
-    assert done.returncode == 0 and done.stdout.strip() == f"ontoloom, version {ontoloom.__version__}"
+    assert (
+        done.returncode == 0 and done.stdout.strip() == f"ontoloom, version {ontoloom.__version__}"
+    )
     usage = _run("-m", "ontoloom", "get")
     assert usage.returncode == 2 and "Usage: ontoloom get" in usage.stderr
 
@@ -231,3 +233,37 @@ def test_list_of_an_unknown_type_is_bad_input_not_a_refused_write(cli) -> None:
     assert result.exit_code == 2
     assert "unknown entity type 'Nope'" in result.output
     assert "nothing was stored" not in result.output
+
+
+# -- the data dir lock (portalocker) ----------------------------------------------------------------
+_HOLD_FOREVER = """
+import sys, time
+from pathlib import Path
+from ontoloom.store.lock import DataDirLock
+with DataDirLock(Path(sys.argv[1]), exclusive=True, wait=0):
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_killed_writer_leaves_no_stale_lock(tmp_path: Path) -> None:
+    """The OS lock dies with its process (flock / LockFileEx), so there is no lock file to
+    clean up by hand: the next writer gets it at once, and a busy message says what to do."""
+    from ontoloom.errors import Busy
+    from ontoloom.store.lock import DataDirLock
+
+    data_dir = tmp_path / "d"
+    data_dir.mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_FOREVER, str(data_dir)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(Busy) as busy:
+            DataDirLock(data_dir, exclusive=False, wait=0).acquire()
+        assert str(data_dir) in busy.value.message and "ONTOLOOM_LOCK_TIMEOUT" in busy.value.message
+    finally:
+        holder.kill()
+        holder.wait(timeout=60)
+    with DataDirLock(data_dir, exclusive=True, wait=0):
+        pass

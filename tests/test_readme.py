@@ -91,7 +91,9 @@ def _mentions(block: str, spelling: str) -> bool:
 
 
 def test_every_command_is_in_the_readme() -> None:
-    missing = [path for path in COMMANDS if not re.search(rf"ontoloom\s+{re.escape(path)}\b", README)]
+    missing = [
+        path for path in COMMANDS if not re.search(rf"ontoloom\s+{re.escape(path)}\b", README)
+    ]
     assert not missing, (
         "README.md does not document these commands (write `ontoloom COMMAND` in the command "
         f"table or the command's section): {', '.join(missing)}"
@@ -141,7 +143,11 @@ def _exit_code_rows() -> dict[str, str]:
 
 def test_every_command_has_its_exit_codes_in_the_readme() -> None:
     rows = _exit_code_rows()
-    groups = {p for p, c in COMMANDS.items() if isinstance(c, click.Group) and not c.invoke_without_command}
+    groups = {
+        p
+        for p, c in COMMANDS.items()
+        if isinstance(c, click.Group) and not c.invoke_without_command
+    }
     missing = [p for p in COMMANDS if p not in rows and p not in groups]
     assert not missing, (
         "README.md's exit code table (section '## Exit codes') has no row for: "

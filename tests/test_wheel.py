@@ -21,9 +21,7 @@ import pytest
 pytestmark = pytest.mark.wheel
 
 ROOT = Path(__file__).resolve().parents[1]
-VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
-    "version"
-]
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 
 
 def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -56,7 +54,11 @@ def test_the_wheel_installs_in_a_fresh_venv_and_runs_the_demo(tmp_path: Path) ->
 
     # The package comes from the venv, not from this checkout.
     where = _run(
-        [str(python), "-c", "import ontoloom; print(ontoloom.__file__); print(ontoloom.__version__)"],
+        [
+            str(python),
+            "-c",
+            "import ontoloom; print(ontoloom.__file__); print(ontoloom.__version__)",
+        ],
         tmp_path,
         env,
     ).stdout.split()
@@ -68,9 +70,7 @@ def test_the_wheel_installs_in_a_fresh_venv_and_runs_the_demo(tmp_path: Path) ->
 
     scratch = tmp_path / "scratch"  # the demo's temporary directory goes here, and away
     scratch.mkdir()
-    demo = _run(
-        [str(bin_dir / "ontoloom"), "demo"], tmp_path, {**env, "TMPDIR": str(scratch)}
-    )
+    demo = _run([str(bin_dir / "ontoloom"), "demo"], tmp_path, {**env, "TMPDIR": str(scratch)})
     assert "refused:" in demo.stdout and "nothing invalid was stored" in demo.stdout
     assert "objects:   Action" in demo.stdout  # the records step ran on the bundled records
     assert list(scratch.iterdir()) == []

@@ -139,9 +139,7 @@ class _Group(click.Group):
             sys.exit(2)
 
 
-@click.group(
-    "ontoloom", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}
-)
+@click.group("ontoloom", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),

@@ -136,7 +136,10 @@ def _build(target: Path, *, kept: bool) -> dict[str, Any]:
         "kept": kept,
         "loaded": {"entities": n_entities, "relations": n_relations},
         "steps": steps,
-        "summary": {"entities": dict(sorted(types.items())), "relations": dict(sorted(rels.items()))},
+        "summary": {
+            "entities": dict(sorted(types.items())),
+            "relations": dict(sorted(rels.items())),
+        },
     }
 
 
