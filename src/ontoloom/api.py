@@ -304,8 +304,13 @@ class Graph:
     ) -> tuple[list[Term], str, dict[str, Term]]:
         """The classes a listing covers, its query (``#NODES#`` stands for the pattern that
         binds ?e) and the query's bindings."""
-        if type_name is not None:
-            self.changes().type_iri(type_name, "(list)")
+        if type_name is not None and type_name not in self.schema.types:
+            # A read with a wrong argument is bad input (exit 2), not a refused write (1).
+            known = ", ".join(sorted(self.schema.types))
+            raise BadInput(
+                f"unknown entity type {type_name!r}; known types: {known} "
+                "(`ontoloom schema list` shows them)"
+            )
         classes = list(
             self.schema.hierarchy.subclasses(vocab_iri(type_name))
             if type_name

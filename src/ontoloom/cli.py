@@ -139,7 +139,7 @@ class _Group(click.Group):
             sys.exit(2)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group("ontoloom", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -147,7 +147,7 @@ class _Group(click.Group):
     help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
-@click.version_option(package_name="ontoloom")
+@click.version_option(package_name="ontoloom", prog_name="ontoloom")
 @click.pass_context
 def main(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:
     """ontoloom: a typed, validated knowledge graph shared by agents and people.
@@ -432,20 +432,33 @@ def list_(
 @main.command()
 @click.option(
     "--keep",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Build the demo here and keep it.",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[DIR]",
+    help="Keep the demo instance: in DIR (new, empty or an earlier demo), or with no DIR in "
+    "the temporary directory; its path is printed. Without it nothing is left behind.",
 )
 @_common
-def demo(keep: Path | None) -> None:
+def demo(keep: str | None) -> None:
     """Build the bundled example instance and show what validation refuses.
+
+    The demo uses its own data dir inside the instance; ONTOLOOM_HOME is not read.
 
     \b
     Example:
       ontoloom demo
+      ontoloom demo --keep team-demo && cd team-demo && ontoloom list
     """
-    from ontoloom.demo import run_demo
+    from ontoloom.demo import render_text, run_demo
 
-    run_demo(keep, echo=click.echo)
+    if _opts()["data_dir"] is not None:
+        raise click.UsageError(
+            "demo builds its own instance and never uses a data dir: drop --data-dir "
+            "(--keep DIR keeps the demo where you want it)"
+        )
+    result = run_demo(Path(keep) if keep else None, keep_temp=keep == "")
+    _emit(result, lambda: render_text(result, echo=click.echo))
 
 
 # -- audit and validation ----------------------------------------------------------------------
@@ -505,12 +518,31 @@ def check(
       ontoloom check --repair          # then --repair --yes to apply
       ontoloom check --legacy-json graph.json --check cycles
     """
+    if legacy is not None:
+        # The sage-memory audit of a file: the store audit's options would be ignored.
+        store_only = {
+            "--repair": repair,
+            "--yes": yes,
+            "--explain": explain,
+            "--allow-unsupported": allow_unsupported,
+            f"--format {fmt}": fmt not in (None, "json"),
+        }
+        given = [name for name, on in store_only.items() if on]
+        if given:
+            raise click.UsageError(
+                f"{', '.join(given)}: only for the store audit; --legacy-json audits a file "
+                "and prints JSON"
+            )
+    elif checks:
+        raise click.UsageError(
+            "--check selects checks of --legacy-json; the store audit runs them all"
+        )
+    if yes and not repair:
+        raise click.UsageError("--yes applies the repairs of --repair: add --repair")
     fmt = "json" if _opts()["json"] and fmt is None else (fmt or "text")
     if legacy is not None:
         _legacy_check(legacy, checks)
         return
-    if checks:
-        raise BadInput("--check selects checks of --legacy-json; the store audit runs them all")
     from ontoloom.audit import apply_repairs, audit, audit_warnings, plan_repairs
 
     with _graph(write=repair and yes) as g:
@@ -811,6 +843,8 @@ def query(
     """
     from ontoloom.query import named_queries, run_query
 
+    if list_queries and query_spec:
+        raise click.UsageError("--list lists the named queries and runs none: drop the query")
     if list_queries:
         named = named_queries()
         data = [q.to_json() for q in named.values()]
@@ -1233,7 +1267,13 @@ def rebuild(full: bool) -> None:
     metavar="SLUG",
     help="Look up this failure class instead of matching text.",
 )
-@click.option("--limit", type=int, default=3, show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="At most this many failure classes.",
+)
 @_common
 def guard(text: str | None, class_ref: str | None, limit: int) -> None:
     """Is this a known recurring failure? Its recurrences and the remedy (rules, runbooks).
@@ -1442,7 +1482,11 @@ def gc(yes: bool) -> None:
     "--resolve-model", "resolve", is_flag=True, help="Print the model id for --role on --backend."
 )
 @click.option(
-    "--limit", type=int, default=50, show_default=True, help="With --emit: at most this many items."
+    "--limit",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="With --emit: at most this many items.",
 )
 @click.option(
     "--for", "for_target", metavar="TARGET", help="With --emit: only what is about TARGET."
@@ -1483,6 +1527,22 @@ def enrich(
     chosen = [x for x in (emit, ingest is not None, resolve) if x]
     if len(chosen) != 1:
         raise click.UsageError("choose one of --emit, --ingest FILE, --resolve-model")
+    # An option of another mode would be ignored: say so instead.
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    modes = {
+        "--emit": (emit, {"limit": "--limit", "for_target": "--for", "output": "-o/--output"}),
+        "--resolve-model": (resolve, {"backend": "--backend", "role": "--role"}),
+    }
+    for mode, (on, options) in modes.items():
+        stray = [
+            flag
+            for name, flag in options.items()
+            if not on and ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
+        ]
+        if stray:
+            raise click.UsageError(f"{', '.join(stray)}: used only with {mode}")
     if resolve:
         from ontoloom.config import load_config, resolve_data_dir
         from ontoloom.proposals.policy import resolve_model
@@ -1746,20 +1806,19 @@ def install() -> None:
 @install.command(name="claude-code")
 @click.option(
     "--project",
-    "scope",
-    flag_value="project",
-    default=True,
+    "project",
+    is_flag=True,
     help="This project: .claude/settings.json and .mcp.json (default).",
 )
 @click.option(
     "--global",
-    "scope",
-    flag_value="global",
+    "global_",
+    is_flag=True,
     help="Every project: ~/.claude/settings.json and ~/.claude.json.",
 )
 @click.option("--dry-run", is_flag=True, help="Print the diff; change nothing.")
 @_common
-def install_claude_code(scope: str, dry_run: bool) -> None:
+def install_claude_code(project: bool, global_: bool, dry_run: bool) -> None:
     """Add the MCP server and both hooks to Claude Code's settings (merged, idempotent).
 
     \b
@@ -1769,5 +1828,8 @@ def install_claude_code(scope: str, dry_run: bool) -> None:
     """
     from ontoloom.install import install_claude_code as run_install
 
-    result = run_install(scope=scope, dry_run=dry_run)
+    if project and global_:
+        # Two flags for one choice: the last one must not silently win (it writes to $HOME).
+        raise click.UsageError("--project and --global exclude each other: give one")
+    result = run_install(scope="global" if global_ else "project", dry_run=dry_run)
     _emit(result.to_json(), result.text)
