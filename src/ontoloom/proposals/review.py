@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CONVERSATIONS_RECORD", "confirm", "get_proposal", "reject"]
 
-CONVERSATIONS_RECORD = "ontoloom/conversations.md"  # confirmed knowledge from transcripts
+CONVERSATIONS_RECORD = "records/ontoloom/conversations.md"  # confirmed knowledge from transcripts
 CONVERSATIONS_HEADER = "# Knowledge confirmed from conversations (written by ontoloom)\n"
 
 

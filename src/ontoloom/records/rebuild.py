@@ -110,6 +110,7 @@ def collect(graph: Graph) -> tuple[Path, list[RecordFile], list[Note]]:
         files += walk_root(config.instance, root, kind, "internal", notes)
     # Records ontoloom writes itself (knowledge confirmed from conversations).
     files += walk_root(config.instance, "ontoloom", "confirmed", "internal", notes)
+    files += walk_root(config.instance, "records/ontoloom", "confirmed", "internal", notes)
     seen_docs: dict[str, str] = {}
     for doc_root in config.document_roots():
         for f in walk_root(config.instance, doc_root.root, "documents", doc_root.privacy, notes):
