@@ -1293,19 +1293,45 @@ def hints(target: str) -> None:
       ontoloom hints rule:no-raw-control-bytes
     """
     from ontoloom.actions import hints as find
+    from ontoloom.proposals.confidence import confidence, load_usage, record_use
 
     with _graph() as g:
         found = find(g, target)
+        data_dir = g.data_dir
+    usage = load_usage(data_dir) if data_dir is not None else {}
+    shown = [
+        {
+            **p.to_json(),
+            "confidence": confidence(p.status, p.tier, usage.get(p.id))
+            if p.origin == "conversation"
+            else None,
+        }
+        for p in found
+    ]
+    if data_dir is not None:  # mined knowledge shown is mined knowledge used
+        record_use(data_dir, [p["id"] for p in shown if p["confidence"]])
 
     def show() -> None:
-        for p in found:
+        for p in shown:
+            if p["confidence"]:  # mined: hedged, labelled by confidence, never a fact
+                what = (
+                    f"{p['source']} may be a {p['target']}"
+                    if p["rel"] == "a"
+                    else f"perhaps {p['source']} {p['rel']} {p['target']}"
+                )
+                ev = p["evidence"]
+                click.echo(
+                    f"[unconfirmed, {p['confidence']} confidence, mined] {p['id']}: {what} "
+                    f'— "{ev.get("quote", "")}" ({ev.get("transcript")}, {(ev.get("time") or "")[:10]})'
+                )
+                continue
             click.echo(
-                f"[unconfirmed] {p.id}: {p.source} {p.rel} {p.target} ({p.origin}, tier {p.tier})"
+                f"[unconfirmed] {p['id']}: {p['source']} {p['rel']} {p['target']} ({p['origin']}, tier {p['tier']})"
             )
-        if not found:
+        if not shown:
             click.echo("no unconfirmed proposals")
 
-    _emit([p.to_json() for p in found], show)
+    _emit(shown, show)
 
 
 @main.group(invoke_without_command=True)

@@ -39,6 +39,7 @@ from ontoloom.config import MiningConfig, load_config
 from ontoloom.egress import Gate, Item
 from ontoloom.errors import BadInput, NotFound, OntoloomError
 from ontoloom.model import literal_from_json, vocab_iri
+from ontoloom.proposals.confidence import confidence, load_usage
 from ontoloom.proposals.store import (
     OBJECT_REL,
     Proposal,
@@ -91,8 +92,6 @@ WATERMARK = "watermark.json"
 STATUS = "status.json"
 USAGE = "usage.json"
 REQUESTS = "requests"
-USES_PER_STEP = 3  # unobjected uses that raise the confidence one level
-LEVELS = ("low", "medium", "high")
 SKIPPED = "skipped: off by design"
 SCHEMAS = Path(__file__).with_name("schemas")
 _PREFIX = {
@@ -978,41 +977,8 @@ def reject(graph: Graph, pid: str, reason: str | None = None) -> dict[str, Any]:
 
 
 # -- confidence: grows with unobjected use, drops with a correction ---------------------------
-def _usage(data_dir: Path | None) -> dict[str, dict[str, int]]:
-    if data_dir is None:
-        return {}
-    return _load(data_dir / MINING_DIR / USAGE, {"version": 1, "items": {}}).get("items", {})
-
-
-def confidence(status: str, tier: str, usage: dict[str, int] | None) -> str:
-    """high/medium/low. Confirmed starts high, MEDIUM medium, the rest low; every
-    :data:`USES_PER_STEP` uses nobody objected to raise it a level, every correction drops
-    it one. Unconfirmed conversation knowledge never rises above medium.
-
-    >>> confidence("pending", "LOW", {"uses": 3}), confidence("pending", "MEDIUM", {"uses": 9})
-    ('medium', 'medium')
-    >>> confidence("confirmed", "LOW", {"corrections": 1}), confidence("pending", "LOW", None)
-    ('medium', 'low')
-    """
-    usage = usage or {}
-    base = 2 if status == "confirmed" else (1 if tier in ("MEDIUM", "HIGH") else 0)
-    level = base + usage.get("uses", 0) // USES_PER_STEP - usage.get("corrections", 0)
-    cap = 2 if status == "confirmed" else 1
-    return LEVELS[max(0, min(cap, level))]
-
-
-def record_use(data_dir: Path, pids: list[str]) -> None:
-    """Count a use of mined knowledge (shown by a hook or ``hints``). Best effort: a lost
-    count only delays a confidence step."""
-    if not pids or not (data_dir / MINING_DIR).is_dir():
-        return
-    path = data_dir / MINING_DIR / USAGE
-    data = _load(path, {"version": 1, "items": {}})
-    for pid in pids:
-        item = data["items"].setdefault(pid, {"uses": 0, "corrections": 0})
-        item["uses"] = item.get("uses", 0) + 1
-    with contextlib.suppress(OSError):
-        _save(path, data)
+def _usage(data_dir: Path | None) -> dict[str, dict[str, Any]]:
+    return load_usage(data_dir) if data_dir is not None else {}
 
 
 def correct(graph: Graph, pid: str, note: str | None = None) -> dict[str, Any]:
