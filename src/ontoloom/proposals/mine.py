@@ -58,6 +58,7 @@ from ontoloom.proposals.transcripts import (
     read_transcript,
 )
 from ontoloom.proposals.worklist import _candidates as link_candidates
+from ontoloom.records.frontmatter import parse_record
 from ontoloom.records.identity import Resolver
 from ontoloom.records.slug import slug
 from ontoloom.records.writeback import atomic_write
@@ -1010,8 +1011,22 @@ def _entry(values: dict[str, Any]) -> str:
     return "  - " + json.dumps(values, ensure_ascii=True)
 
 
-def render_record(graph: Graph) -> str:
-    objects, relations, merges = [], [], []
+_KEYS = {
+    "objects": ("id",),
+    "ontoloom": ("source", "relation", "target"),
+    "merges": ("into", "alias"),
+}
+
+
+def render_record(graph: Graph, existing: dict[str, Any] | None = None) -> str:
+    """The record: every entry it already holds (append-only — a fresh data dir must never
+    wipe it) and every confirmed conversation proposal of the store, each entry once."""
+    entries: dict[str, dict[tuple[str, ...], dict[str, Any]]] = {k: {} for k in _KEYS}
+    for key, fields in _KEYS.items():
+        for item in (existing or {}).get(key) or []:
+            if isinstance(item, dict):
+                plain = json.loads(json.dumps(item, default=str))
+                entries[key].setdefault(tuple(str(plain.get(f)) for f in fields), plain)
     for p in list_proposals(graph, status="confirmed"):
         ev = p.evidence
         if not ev.get("transcript"):
@@ -1028,27 +1043,28 @@ def render_record(graph: Graph) -> str:
         }
         if p.kind == "object":
             props = {k: v for k, v in p.properties.items() if k not in ("title", "aliases", "date")}
-            objects.append(
-                {
-                    "id": p.source,
-                    "type": p.target,
-                    "title": p.properties.get("title"),
-                    **({"aliases": p.properties["aliases"]} if p.properties.get("aliases") else {}),
-                    **({"properties": props} if props else {}),
-                    **anchor,
-                }
-            )
+            entry = {
+                "id": p.source,
+                "type": p.target,
+                "title": p.properties.get("title"),
+                **({"aliases": p.properties["aliases"]} if p.properties.get("aliases") else {}),
+                **({"properties": props} if props else {}),
+                **anchor,
+            }
+            key = "objects"
         elif p.kind == "merge":
-            merges.append({"into": p.source, "alias": p.properties.get("mention"), **anchor})
+            entry = {"into": p.source, "alias": p.properties.get("mention"), **anchor}
+            key = "merges"
         else:
-            relations.append({"source": p.source, "relation": p.rel, "target": p.target, **anchor})
+            entry = {"source": p.source, "relation": p.rel, "target": p.target, **anchor}
+            key = "ontoloom"
+        ident = tuple(str(entry.get(f)) for f in _KEYS[key])
+        entries[key][ident] = {**entries[key].get(ident, {}), **entry}
     lines = ["---", "title: Knowledge confirmed from conversations", "privacy: internal"]
-    for key, entries in (("objects", objects), ("ontoloom", relations), ("merges", merges)):
-        if entries:
+    for key in _KEYS:
+        if entries[key]:
             lines.append(f"{key}:")
-            lines += [
-                _entry(e) for e in sorted(entries, key=lambda e: json.dumps(e, sort_keys=True))
-            ]
+            lines += [_entry(entries[key][k]) for k in sorted(entries[key])]
     lines.append("---")
     return "\n".join(lines) + "\n" + HEADER
 
@@ -1057,7 +1073,17 @@ def write_record(graph: Graph) -> dict[str, Any]:
     """(Re)write :data:`RECORD` from the confirmed conversation knowledge, atomically."""
     instance, _ = settings(graph)
     path = instance / RECORD
-    text = render_record(graph)
+    existing: dict[str, Any] = {}
+    if path.is_file():
+        parsed = parse_record(RECORD, path.read_bytes())
+        if not parsed.ok or any(n.kind == "ambiguous" for n in parsed.notes):
+            raise BadInput(
+                f"{RECORD}: its frontmatter cannot be read ({'; '.join(map(str, parsed.notes))}); "
+                "it was left untouched — fix it (or move it aside), then run "
+                "`ontoloom mine --write-record`"
+            )
+        existing = dict(parsed.meta or {})
+    text = render_record(graph, existing)
     try:
         if path.is_file() and path.read_text(encoding="utf-8") == text:
             return {"path": RECORD, "written": False, "reason": "up to date"}

@@ -113,6 +113,8 @@ def _event(event: Any) -> tuple[str, Message | None]:
         return "plain", Message(
             str(mid), str(event["role"]), text, stamp if isinstance(stamp, str) else None, 0
         )
+    if isinstance(event.get("type"), str):  # another Claude Code event: summary, system…
+        return "claude-code", None
     return "", None
 
 
