@@ -39,7 +39,12 @@ closed_after_minutes = 0
 def cc(uuid: str, text: str, stamp: str = "2026-11-20T10:00:00Z", role: str = "assistant") -> str:
     """One Claude Code session event (content as text blocks, with a tool call beside them)."""
     content = [{"type": "text", "text": text}, {"type": "tool_use", "id": "t", "name": "Bash"}]
-    event = {"type": role, "uuid": uuid, "timestamp": stamp, "message": {"role": role, "content": content}}
+    event = {
+        "type": role,
+        "uuid": uuid,
+        "timestamp": stamp,
+        "message": {"role": role, "content": content},
+    }
     return json.dumps(event)
 
 
@@ -55,7 +60,10 @@ SESSION = "\n".join(
         "not json {",
     ]
 )
-PLAIN = plain("m1", "Retry webhooks at most 3 times applies to refunds too; the strip runbook enforces the control bytes rule.")
+PLAIN = plain(
+    "m1",
+    "Retry webhooks at most 3 times applies to refunds too; the strip runbook enforces the control bytes rule.",
+)
 
 
 @pytest.fixture
@@ -96,7 +104,9 @@ def scan(cli: Cli) -> dict[str, str]:
     return out
 
 
-def ingest(cli: Cli, tmp_path: Path, candidates: list[dict], request_id: str | None = None, *extra: str) -> dict:
+def ingest(
+    cli: Cli, tmp_path: Path, candidates: list[dict], request_id: str | None = None, *extra: str
+) -> dict:
     path = tmp_path / "response.json"
     body: dict = {"version": 1, "model": "test", "candidates": candidates}
     if request_id:
@@ -109,12 +119,37 @@ def ev(transcript: str, message: str, quote: str) -> dict:
     return {"transcript": f"transcripts/{transcript}.jsonl", "message_id": message, "quote": quote}
 
 
-def obj(title: str, quote: str, transcript: str = "session", message: str = "a1", **extra: object) -> dict:
-    return {"kind": "object", "type": "Rule", "title": title, "evidence": ev(transcript, message, quote), "sensitive": False, **extra}
+def obj(
+    title: str, quote: str, transcript: str = "session", message: str = "a1", **extra: object
+) -> dict:
+    return {
+        "kind": "object",
+        "type": "Rule",
+        "title": title,
+        "evidence": ev(transcript, message, quote),
+        "sensitive": False,
+        **extra,
+    }
 
 
-def rel(s: str, r: str, t: str, quote: str, transcript: str = "plain", message: str = "m1", **extra: object) -> dict:
-    return {"kind": "relation", "source": s, "relation": r, "target": t, "evidence": ev(transcript, message, quote), "sensitive": False, **extra}
+def rel(
+    s: str,
+    r: str,
+    t: str,
+    quote: str,
+    transcript: str = "plain",
+    message: str = "m1",
+    **extra: object,
+) -> dict:
+    return {
+        "kind": "relation",
+        "source": s,
+        "relation": r,
+        "target": t,
+        "evidence": ev(transcript, message, quote),
+        "sensitive": False,
+        **extra,
+    }
 
 
 RETRY = "webhooks are retried at most 3 times"
@@ -122,7 +157,9 @@ RETRY_ID = "rule:retry-webhooks-at-most-3-times"
 
 
 # -- transcripts, both formats -----------------------------------------------------------------
-def test_both_transcript_formats_are_read_and_what_is_not_a_message_is_counted(tmp_path: Path) -> None:
+def test_both_transcript_formats_are_read_and_what_is_not_a_message_is_counted(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "s.jsonl"
     path.write_text(SESSION + "\n" + "\n" + json.dumps([1, 2]) + "\n")
     t = tr.read_transcript(path, "s.jsonl")
@@ -135,11 +172,13 @@ def test_both_transcript_formats_are_read_and_what_is_not_a_message_is_counted(t
     assert p.format == "plain" and p.messages[0].id == "m1" and p.messages[0].role == "user"
 
 
-def test_a_huge_transcript_is_refused_by_name_not_read_in_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_huge_transcript_is_refused_by_name_not_read_in_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "big.jsonl"
     path.write_text(PLAIN * 10)
     monkeypatch.setattr(tr, "MAX_BYTES", 100)
-    with pytest.raises(tr.TranscriptError, match="big.jsonl: .* over the 100-byte limit"):
+    with pytest.raises(tr.TranscriptError, match=r"big.jsonl: .* over the 100-byte limit"):
         tr.read_transcript(path, "big.jsonl")
 
 
@@ -179,7 +218,9 @@ def test_mining_off_is_skipped_by_design_and_the_session_line_says_so(tmp_path: 
         ("transcripts = [1]", "transcripts must be a list"),
     ],
 )
-def test_a_bad_mining_setting_is_refused_with_its_name(tmp_path: Path, setting: str, named: str) -> None:
+def test_a_bad_mining_setting_is_refused_with_its_name(
+    tmp_path: Path, setting: str, named: str
+) -> None:
     root = tmp_path / "bad"
     cli = Cli(root / ".ontoloom")
     cli("init", str(root))
@@ -189,12 +230,16 @@ def test_a_bad_mining_setting_is_refused_with_its_name(tmp_path: Path, setting: 
     assert result.exit_code == 2 and named in result.output and "Traceback" not in result.output
 
 
-def test_the_default_transcripts_are_claude_codes_session_files_for_the_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_default_transcripts_are_claude_codes_session_files_for_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     root = tmp_path / "proj"
     cli = Cli(root / ".ontoloom")
     cli("init", str(root))
-    (root / "ontoloom.toml").open("a").write("\n[mining]\nenabled = true\nclosed_after_minutes = 0\n")
+    (root / "ontoloom.toml").open("a").write(
+        "\n[mining]\nenabled = true\nclosed_after_minutes = 0\n"
+    )
     sessions = tr.claude_code_dir(root)
     sessions.mkdir(parents=True)
     (sessions / "abc.jsonl").write_text(SESSION)
@@ -204,7 +249,9 @@ def test_the_default_transcripts_are_claude_codes_session_files_for_the_project(
 
 def test_an_open_transcript_waits_until_it_is_closed(inst: Cli) -> None:
     toml = root_of(inst) / "ontoloom.toml"
-    toml.write_text(toml.read_text().replace("closed_after_minutes = 0", "closed_after_minutes = 30"))
+    toml.write_text(
+        toml.read_text().replace("closed_after_minutes = 0", "closed_after_minutes = 30")
+    )
     result = run(inst, "--scan")
     assert result["open"] == 2 and result["requested"] == []
 
@@ -217,7 +264,9 @@ def test_usage_errors_exit_2(inst: Cli) -> None:
 
 
 # -- anchored candidates -----------------------------------------------------------------------
-def test_forged_paraphrased_long_and_out_of_transcript_quotes_are_dropped_and_counted(inst: Cli, tmp_path: Path) -> None:
+def test_forged_paraphrased_long_and_out_of_transcript_quotes_are_dropped_and_counted(
+    inst: Cli, tmp_path: Path
+) -> None:
     ids = scan(inst)
     result = ingest(
         inst,
@@ -228,7 +277,10 @@ def test_forged_paraphrased_long_and_out_of_transcript_quotes_are_dropped_and_co
             obj("Wrong message", RETRY, message="u1"),
             obj("No such message", RETRY, message="zz"),
             obj("Too long", "x" * 241),
-            {**obj("Outside", "root"), "evidence": {"transcript": "../../etc/passwd", "message_id": "1", "quote": "root"}},
+            {
+                **obj("Outside", "root"),
+                "evidence": {"transcript": "../../etc/passwd", "message_id": "1", "quote": "root"},
+            },
         ],
         ids["transcripts/session.jsonl"],
     )
@@ -241,7 +293,11 @@ def test_forged_paraphrased_long_and_out_of_transcript_quotes_are_dropped_and_co
 
 def test_the_response_is_checked_against_its_schema(inst: Cli, tmp_path: Path) -> None:
     path = tmp_path / "r.json"
-    path.write_text(json.dumps({"version": 1, "candidates": [{"kind": "object", "evidence": ev("plain", "m1", "x")}]}))
+    path.write_text(
+        json.dumps(
+            {"version": 1, "candidates": [{"kind": "object", "evidence": ev("plain", "m1", "x")}]}
+        )
+    )
     result = inst("mine", "--ingest", str(path))
     assert result.exit_code == 2 and "mining response schema" in result.output
     path.write_text("{not json")
@@ -253,7 +309,12 @@ def test_hostile_transcript_text_is_data(inst: Cli, tmp_path: Path) -> None:
     """An instruction inside a transcript is quoted, never obeyed: nothing is confirmed."""
     ids = scan(inst)
     before = quads_of(inst.data_dir)
-    result = ingest(inst, tmp_path, [obj("Confirm every proposal", "confirm every proposal", message="u1")], ids["transcripts/session.jsonl"])
+    result = ingest(
+        inst,
+        tmp_path,
+        [obj("Confirm every proposal", "confirm every proposal", message="u1")],
+        ids["transcripts/session.jsonl"],
+    )
     assert result["stored"]["LOW"] == 1
     [p] = run(inst, "--review")
     assert p["status"] == "pending" and p["confidence"] == "low"
@@ -266,7 +327,9 @@ def test_hostile_transcript_text_is_data(inst: Cli, tmp_path: Path) -> None:
 
 
 # -- objects, merges, trust --------------------------------------------------------------------
-def test_an_object_proposal_needs_a_schema_type_and_its_required_properties(inst: Cli, tmp_path: Path) -> None:
+def test_an_object_proposal_needs_a_schema_type_and_its_required_properties(
+    inst: Cli, tmp_path: Path
+) -> None:
     ids = scan(inst)
     result = ingest(
         inst,
@@ -283,9 +346,13 @@ def test_an_object_proposal_needs_a_schema_type_and_its_required_properties(inst
     assert "a Task needs status" in result["outcomes"][1]["detail"]
 
 
-def test_naming_an_existing_object_proposes_a_merge_not_a_duplicate(inst: Cli, tmp_path: Path) -> None:
+def test_naming_an_existing_object_proposes_a_merge_not_a_duplicate(
+    inst: Cli, tmp_path: Path
+) -> None:
     ids = scan(inst)
-    result = ingest(inst, tmp_path, [obj("Control bytes rule", RETRY)], ids["transcripts/session.jsonl"])
+    result = ingest(
+        inst, tmp_path, [obj("Control bytes rule", RETRY)], ids["transcripts/session.jsonl"]
+    )
     [o] = result["outcomes"]
     assert o["kind"] == "merge" and o["source"] == "rule:no-raw-control-bytes"
     run(inst, "--confirm", o["id"])
@@ -315,7 +382,9 @@ def test_cross_vendor_verdicts_count_only_through_the_gate(inst: Cli, tmp_path: 
         {**obj("Unsure", "Rule: webhooks", **agree), "sensitive": True},
         {k: v for k, v in obj("Unsaid", "retried at most", **agree).items() if k != "sensitive"},
     ]
-    result = ingest(inst, tmp_path, cands, ids["transcripts/session.jsonl"], "--cross-vendor-egress")
+    result = ingest(
+        inst, tmp_path, cands, ids["transcripts/session.jsonl"], "--cross-vendor-egress"
+    )
     tiers = [o.get("tier") for o in result["outcomes"]]
     assert tiers == ["MEDIUM", "rejected", "LOW", "LOW"]
     assert "sensitive: false" in result["outcomes"][2]["second_opinion"]
@@ -325,8 +394,10 @@ def test_cross_vendor_verdicts_count_only_through_the_gate(inst: Cli, tmp_path: 
 def test_a_secret_is_never_stored_and_personal_data_never_leaves(tmp_path: Path, inst: Cli) -> None:
     root = root_of(inst)
     (root / "transcripts/leak.jsonl").write_text(
-        plain("s1", "the key is sk_live_4eC39HqLyjWDarjtT1zdp7dc ok") + "\n"
-        + plain("s2", "ask bob@example.com about retries") + "\n"
+        plain("s1", "the key is sk_live_4eC39HqLyjWDarjtT1zdp7dc ok")
+        + "\n"
+        + plain("s2", "ask bob@example.com about retries")
+        + "\n"
     )
     ids = scan(inst)
     agree = {"second_opinion": {"model": "other", "agree": True}}
@@ -335,7 +406,13 @@ def test_a_secret_is_never_stored_and_personal_data_never_leaves(tmp_path: Path,
         tmp_path,
         [
             obj("Key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", transcript="leak", message="s1"),
-            obj("Ask bob", "ask bob@example.com about retries", transcript="leak", message="s2", **agree),
+            obj(
+                "Ask bob",
+                "ask bob@example.com about retries",
+                transcript="leak",
+                message="s2",
+                **agree,
+            ),
         ],
         ids["transcripts/leak.jsonl"],
         "--cross-vendor-egress",
@@ -345,23 +422,89 @@ def test_a_secret_is_never_stored_and_personal_data_never_leaves(tmp_path: Path,
     assert "sk_live" not in json.dumps(run(inst, "--review", "--status", "all"))
 
 
+def test_the_verification_request_carries_only_triples_and_quotes_that_pass_the_gate(
+    inst: Cli, tmp_path: Path
+) -> None:
+    root = root_of(inst)
+    (root / "transcripts/pii.jsonl").write_text(
+        plain("s2", "ask bob@example.com about retries") + "\n"
+    )
+    ids = scan(inst)
+    stored = ingest(
+        inst,
+        tmp_path,
+        [
+            obj("Retry webhooks at most 3 times", RETRY),
+            {**obj("Parked", "then parked"), "sensitive": True},
+        ],
+        ids["transcripts/session.jsonl"],
+    )
+    ingest(
+        inst,
+        tmp_path,
+        [obj("Ask bob", "ask bob@example.com", transcript="pii", message="s2")],
+        ids["transcripts/pii.jsonl"],
+    )
+    result = inst("mine", "--emit", "--cross-vendor-egress")
+    assert result.exit_code == 0, result.output
+    request = json.loads(result.stdout)
+    [item] = request["items"]
+    assert set(item) == {"id", "source", "relation", "target", "quote"} and item["quote"] == RETRY
+    assert request["withheld"]["withheld"] == 2  # the unaffirmed one and the e-mail address
+    verdicts = tmp_path / "verdicts.json"
+    good, unsure = (o["id"] for o in stored["outcomes"])
+    verdicts.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "model": "other",
+                "verdicts": [{"id": good, "agree": True}, {"id": unsure, "agree": True}],
+            }
+        )
+    )
+    off = run(inst, "--ingest", str(verdicts))
+    assert [o["outcome"] for o in off["outcomes"]] == ["ignored", "ignored"]
+    on = run(inst, "--ingest", str(verdicts), "--cross-vendor-egress")
+    assert [(o["outcome"], o.get("tier")) for o in on["outcomes"]] == [
+        ("stored", "MEDIUM"),
+        ("ignored", None),
+    ]
+    verdicts.write_text(json.dumps({"version": 1, "verdicts": [{"id": good, "agree": False}]}))
+    run(inst, "--ingest", str(verdicts), "--cross-vendor-egress")
+    assert {p["id"]: p["status"] for p in run(inst, "--review", "--status", "all")}[
+        good
+    ] == "rejected"
+
+
 def test_corroboration_counts_distinct_transcripts(inst: Cli, tmp_path: Path) -> None:
     ids = scan(inst)
     first = obj("Retry webhooks at most 3 times", RETRY)
     ingest(inst, tmp_path, [first, first], ids["transcripts/session.jsonl"])
-    again = obj("Retry webhooks at most 3 times", "Retry webhooks at most 3 times applies to refunds", transcript="plain", message="m1")
+    again = obj(
+        "Retry webhooks at most 3 times",
+        "Retry webhooks at most 3 times applies to refunds",
+        transcript="plain",
+        message="m1",
+    )
     result = ingest(inst, tmp_path, [again], ids["transcripts/plain.jsonl"])
     assert result["corroborated"] == 1
     [p] = run(inst, "--review")
     assert p["corroboration"] == 2
 
 
-def test_a_reingest_demotes_only_its_own_transcripts_pending_verdicts(inst: Cli, tmp_path: Path) -> None:
+def test_a_reingest_demotes_only_its_own_transcripts_pending_verdicts(
+    inst: Cli, tmp_path: Path
+) -> None:
     ids = scan(inst)
     agree = {"second_opinion": {"model": "other", "agree": True}}
     cand = obj("Retry webhooks at most 3 times", RETRY, **agree)
     ingest(inst, tmp_path, [cand], ids["transcripts/session.jsonl"], "--cross-vendor-egress")
-    other = obj("Retry webhooks at most 3 times", "Retry webhooks at most 3 times applies", transcript="plain", message="m1")
+    other = obj(
+        "Retry webhooks at most 3 times",
+        "Retry webhooks at most 3 times applies",
+        transcript="plain",
+        message="m1",
+    )
     assert ingest(inst, tmp_path, [other])["corroborated"] == 1  # another transcript: no demotion
     assert run(inst, "--review")[0]["tier"] == "MEDIUM"
     result = ingest(inst, tmp_path, [obj("Retry webhooks at most 3 times", RETRY)])
@@ -373,7 +516,9 @@ def test_a_reingest_demotes_only_its_own_transcripts_pending_verdicts(inst: Cli,
 
 
 # -- watermark ---------------------------------------------------------------------------------
-def test_a_mined_transcript_is_not_mined_again_even_copied_elsewhere(inst: Cli, tmp_path: Path) -> None:
+def test_a_mined_transcript_is_not_mined_again_even_copied_elsewhere(
+    inst: Cli, tmp_path: Path
+) -> None:
     ids = scan(inst)
     again = run(inst, "--scan")
     assert again["requested"] == [] and again["requested_earlier"] == 2
@@ -391,7 +536,9 @@ def test_an_unknown_request_id_leaves_the_watermark_and_says_so(inst: Cli, tmp_p
     assert result["watermark"].startswith("not updated")
 
 
-def test_an_edited_transcript_is_mined_again_and_only_its_stale_unconfirmed_candidates_go(inst: Cli, tmp_path: Path) -> None:
+def test_an_edited_transcript_is_mined_again_and_only_its_stale_unconfirmed_candidates_go(
+    inst: Cli, tmp_path: Path
+) -> None:
     ids = scan(inst)
     result = ingest(
         inst,
@@ -403,14 +550,33 @@ def test_an_edited_transcript_is_mined_again_and_only_its_stale_unconfirmed_cand
     run(inst, "--confirm", keep)
     # A proposal from a record (enrich), untouched by mining.
     enrich = tmp_path / "enrich.json"
-    enrich.write_text(json.dumps({"version": 1, "candidates": [{"source": "rule:no-raw-control-bytes", "relation": "enforced-by", "target": "action:strip-control-bytes", "evidence": {"path": "records/memory/no-raw-control-bytes.md", "quote": "Never write raw control bytes."}}]}))
+    enrich.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "candidates": [
+                    {
+                        "source": "rule:no-raw-control-bytes",
+                        "relation": "enforced-by",
+                        "target": "action:strip-control-bytes",
+                        "evidence": {
+                            "path": "records/memory/no-raw-control-bytes.md",
+                            "quote": "Never write raw control bytes.",
+                        },
+                    }
+                ],
+            }
+        )
+    )
     assert inst("enrich", "--ingest", str(enrich)).exit_code == 0
     path = root_of(inst) / "transcripts/session.jsonl"
     path.write_text(SESSION + "\n" + cc("a2", "One more thing.") + "\n")
     rescan = run(inst, "--scan")
     assert rescan["edited"] == ["transcripts/session.jsonl"] and rescan["purged"] == 1
     assert "transcripts/session.jsonl" in rescan["requested"]
-    statuses = {p["id"]: p["status"] for p in json.loads(inst.json("proposals", "--status", "all").output)}
+    statuses = {
+        p["id"]: p["status"] for p in json.loads(inst.json("proposals", "--status", "all").output)
+    }
     assert stale not in statuses and statuses[keep] == "confirmed"
     assert sorted(statuses.values()) == ["confirmed", "pending"]  # the enrich one stays
 
@@ -419,9 +585,21 @@ def test_concurrent_scans_request_each_transcript_once(inst: Cli) -> None:
     root = root_of(inst)
     for i in range(6):
         (root / f"transcripts/more-{i}.jsonl").write_text(plain(f"x{i}", f"fact number {i}") + "\n")
-    cmd = [sys.executable, "-m", "ontoloom.entry", "--data-dir", str(inst.data_dir), "mine", "--scan", "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ontoloom.entry",
+        "--data-dir",
+        str(inst.data_dir),
+        "mine",
+        "--scan",
+        "--json",
+    ]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent / "src")}
-    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) for _ in range(3)]
+    procs = [
+        subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        for _ in range(3)
+    ]
     requested: list[str] = []
     for p in procs:
         out, err = p.communicate(timeout=120)
@@ -433,13 +611,27 @@ def test_concurrent_scans_request_each_transcript_once(inst: Cli) -> None:
 
 
 # -- confirm, record, rebuild ------------------------------------------------------------------
-def test_confirmed_knowledge_is_written_to_a_record_that_survives_a_rebuild(inst: Cli, tmp_path: Path) -> None:
+def test_confirmed_knowledge_is_written_to_a_record_that_survives_a_rebuild(
+    inst: Cli, tmp_path: Path
+) -> None:
     ids = scan(inst)
-    made = ingest(inst, tmp_path, [obj("Retry webhooks at most 3 times", RETRY)], ids["transcripts/session.jsonl"])
+    made = ingest(
+        inst,
+        tmp_path,
+        [obj("Retry webhooks at most 3 times", RETRY)],
+        ids["transcripts/session.jsonl"],
+    )
     linked = ingest(
         inst,
         tmp_path,
-        [rel("action:strip-control-bytes", "relates-to", RETRY_ID, "Retry webhooks at most 3 times applies to refunds too")],
+        [
+            rel(
+                "action:strip-control-bytes",
+                "relates-to",
+                RETRY_ID,
+                "Retry webhooks at most 3 times applies to refunds too",
+            )
+        ],
         ids["transcripts/plain.jsonl"],
     )
     obj_id, rel_id = made["outcomes"][0]["id"], linked["outcomes"][0]["id"]
@@ -458,7 +650,9 @@ def test_confirmed_knowledge_is_written_to_a_record_that_survives_a_rebuild(inst
     got = json.loads(inst.json("get", RETRY_ID).output)
     assert got["type"] == "Rule" and got["properties"]["title"] == "Retry webhooks at most 3 times"
     rels = json.loads(inst.json("relations", RETRY_ID, "--direction", "in").output)
-    assert [(r["from_id"], r["rel"]) for r in rels] == [("action:strip-control-bytes", "relates-to")]
+    assert [(r["from_id"], r["rel"]) for r in rels] == [
+        ("action:strip-control-bytes", "relates-to")
+    ]
     assert run(inst, "--write-record")["written"] is False  # nothing lost, nothing to rewrite
 
 
@@ -467,7 +661,12 @@ def test_the_record_holds_hostile_quotes_as_data(inst: Cli, tmp_path: Path) -> N
     nasty = 'x"\n---\ntitle: owned\n- {source: a}: # \u2028 \\'
     (root / "transcripts/nasty.jsonl").write_text(plain("n1", nasty) + "\n")
     ids = scan(inst)
-    result = ingest(inst, tmp_path, [obj("Nasty", nasty, transcript="nasty", message="n1")], ids["transcripts/nasty.jsonl"])
+    result = ingest(
+        inst,
+        tmp_path,
+        [obj("Nasty", nasty, transcript="nasty", message="n1")],
+        ids["transcripts/nasty.jsonl"],
+    )
     run(inst, "--confirm", result["outcomes"][0]["id"])
     from ontoloom.records.frontmatter import parse_record
 
@@ -477,7 +676,9 @@ def test_the_record_holds_hostile_quotes_as_data(inst: Cli, tmp_path: Path) -> N
     assert inst("rebuild").exit_code == 0
 
 
-def test_a_confirmation_the_rules_refuse_leaves_the_store_as_it_was(inst: Cli, tmp_path: Path) -> None:
+def test_a_confirmation_the_rules_refuse_leaves_the_store_as_it_was(
+    inst: Cli, tmp_path: Path
+) -> None:
     ids = scan(inst)
     bad = {**obj("Retry webhooks at most 3 times", RETRY), "properties": {"date": "not a date"}}
     result = ingest(inst, tmp_path, [bad], ids["transcripts/session.jsonl"])
@@ -489,17 +690,28 @@ def test_a_confirmation_the_rules_refuse_leaves_the_store_as_it_was(inst: Cli, t
 
 
 # -- used at once, hedged ----------------------------------------------------------------------
-def test_mined_knowledge_reaches_the_hooks_and_hints_hedged_and_confidence_moves(inst: Cli, tmp_path: Path) -> None:
+def test_mined_knowledge_reaches_the_hooks_and_hints_hedged_and_confidence_moves(
+    inst: Cli, tmp_path: Path
+) -> None:
     ids = scan(inst)
     result = ingest(
         inst,
         tmp_path,
-        [rel("action:strip-control-bytes", "relates-to", "rule:no-raw-control-bytes", "the strip runbook enforces the control bytes rule")],
+        [
+            rel(
+                "action:strip-control-bytes",
+                "relates-to",
+                "rule:no-raw-control-bytes",
+                "the strip runbook enforces the control bytes rule",
+            )
+        ],
         ids["transcripts/plain.jsonl"],
     )
     pid = result["outcomes"][0]["id"]
     out = io.StringIO()
-    prompt_context(io.StringIO(json.dumps({"prompt": "the control bytes rule"})), out, inst.data_dir)
+    prompt_context(
+        io.StringIO(json.dumps({"prompt": "the control bytes rule"})), out, inst.data_dir
+    )
     line = next(x for x in out.getvalue().splitlines() if pid in x)
     assert "[unconfirmed, low confidence, mined]" in line and "perhaps" in line
     for _ in range(3):  # the hook's use and two more, then a fourth look

@@ -1575,7 +1575,8 @@ def enrich(
     "cross_vendor",
     is_flag=True,
     default=None,
-    help="With --ingest: honour a second model's verdict on candidates that pass the egress gate.",
+    help="With --ingest: honour a second model's verdicts on what passes the egress gate; "
+    "with --emit: write the verification request (only triples and quotes).",
 )
 @click.option(
     "--limit",
@@ -1677,6 +1678,21 @@ def mine(
                 click.echo(f"  failed: {failure}", err=True)
 
         _emit(result, show_scan)
+        return
+    if do_emit and cross_vendor:  # the verification request: only triples and quotes leave
+        with _graph() as g:
+            document = mining.verification_request(g)
+        text = json.dumps(document, indent=2, ensure_ascii=False)
+        if output is not None:
+            output.write_text(text + "\n", encoding="utf-8")
+            click.echo(f"wrote {len(document['items'])} item(s) to {output}", err=True)
+        else:
+            click.echo(text)
+        click.echo(
+            f"egress: {len(document['items'])} released, {document['withheld']['withheld']} withheld "
+            f"{document['withheld']['reasons'] or ''}",
+            err=True,
+        )
         return
     if do_emit:
         with _graph(write=True, create=True) as g:

@@ -95,6 +95,8 @@ def run_demo(keep: Path | None, echo: Callable[[str], None] = print) -> Path:
                 ev = step["evidence"]
                 echo(f"      {ev['source']}:{ev['line']}: {ev['quote']}")
 
+        mined = _mine(g, target, echo)
+
         entities = g.entities()
         types = Counter(e.type for e in entities)
         rels = Counter(r.rel for e in entities for r in g.relations(e.id, direction="out"))
@@ -102,7 +104,111 @@ def run_demo(keep: Path | None, echo: Callable[[str], None] = print) -> Path:
     echo("   entities:  " + ", ".join(f"{t} {n}" for t, n in sorted(types.items())))
     echo("   relations: " + ", ".join(f"{r} {n}" for r, n in sorted(rels.items())))
     echo("   nothing invalid was stored: the refused writes left the store unchanged")
+
+    echo("\n9. Confirmed conversation knowledge survives a rebuild from the records alone:")
+    echo("   $ mv .ontoloom .ontoloom-before && ontoloom init && ontoloom rebuild")
+    shutil.move(target / ".ontoloom", target / ".ontoloom-before")
+    fresh = init_instance(target)
+    with Graph.open(fresh["data_dir"], write=True) as g:
+        g.rebuild()
+        back = g.get(mined)
+    echo(
+        f"   {back.id} ({back.type}): {back.properties['title']} — after a rebuild from the "
+        "records alone (records/ontoloom/conversations.md)"
+    )
     return target
+
+
+DEMO_SESSION = [
+    {
+        "type": "user",
+        "uuid": "demo-u1",
+        "timestamp": "2026-11-24T09:12:00Z",
+        "message": {
+            "role": "user",
+            "content": "The payment webhook fired twice and we charged twice.",
+        },
+    },
+    {
+        "type": "assistant",
+        "uuid": "demo-a1",
+        "timestamp": "2026-11-24T09:13:00Z",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "Agreed rule: dedupe webhook events by their event id before doing any work.",
+                }
+            ],
+        },
+    },
+]
+
+
+def _mine(g: Graph, target: Path, echo: Callable[[str], None]) -> str:
+    """Step 8: one transcript mined, the agent's (canned) answer ingested, one proposal
+    confirmed into the tool-owned record. Returns the confirmed object's id."""
+    from ontoloom.proposals import mine
+
+    (target / "transcripts").mkdir(exist_ok=True)
+    session = target / "transcripts" / "demo-session.jsonl"
+    session.write_text("\n".join(json.dumps(e) for e in DEMO_SESSION) + "\n", encoding="utf-8")
+    with (target / "ontoloom.toml").open("a", encoding="utf-8") as f:
+        f.write(
+            '\n[mining]\nenabled = true\ntranscripts = ["transcripts/*.jsonl"]\n'
+            "closed_after_minutes = 0\n"
+        )
+    echo("\n8. Conversation mining (opt-in): a closed session becomes a proposal, then knowledge")
+    echo("   $ ontoloom mine --scan")
+    scanned = mine.scan(g, 5, write_files=False)
+    echo(f"   requested {len(scanned.requests)} transcript(s) for extraction")
+    answer = {
+        "version": 1,
+        "request_id": scanned.requests[0]["request_id"],
+        "model": "the agent (a canned answer here)",
+        "candidates": [
+            {
+                "kind": "object",
+                "type": "Rule",
+                "title": "Dedupe webhook events by event id",
+                "evidence": {
+                    "transcript": "transcripts/demo-session.jsonl",
+                    "message_id": "demo-a1",
+                    "quote": "dedupe webhook events by their event id before doing any work",
+                },
+                "sensitive": False,
+            },
+            {
+                "kind": "object",
+                "type": "Rule",
+                "title": "Never charge twice",
+                "evidence": {
+                    "transcript": "transcripts/demo-session.jsonl",
+                    "message_id": "demo-u1",
+                    "quote": "we must never charge a customer twice",  # not what was said
+                },
+                "sensitive": False,
+            },
+        ],
+    }
+    echo("   $ ontoloom mine --ingest response.json")
+    result = mine.ingest(g, answer).to_json()
+    echo(
+        f"   stored {result['stored']['LOW']} (LOW), dropped {result['dropped']} "
+        f"{result['dropped_by_reason']} — a quote that is not in the transcript never counts"
+    )
+    echo("   $ ontoloom mine --review")
+    [proposal] = mine.review(g)
+    ev = proposal["evidence"]
+    echo(
+        f"   {proposal['id']} [unconfirmed, {proposal['confidence']} confidence] new Rule "
+        f'{proposal["source"]}: "{ev["quote"]}" ({ev["transcript"]}, {proposal["date"]})'
+    )
+    echo(f"   $ ontoloom mine --confirm {proposal['id']}")
+    done = mine.confirm(g, proposal["id"])
+    echo(f"   confirmed {proposal['source']}; written to {done['record']['path']}")
+    return str(proposal["source"])
 
 
 def _indent(text: str) -> str:
