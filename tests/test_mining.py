@@ -656,6 +656,22 @@ def test_confirmed_knowledge_is_written_to_a_record_that_survives_a_rebuild(
     assert run(inst, "--write-record")["written"] is False  # nothing lost, nothing to rewrite
 
 
+def test_proposals_confirm_also_confirms_a_mined_object(inst: Cli, tmp_path: Path) -> None:
+    ids = scan(inst)
+    made = ingest(
+        inst,
+        tmp_path,
+        [obj("Retry webhooks at most 3 times", RETRY)],
+        ids["transcripts/session.jsonl"],
+    )
+    listed = json.loads(inst.json("proposals").output)
+    assert [(p["kind"], p["rel"], p["target"]) for p in listed] == [("object", "a", "Rule")]
+    done = inst.json("proposals", "confirm", made["outcomes"][0]["id"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["writeback"]["path"] == "records/ontoloom/conversations.md"
+    assert inst("get", RETRY_ID).exit_code == 0
+
+
 def test_the_record_holds_hostile_quotes_as_data(inst: Cli, tmp_path: Path) -> None:
     root = root_of(inst)
     nasty = 'x"\n---\ntitle: owned\n- {source: a}: # \u2028 \\'

@@ -461,7 +461,8 @@ def verification_request(graph: Graph) -> dict[str, Any]:
     that passes the whole gate, only the triple and the quote. Off unless cross-vendor egress
     is on (``[mining] cross_vendor_egress`` or ``--cross-vendor-egress``)."""
     gate = Gate.from_graph(graph)
-    items, kept = [], Counter()
+    items: list[dict[str, Any]] = []
+    kept: Counter[str] = Counter()
     for p in list_proposals(graph, status="pending"):
         if p.origin != ORIGIN:
             continue

@@ -61,6 +61,25 @@ def confirm(graph: Graph, pid: str) -> dict[str, Any]:
             "writeback": None,
             "recovered": recovered,
         }
+    if proposal.kind != "relation" and proposal.status == "pending":
+        # An object or merge mined from a conversation: confirmed where mining keeps them.
+        from ontoloom.proposals.mine import confirm as confirm_mined
+
+        done = confirm_mined(graph, pid)
+        record = done["record"]
+        return {
+            "proposal": done["proposal"],
+            "already": False,
+            "writeback": {
+                "path": record["path"],
+                "written": record["written"],
+                "reason": record["reason"],
+                "pending": False,
+            }
+            if record
+            else None,
+            "recovered": recovered,
+        }
     if proposal.status == "rejected":
         why = f" ({proposal.reason})" if proposal.reason else ""
         raise BadInput(
