@@ -358,6 +358,12 @@ def test_naming_an_existing_object_proposes_a_merge_not_a_duplicate(
     run(inst, "--confirm", o["id"])
     listed = inst.json("list", "--type", "Rule")
     assert len(json.loads(listed.output)) == 1  # no duplicate was made
+    # The name it was called by survives a rebuild from the records alone.
+    shutil.rmtree(inst.data_dir)
+    inst("init", str(root_of(inst)))
+    assert inst("rebuild").exit_code == 0
+    got = json.loads(inst.json("get", "rule:no-raw-control-bytes").output)
+    assert "Control bytes rule" in got["properties"]["aliases"]
 
 
 def test_conversation_trust_is_capped_at_medium(inst: Cli, tmp_path: Path) -> None:

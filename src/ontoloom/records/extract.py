@@ -83,6 +83,8 @@ class Extracted:
     candidates: list[Candidate] = field(default_factory=list)
     classes: dict[str, dict[str, Any]] = field(default_factory=dict)  # failure-class id → info
     notes: list[Note] = field(default_factory=list)
+    # (object reference, alias, line): names a conversation gave an existing object (merges:)
+    aliases: list[tuple[str, str, int | None]] = field(default_factory=list)
 
 
 def _privacy(value: Any, default: str) -> str:
@@ -395,6 +397,14 @@ def extract_confirmed(record: ParsedRecord, raw: str) -> Extracted:
     out = Extracted(notes=list(record.notes))
     if record.ok:
         _confirmed_objects(record, record.meta.get("objects"), out)
+        for i, item in enumerate(record.meta.get("merges") or []):
+            line = record.line_of("merges", i)
+            if isinstance(item, dict) and isinstance(item.get("into"), str) and item.get("alias"):
+                out.aliases.append((item["into"], str(item["alias"]), line))
+            else:
+                out.notes.append(
+                    Note(record.path, line, "rejected", "a merges: entry needs into and alias")
+                )
         _confirmed_block(
             record, record.meta.get("ontoloom"), raw.replace("\r\n", "\n").split("\n"), out
         )

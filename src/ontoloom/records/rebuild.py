@@ -258,6 +258,13 @@ def rebuild(
             if entry.rel in acyclic:
                 acyclic[entry.rel][source].add(target)
 
+    for path in order:
+        for ref, alias, line in extracted.get(path, Extracted()).aliases:
+            if resolver.resolve(ref).id is None:
+                report.notes.append(
+                    Note(path, line, "rejected", f"merges: {alias!r} into {ref} — no such object")
+                )
+
     # Wikilinks that resolve to nothing are reported; the rest go on the worklist.
     for path in order:
         for cand in extracted.get(path, Extracted()).candidates:
@@ -528,6 +535,10 @@ def _delta(
                     )
         for cand in ex.candidates:
             adds |= _candidate_quads(graph, cand, resolver, g)
+        for ref, alias, _line in ex.aliases:  # merges confirmed from conversations
+            target = resolver.resolve(ref).id
+            if target is not None:
+                adds.add(Quad(iri(target), vocab_iri("aliases"), Literal(alias), g))
     # Failure classes: one derived graph each, remade when any occurrence of it changed.
     touched = {c for ex in extracted.values() for c in ex.classes}
     touched |= {c for p in [*extracted, *removed] for c in old.get(p, {}).get("classes", {})}
