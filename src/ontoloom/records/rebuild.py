@@ -536,9 +536,9 @@ def _delta(
         for cand in ex.candidates:
             adds |= _candidate_quads(graph, cand, resolver, g)
         for ref, alias, _line in ex.aliases:  # merges confirmed from conversations
-            target = resolver.resolve(ref).id
-            if target is not None:
-                adds.add(Quad(iri(target), vocab_iri("aliases"), Literal(alias), g))
+            merged = resolver.resolve(ref).id
+            if merged is not None:
+                adds.add(Quad(iri(merged), vocab_iri("aliases"), Literal(alias), g))
     # Failure classes: one derived graph each, remade when any occurrence of it changed.
     touched = {c for ex in extracted.values() for c in ex.classes}
     touched |= {c for p in [*extracted, *removed] for c in old.get(p, {}).get("classes", {})}
