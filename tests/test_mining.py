@@ -751,3 +751,18 @@ def test_the_demo_shows_a_mined_proposal_confirmed_and_surviving_a_rebuild(tmp_p
     run_demo(tmp_path / "demo", echo=lines.append)
     text = "\n".join(lines)
     assert "mined" in text and "after a rebuild from the records alone" in text
+
+
+def test_the_mining_eval_meets_its_floors() -> None:
+    """`make eval-mining` on the shipped fixtures: every figure at its floor (all 1.0)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "eval_mining", Path(__file__).parent.parent / "bench" / "eval_mining.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    figures = module.evaluate()
+    assert {k: figures[k] for k in module.FLOORS} == dict.fromkeys(module.FLOORS, 1.0)
+    assert figures["corroboration_right"] is True and figures["candidates"] == 14

@@ -53,6 +53,7 @@ from ontoloom.proposals.transcripts import (
     Transcript,
     TranscriptError,
     claude_code_dir,
+    content_hash,
     find_transcripts,
     is_closed,
     read_transcript,
@@ -237,24 +238,32 @@ def scan(graph: Graph, limit: int = 20, *, write_files: bool = True) -> ScanResu
     with _locked(graph):
         wm = _watermark(graph)
         chosen: list[Transcript] = []
+        seen = wm.setdefault("stat", {})
         for path, label in find_transcripts(instance, _patterns(instance, cfg)):
             result.found += 1
             try:
                 if not is_closed(path, cfg.closed_after_minutes):
                     result.open += 1
                     continue
+                # The content hash decides; (size, mtime) only spares re-hashing a file
+                # that did not change since the last scan.
+                st = path.stat()
+                stamp = [st.st_size, st.st_mtime_ns]
+                known = seen.get(label)
+                digest = known[2] if known and known[:2] == stamp else content_hash(path)
+                seen[label] = [*stamp, digest]
+                if digest in wm["mined"]:
+                    result.mined += 1
+                    continue
+                if digest in wm["requested"]:
+                    result.requested_earlier += 1
+                    continue
+                if len(chosen) >= limit:
+                    result.deferred += 1
+                    continue
                 transcript = read_transcript(path, label)
             except (TranscriptError, OSError) as exc:
                 result.failed.append(str(exc))
-                continue
-            if transcript.hash in wm["mined"]:
-                result.mined += 1
-                continue
-            if transcript.hash in wm["requested"]:
-                result.requested_earlier += 1
-                continue
-            if len(chosen) >= limit:
-                result.deferred += 1
                 continue
             chosen.append(transcript)
         gate = Gate.from_graph(graph)
