@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test test-wheel soak check bench bench-mcp clean
+.PHONY: demo test test-wheel soak check bench bench-mcp eval-mining clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ bench: $(STAMP)
 # MCP servers over stdio, side by side; peers are installed under bench/.peers/ on first use.
 bench-mcp: $(STAMP)
 	$(PY) bench/mcp_bench.py
+
+# Conversation mining scored on shipped fixtures with a canned extractor answer (no model).
+eval-mining: $(STAMP)
+	$(PY) bench/eval_mining.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

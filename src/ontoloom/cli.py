@@ -1352,19 +1352,45 @@ def hints(target: str) -> None:
       ontoloom hints rule:no-raw-control-bytes
     """
     from ontoloom.actions import hints as find
+    from ontoloom.proposals.confidence import confidence, load_usage, record_use
 
     with _graph() as g:
         found = find(g, target)
+        data_dir = g.data_dir
+    usage = load_usage(data_dir) if data_dir is not None else {}
+    shown = [
+        {
+            **p.to_json(),
+            "confidence": confidence(p.status, p.tier, usage.get(p.id))
+            if p.origin == "conversation"
+            else None,
+        }
+        for p in found
+    ]
+    if data_dir is not None:  # mined knowledge shown is mined knowledge used
+        record_use(data_dir, [p["id"] for p in shown if p["confidence"]])
 
     def show() -> None:
-        for p in found:
+        for p in shown:
+            if p["confidence"]:  # mined: hedged, labelled by confidence, never a fact
+                what = (
+                    f"{p['source']} may be a {p['target']}"
+                    if p["rel"] == "a"
+                    else f"perhaps {p['source']} {p['rel']} {p['target']}"
+                )
+                ev = p["evidence"]
+                click.echo(
+                    f"[unconfirmed, {p['confidence']} confidence, mined] {p['id']}: {what} "
+                    f'— "{ev.get("quote", "")}" ({ev.get("transcript")}, {(ev.get("time") or "")[:10]})'
+                )
+                continue
             click.echo(
-                f"[unconfirmed] {p.id}: {p.source} {p.rel} {p.target} ({p.origin}, tier {p.tier})"
+                f"[unconfirmed] {p['id']}: {p['source']} {p['rel']} {p['target']} ({p['origin']}, tier {p['tier']})"
             )
-        if not found:
+        if not shown:
             click.echo("no unconfirmed proposals")
 
-    _emit([p.to_json() for p in found], show)
+    _emit(shown, show)
 
 
 @main.group(invoke_without_command=True)
@@ -1595,6 +1621,256 @@ def enrich(
             )
 
     _emit(summary, show)
+
+
+@main.command()
+@click.option(
+    "--scan",
+    "do_scan",
+    is_flag=True,
+    help="Request extraction of closed transcripts not yet mined.",
+)
+@click.option(
+    "--emit", "do_emit", is_flag=True, help="Print (or -o) the request document for the agent."
+)
+@click.option(
+    "--ingest",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Check and store the agent's answer (a response JSON file, or - for stdin).",
+)
+@click.option("--review", "do_review", is_flag=True, help="List mined proposals with confidence.")
+@click.option("--confirm", "confirm_id", metavar="ID", help="Confirm a mined proposal.")
+@click.option("--reject", "reject_id", metavar="ID", help="Reject a mined proposal.")
+@click.option("--reason", help="With --reject (or --correct): why.")
+@click.option(
+    "--correct", "correct_id", metavar="ID", help="Object to mined knowledge: its confidence drops."
+)
+@click.option(
+    "--write-record", "do_write", is_flag=True, help="Rewrite records/ontoloom/conversations.md."
+)
+@click.option(
+    "--cross-vendor-egress",
+    "cross_vendor",
+    is_flag=True,
+    default=None,
+    help="With --ingest: honour a second model's verdicts on what passes the egress gate; "
+    "with --emit: write the verification request (only triples and quotes).",
+)
+@click.option(
+    "--limit",
+    type=int,
+    default=20,
+    show_default=True,
+    help="With --scan/--emit: at most N transcripts.",
+)
+@click.option(
+    "--status",
+    type=click.Choice(["pending", "confirmed", "rejected", "all"]),
+    default="pending",
+    show_default=True,
+    help="With --review.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --emit: write here.",
+)
+@_common
+def mine(
+    do_scan: bool,
+    do_emit: bool,
+    ingest: Path | None,
+    do_review: bool,
+    confirm_id: str | None,
+    reject_id: str | None,
+    reason: str | None,
+    correct_id: str | None,
+    do_write: bool,
+    cross_vendor: bool | None,
+    limit: int,
+    status: str,
+    output: Path | None,
+) -> None:
+    """Mine closed conversation transcripts for proposals (opt-in: [mining] enabled = true).
+
+    Agent-mediated, as `enrich`: --scan/--emit write extraction requests, the agent answers,
+    --ingest checks every quote against its transcript and stores proposals (LOW, or MEDIUM
+    at most), --review lists them, --confirm/--reject decide. Confirmed knowledge is written to
+    records/ontoloom/conversations.md, which `rebuild` reads back. With mining off, --scan and
+    --emit record "skipped: off by design" (exit 0). Exit 2 on bad input.
+
+    \b
+    Examples:
+      ontoloom mine --scan --limit 5
+      ontoloom mine --emit -o request.json
+      ontoloom mine --ingest response.json --json
+      ontoloom mine --review
+      ontoloom mine --confirm 1a2b3c4d5e6f
+    """
+    from ontoloom.proposals import mine as mining
+
+    chosen = [
+        x
+        for x in (
+            do_scan,
+            do_emit,
+            ingest is not None,
+            do_review,
+            confirm_id,
+            reject_id,
+            correct_id,
+            do_write,
+        )
+        if x
+    ]
+    if len(chosen) != 1:
+        raise click.UsageError(
+            "choose one of --scan, --emit, --ingest FILE, --review, --confirm ID, --reject ID, "
+            "--correct ID, --write-record"
+        )
+    if limit < 0:
+        raise click.UsageError("--limit must be 0 or more")
+    if do_scan:
+        with _graph(write=True, create=True) as g:
+            result = mining.scan(g, limit).to_json()
+
+        def show_scan() -> None:
+            if result["state"] == "skipped":
+                click.echo(f"mining {mining.SKIPPED}: set [mining] enabled = true in ontoloom.toml")
+                return
+            click.echo(
+                f"{result['transcripts']} transcript(s): requested {len(result['requested'])}, "
+                f"already mined {result['already_mined']}, requested earlier "
+                f"{result['requested_earlier']}, still open {result['open']}, deferred "
+                f"{result['deferred']}, failed {len(result['failed'])}"
+                + (
+                    f"; edited {len(result['edited'])}, purged {result['purged']}"
+                    if result["edited"]
+                    else ""
+                )
+            )
+            for path in result["files"]:
+                click.echo(f"  request: {path}")
+            for failure in result["failed"]:
+                click.echo(f"  failed: {failure}", err=True)
+
+        _emit(result, show_scan)
+        return
+    if do_emit and cross_vendor:  # the verification request: only triples and quotes leave
+        with _graph() as g:
+            document = mining.verification_request(g)
+        text = json.dumps(document, indent=2, ensure_ascii=False)
+        if output is not None:
+            output.write_text(text + "\n", encoding="utf-8")
+            click.echo(f"wrote {len(document['items'])} item(s) to {output}", err=True)
+        else:
+            click.echo(text)
+        click.echo(
+            f"egress: {len(document['items'])} released, {document['withheld']['withheld']} withheld "
+            f"{document['withheld']['reasons'] or ''}",
+            err=True,
+        )
+        return
+    if do_emit:
+        with _graph(write=True, create=True) as g:
+            document = mining.emit(g, limit)
+        text = json.dumps(document, indent=2, ensure_ascii=False)
+        if document["state"] == "skipped":
+            click.echo(
+                f"mining {mining.SKIPPED}: set [mining] enabled = true in ontoloom.toml", err=True
+            )
+        if output is not None:
+            output.write_text(text + "\n", encoding="utf-8")
+            click.echo(f"wrote {len(document['requests'])} request(s) to {output}", err=True)
+        else:
+            click.echo(text)
+        return
+    if ingest is not None:
+        try:
+            raw = sys.stdin.read() if str(ingest) == "-" else ingest.read_text(encoding="utf-8")
+            data = json.loads(raw)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise BadInput(f"{ingest}: cannot read it ({exc})") from None
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"{ingest}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
+        with _graph(write=True) as g:
+            summary = mining.ingest(g, data, cross_vendor=cross_vendor).to_json()
+
+        def show_ingest() -> None:
+            stored = summary["stored"]
+            click.echo(
+                f"{summary['candidates']} candidate(s): stored MEDIUM {stored['MEDIUM']}, LOW "
+                f"{stored['LOW']}, rejected {stored['rejected']}; dropped {summary['dropped']} "
+                f"{summary['dropped_by_reason'] or ''}; refused {summary['refused']}; merges "
+                f"{summary['merged']}; corroborated {summary['corroborated']}; duplicate "
+                f"{summary['duplicate']}; demoted {summary['demoted']}"
+            )
+            click.echo(f"watermark: {summary['watermark']}")
+            for o in summary["outcomes"]:
+                what = (
+                    f"{o.get('type')} {o.get('title')!r}"
+                    if o["kind"] in ("object", "merge") and "type" in o
+                    else f"{o.get('source')} {o.get('relation')} {o.get('target')}"
+                )
+                detail = f" — {o['detail']}" if o.get("detail") else ""
+                click.echo(f"  [{o['outcome']}:{o['reason']}] {what}{detail}")
+
+        _emit(summary, show_ingest)
+        return
+    if do_review:
+        with _graph() as g:
+            found = mining.review(g, None if status == "all" else status)
+
+        def show_review() -> None:
+            if not found:
+                click.echo("no mined proposals")
+            for p in found:
+                label = "unconfirmed" if p["status"] == "pending" else p["status"]
+                what = (
+                    f'new {p["target"]} {p["source"]} "{p["properties"].get("title")}"'
+                    if p["kind"] == "object"
+                    else f'merge "{p["properties"].get("mention")}" into {p["source"]}'
+                    if p["kind"] == "merge"
+                    else f"{p['source']} {p['rel']} {p['target']}"
+                )
+                ev = p["evidence"]
+                click.echo(
+                    f"{p['id']}  [{label}, {p['confidence']} confidence, {p['tier']}, "
+                    f"{p['corroboration']} transcript(s)] {what}"
+                )
+                click.echo(
+                    f'    "{ev.get("quote")}" — {ev.get("transcript")} #{ev.get("message")} ({p["date"] or "no date"})'
+                )
+
+        _emit(found, show_review)
+        return
+    if confirm_id:
+        with _graph(write=True) as g:
+            result = mining.confirm(g, confirm_id)
+        p = result["proposal"]
+        record = result["record"]
+        text = ("already confirmed: " if result["already"] else "confirmed: ") + (
+            f"{p['source']} {p['rel']} {p['target']}"
+        )
+        if record and record["written"]:
+            text += f"\nwritten to {record['path']}"
+        _emit(result, text)
+        return
+    if reject_id:
+        with _graph(write=True) as g:
+            result = mining.reject(g, reject_id, reason)
+        _emit(result, ("already rejected " if result["already"] else "rejected ") + reject_id)
+        return
+    if correct_id:
+        with _graph(write=True) as g:
+            result = mining.correct(g, correct_id, reason)
+        _emit(result, f"corrected {correct_id}: confidence now {result['confidence']}")
+        return
+    with _graph(write=True) as g:
+        record = mining.write_record(g)
+    _emit(record, f"{'wrote' if record['written'] else 'unchanged'}: {record['path']}")
 
 
 def _proposal_line(p: Any) -> str:

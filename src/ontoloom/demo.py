@@ -128,9 +128,12 @@ def _build(target: Path, *, kept: bool) -> dict[str, Any]:
         step["decisions"] = why(g, "rule:no-raw-control-bytes")["decisions"]
         steps.append(step)
 
+        steps.append(_mine(g, target))
+
         entities = g.entities()
         types = Counter(e.type for e in entities)
         rels = Counter(r.rel for e in entities for r in g.relations(e.id, direction="out"))
+    steps.append(_survives_rebuild(target, steps[-1]["confirmed"]))
     return {
         "instance": str(target) if kept else None,
         "kept": kept,
@@ -204,6 +207,35 @@ def render_text(result: dict[str, Any], echo: Callable[[str], None] = print) -> 
             ev = hop["evidence"]
             echo(f"      {ev['source']}:{ev['line']}: {ev['quote']}")
 
+    s = steps["mine"]
+    echo("\n8. Conversation mining (opt-in): a closed session becomes a proposal, then knowledge")
+    echo("   $ ontoloom mine --scan")
+    echo(f"   requested {s['requested']} transcript(s) for extraction")
+    echo("   $ ontoloom mine --ingest response.json")
+    ingested = s["ingested"]
+    echo(
+        f"   stored {ingested['stored']['LOW']} (LOW), dropped {ingested['dropped']} "
+        f"{ingested['dropped_by_reason']} — a quote that is not in the transcript never counts"
+    )
+    echo("   $ ontoloom mine --review")
+    proposal = s["proposal"]
+    ev = proposal["evidence"]
+    echo(
+        f"   {proposal['id']} [unconfirmed, {proposal['confidence']} confidence] new Rule "
+        f'{proposal["source"]}: "{ev["quote"]}" ({ev["transcript"]}, {proposal["date"]})'
+    )
+    echo(f"   $ ontoloom mine --confirm {proposal['id']}")
+    echo(f"   confirmed {s['confirmed']}; written to {s['record']}")
+
+    s = steps["survives_rebuild"]
+    echo("\n9. Confirmed conversation knowledge survives a rebuild from the records alone:")
+    echo(f"   $ {s['command']}")
+    back = s["entity"]
+    echo(
+        f"   {back['id']} ({back['type']}): {back['properties']['title']} — after a rebuild "
+        "from the records alone (records/ontoloom/conversations.md)"
+    )
+
     summary = result["summary"]
     echo("\nsummary")
     echo("   entities:  " + ", ".join(f"{t} {n}" for t, n in summary["entities"].items()))
@@ -211,6 +243,100 @@ def render_text(result: dict[str, Any], echo: Callable[[str], None] = print) -> 
     echo("   nothing invalid was stored: the refused writes left the store unchanged")
     if result["kept"]:
         echo(f"\nkept: {result['instance']}  (cd there and try `ontoloom list`)")
+
+
+DEMO_SESSION = [
+    {
+        "type": "user",
+        "uuid": "demo-u1",
+        "timestamp": "2026-11-24T09:12:00Z",
+        "message": {
+            "role": "user",
+            "content": "The payment webhook fired twice and we charged twice.",
+        },
+    },
+    {
+        "type": "assistant",
+        "uuid": "demo-a1",
+        "timestamp": "2026-11-24T09:13:00Z",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "Agreed rule: dedupe webhook events by their event id before doing any work.",
+                }
+            ],
+        },
+    },
+]
+
+
+def _mine(g: Graph, target: Path) -> dict[str, Any]:
+    """Step 8: one transcript mined, the agent's (canned) answer ingested, one proposal
+    confirmed into the tool-owned record."""
+    from ontoloom.proposals import mine
+
+    (target / "transcripts").mkdir(exist_ok=True)
+    session = target / "transcripts" / "demo-session.jsonl"
+    session.write_text("\n".join(json.dumps(e) for e in DEMO_SESSION) + "\n", encoding="utf-8")
+    with (target / "ontoloom.toml").open("a", encoding="utf-8") as f:
+        f.write(
+            '\n[mining]\nenabled = true\ntranscripts = ["transcripts/*.jsonl"]\n'
+            "closed_after_minutes = 0\n"
+        )
+    step = _step("mine", "ontoloom mine --scan; --ingest; --review; --confirm")
+    scanned = mine.scan(g, 5, write_files=False)
+    step["requested"] = len(scanned.requests)
+    answer = {
+        "version": 1,
+        "request_id": scanned.requests[0]["request_id"],
+        "model": "the agent (a canned answer here)",
+        "candidates": [
+            {
+                "kind": "object",
+                "type": "Rule",
+                "title": "Dedupe webhook events by event id",
+                "evidence": {
+                    "transcript": "transcripts/demo-session.jsonl",
+                    "message_id": "demo-a1",
+                    "quote": "dedupe webhook events by their event id before doing any work",
+                },
+                "sensitive": False,
+            },
+            {
+                "kind": "object",
+                "type": "Rule",
+                "title": "Never charge twice",
+                "evidence": {
+                    "transcript": "transcripts/demo-session.jsonl",
+                    "message_id": "demo-u1",
+                    "quote": "we must never charge a customer twice",  # not what was said
+                },
+                "sensitive": False,
+            },
+        ],
+    }
+    step["ingested"] = mine.ingest(g, answer).to_json()
+    [proposal] = mine.review(g)
+    step["proposal"] = proposal
+    done = mine.confirm(g, proposal["id"])
+    step["confirmed"] = str(proposal["source"])
+    step["record"] = str(done["record"]["path"])
+    return step
+
+
+def _survives_rebuild(target: Path, mined: str) -> dict[str, Any]:
+    """Step 9: a fresh data dir rebuilt from the records holds the confirmed object."""
+    step = _step(
+        "survives_rebuild", "mv .ontoloom .ontoloom-before && ontoloom init && ontoloom rebuild"
+    )
+    shutil.move(target / DATA_DIR_NAME, target / ".ontoloom-before")
+    fresh = init_instance(target, target / DATA_DIR_NAME)
+    with Graph.open(fresh["data_dir"], write=True) as g:
+        g.rebuild()
+        step["entity"] = g.get(mined).to_json()
+    return step
 
 
 def _indent(text: str) -> str:
