@@ -745,10 +745,10 @@ def test_mined_knowledge_reaches_the_hooks_and_hints_hedged_and_confidence_moves
 
 
 def test_the_demo_shows_a_mined_proposal_confirmed_and_surviving_a_rebuild(tmp_path: Path) -> None:
-    from ontoloom.demo import run_demo
+    from ontoloom.demo import render_text, run_demo
 
     lines: list[str] = []
-    run_demo(tmp_path / "demo", echo=lines.append)
+    render_text(run_demo(tmp_path / "demo"), echo=lines.append)
     text = "\n".join(lines)
     assert "mined" in text and "after a rebuild from the records alone" in text
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import fcntl
 import hashlib
 import json
 import re
@@ -33,6 +32,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import portalocker
 
 from ontoloom.actions import known_objects
 from ontoloom.config import MiningConfig, load_config
@@ -144,11 +145,11 @@ def _locked(graph: Graph) -> Iterator[None]:
     folder = _dir(graph)
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / "lock").open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        portalocker.lock(handle, portalocker.LockFlags.EXCLUSIVE)
         try:
             yield
         finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            portalocker.unlock(handle)
 
 
 def _load(path: Path, default: dict[str, Any]) -> dict[str, Any]:
