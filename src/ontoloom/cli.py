@@ -162,20 +162,35 @@ def main(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:
 # -- instance ----------------------------------------------------------------------------------
 @main.command()
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--endpoint", metavar="URL", help="Keep the graph in this SPARQL 1.1 store (its query URL)."
+)
+@click.option(
+    "--update-endpoint", metavar="URL", help="The store's SPARQL update URL (default: --endpoint)."
+)
 @_common
-def init(directory: Path | None) -> None:
+def init(directory: Path | None, endpoint: str | None, update_endpoint: str | None) -> None:
     """Make DIRECTORY (default: here) an ontoloom instance with an empty store.
 
+    With --endpoint, the graph lives in that SPARQL 1.1 store (see "Scaling out").
+
     \b
-    Example:
+    Examples:
       ontoloom init my-team
+      ontoloom init my-team --endpoint http://localhost:7878/query --update-endpoint http://localhost:7878/update
     """
     from ontoloom.instance import init_instance
 
-    result = init_instance(directory or Path.cwd(), _opts()["data_dir"])
+    result = init_instance(
+        directory or Path.cwd(),
+        _opts()["data_dir"],
+        endpoint=endpoint,
+        update_endpoint=update_endpoint,
+    )
     _emit(
         result,
-        f"{'initialised' if result['created'] else 'already initialised'}: {result['data_dir']}",
+        f"{'already initialised' if result['created'] is False else 'initialised'}: "
+        f"{result['data_dir']}",
     )
 
 

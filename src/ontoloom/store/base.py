@@ -63,6 +63,7 @@ class Backend(Protocol):
     # standalone data graph turns it off); a store's own backends always do.
     union: bool
     lock: DataDirLock | None  # the data dir's, held while the backend is open
+    remote: bool  # a store over the network (validation then works on local copies)
 
     def select(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[Row]:
         """Run a SELECT; ``bindings`` pre-bind variables to typed terms (never pasted).
@@ -93,8 +94,14 @@ class Backend(Protocol):
         """What queries see as the default graph, as written (the bookkeeping graph aside)."""
         ...
 
-    def apply(self, delta: Delta) -> int:
-        """Commit ``delta`` atomically and bump the change generation; return it."""
+    def apply(self, delta: Delta, expected: int | None = None) -> int:
+        """Commit ``delta`` atomically and bump the change generation; return it.
+
+        ``expected``: commit only while the generation is still this one (the one the delta
+        was validated against).
+
+        :raises CommitConflict: it is not (another writer committed first).
+        """
         ...
 
     def generation(self) -> int:
