@@ -316,14 +316,29 @@ def _fetch(iri: str, importer: str) -> bytes:
         raise BadInput(f"{where}, which cannot be fetched ({exc})") from None
 
 
+def _imports_of(triples: list[Triple], base: str | None) -> list[str]:
+    """What a document imports, where pySHACL looks: owl:imports of the document itself (its
+    base IRI, without a trailing ``#`` or ``/``), else of each owl:Ontology it declares."""
+    roots = {base, base.rstrip("#/")} if base else set()
+    imports = [t for t in triples if t.predicate.value == _OWL_IMPORTS]
+    found = [t.object.value for t in imports if t.subject.value in roots]
+    if not found:
+        ontologies = {
+            t.subject
+            for t in triples
+            if t.predicate.value == RDF + "type" and t.object.value == OWL + "Ontology"
+        }
+        found = [t.object.value for t in imports if t.subject in ontologies]
+    return [iri for iri in found if iri]
+
+
 def _with_imports(
     triples: list[Triple], base: str | None, label: str, prefixes: dict[str, str]
 ) -> list[Triple]:
-    """``triples`` and, transitively, every graph their owl:imports name (pySHACL's
-    ``do_owl_imports``)."""
+    """``triples`` and, transitively, every graph they import (pySHACL's ``do_owl_imports``)."""
     seen = {base} if base else set()
     out = list(triples)
-    queue = [(t.object.value, label) for t in triples if t.predicate.value == _OWL_IMPORTS]
+    queue = [(iri, label) for iri in _imports_of(triples, base)]
     while queue:
         iri, importer = queue.pop(0)
         if iri in seen:
@@ -339,7 +354,7 @@ def _with_imports(
             message = exc.message.replace("<input>", f"<{iri}>", 1)
             raise BadInput(f"-im/--imports: {importer} imports <{iri}>: {message}") from None
         out += more
-        queue += [(t.object.value, f"<{iri}>") for t in more if t.predicate.value == _OWL_IMPORTS]
+        queue += [(i, f"<{iri}>") for i in _imports_of(more, iri)]
     return out
 
 
@@ -409,13 +424,41 @@ def _meta_validate(shape_triples: list[Triple], prefixes: dict[str, str]) -> Non
     )
 
 
-def _failing(results: list[Result], allow_warnings: bool, allow_infos: bool) -> list[Result]:
-    allowed = set()
-    if allow_warnings or allow_infos:
-        allowed.add(_SEVERITIES["Info"])
-    if allow_warnings:
-        allowed.add(_SEVERITIES["Warning"])
-    return [r for r in results if r.severity.value not in allowed]
+def _failing(
+    results: list[Result], shapes: ShapeSet, allow_warnings: bool, allow_infos: bool
+) -> list[Result]:
+    """The results that make the graph not conform. With -w/--allow-infos, pySHACL judges
+    each top-level shape: one whose own sh:severity is allowed never fails (nested property
+    shapes' results included); else a result fails unless its severity is allowed."""
+    if not (allow_warnings or allow_infos):
+        return list(results)
+    allowed = {_SEVERITIES["Info"]} | ({_SEVERITIES["Warning"]} if allow_warnings else set())
+    prop = NamedNode(SH + "property")
+
+    def tops(node: Term, seen: frozenset[Term] = frozenset()) -> set[Term]:
+        parents = [p for p in shapes.graph.subjects(prop, node) if p not in seen]
+        if not parents:
+            return {node}
+        out = {node} if shapes.shape(node).targets else set()
+        for parent in parents:
+            out |= tops(parent, seen | {node})
+        return out
+
+    def allowed_shape(node: Term) -> bool:
+        try:
+            return shapes.shape(node).severity.value in allowed
+        except Exception:  # not a shape ontoloom parses (a SPARQL-based component's node)
+            return False
+
+    failing = []
+    for r in results:
+        if r.severity.value in allowed:
+            continue
+        # A property shape shared by several shapes: fails unless every one of them allows.
+        if all(allowed_shape(t) for t in tops(r.source_shape)):
+            continue
+        failing.append(r)
+    return failing
 
 
 def validate_files(
@@ -486,7 +529,7 @@ def validate_files(
         raise BadInput(f"the shapes graph is not well-formed: {exc}") from None
     shape_set = ShapeSet(shape_triples, prefixes=prefixes)
     report.results = redacted(report.results, shape_set)  # values of secret rules: never shown
-    failing = _failing(report.results, allow_warnings, allow_infos)
+    failing = _failing(report.results, shape_set, allow_warnings, allow_infos)
     outcome = Outcome(report, shape_set, conforms=not failing)
     if abort and failing:
         first = failing[0].source_shape
