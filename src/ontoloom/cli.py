@@ -728,7 +728,7 @@ def validate(
     named = [*data, *shapes, *ontology]
     if named.count("-") > 1:
         raise click.UsageError("standard input (-) can be read once: give it to one option")
-    stdin = click.get_binary_stream("stdin").read() if "-" in named else None
+    stdin = _read_stdin() if "-" in named else None
     outcome = validate_files(
         [Source(d, "-df/--data-file-format", data_format, stdin) for d in data],
         [Source(s, "-sf/--shacl-file-format", shapes_format, stdin) for s in shapes],
@@ -764,6 +764,13 @@ def validate(
     if explain and fmt != "json":
         _explain_engines(report.engines, report.as_written)
     sys.exit(0 if outcome.conforms else 1)
+
+
+def _read_stdin() -> bytes:
+    """Standard input as bytes (RDF parsers sniff encodings themselves); a text-only stdin
+    (one handed over as a string) is UTF-8."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    return bytes(buffer.read()) if buffer is not None else sys.stdin.read().encode("utf-8")
 
 
 def _explain_engines(engines: dict[str, str], as_written: dict[str, int]) -> None:
