@@ -4,7 +4,8 @@ JSON shapes follow the seeds' encoding, so agents recognise them:
 
 * entity   ``{"id", "type", "properties": {…}, "created", "updated"}``
 * relation ``{"id", "from_id", "from_type", "rel", "to_id", "to_type"}``
-* refusal  ``{"error": "validation", "results": [{"focus", "path", "constraint", "value", "message"}]}``
+* refusal  ``{"error": "validation", "message", …report, "results": [finding…]}``: the one
+  findings shape, defined in :mod:`ontoloom.findings`
 """
 
 from __future__ import annotations
