@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
 
 from conftest import Cli, quads_of
+from ontoloom.findings import FINDING_KEYS, SCHEMA
 
 
 def make(cli: Cli, type_name: str, entity_id: str, **props: object) -> dict:
@@ -102,8 +104,9 @@ def test_invalid_entities_are_refused_with_a_report_and_exit_1(
     assert {"constraint": constraint, "path": path} in [
         {"constraint": r["constraint"], "path": r["path"]} for r in report["results"]
     ]
+    jsonschema.validate(report, SCHEMA)  # the one findings shape (README: Findings JSON)
     for r in report["results"]:
-        assert set(r) == {"focus", "path", "constraint", "value", "message"}
+        assert set(r) == set(FINDING_KEYS)
         assert r["message"]
     assert cli.json("list").output.strip() == "[]"
 

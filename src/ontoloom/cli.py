@@ -656,25 +656,99 @@ def _legacy_check(source: str, checks: tuple[str, ...]) -> None:
     sys.exit(0 if result["valid"] else 1)
 
 
-@main.command()
-@click.argument("data", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+_FILE_FORMAT = click.Choice(
+    [
+        "auto",
+        "turtle",
+        "xml",
+        "json-ld",
+        "nt",
+        "n3",
+        "trig",
+        "nquads",
+        "ntriples",
+        "jsonld",
+        "rdfxml",
+        "ttl",
+    ],
+    case_sensitive=False,
+)
+
+
+@main.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("data", nargs=-1, required=True, metavar="DATA...")
 @click.option(
     "-s",
+    "--shacl",
     "--shapes",
     "shapes",
     multiple=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="A shapes file; repeat it. Default: ontoloom's shapes (or the data's own).",
+    metavar="FILE|-",
+    help="A shapes file; repeat it. Default: the data's own shapes, else ontoloom's.",
 )
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "turtle"]), default=None)
 @click.option(
-    "--data-format", help="RDF format of the data files when their extension does not tell."
+    "-e",
+    "--ont-graph",
+    "ontology",
+    multiple=True,
+    metavar="FILE|-",
+    help="An ontology whose RDFS/OWL axioms are mixed into the data (as pySHACL does).",
 )
-@click.option("--explain", is_flag=True, help="List which engine validated which shape.")
-@click.option("--allow-warnings", is_flag=True, help="Warnings and infos do not fail (exit 0).")
+@click.option(
+    "-i",
+    "--inference",
+    type=click.Choice(["none", "rdfs", "owlrl", "both"]),
+    default="none",
+    show_default=True,
+    help="Inference (owlrl) on the data before validating.",
+)
+@click.option(
+    "-m", "--metashacl", is_flag=True, help="Validate the shapes against shacl-shacl first."
+)
+@click.option(
+    "-im", "--imports", is_flag=True, help="Follow owl:imports of the shapes and ontology."
+)
 @click.option(
     "-a", "--advanced", is_flag=True, help="Run SHACL-AF rules (sh:rule) before validating."
 )
+@click.option("--abort", is_flag=True, help="Report only the first failing shape's results.")
+@click.option(
+    "-w",
+    "--allow-warnings",
+    "--allow-warning",
+    "allow_warnings",
+    is_flag=True,
+    help="Warnings and infos do not fail (exit 0, sh:conforms true).",
+)
+@click.option(
+    "--allow-infos", "--allow-info", "allow_infos", is_flag=True, help="Infos do not fail."
+)
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(["human", "table", "turtle", "xml", "json-ld", "nt", "n3", "text", "json"]),
+    default=None,
+    help="Output: pySHACL's human|table or the report graph (turtle|xml|json-ld|nt|n3); "
+    "ontoloom's text (default) or json (the findings report; same as --json).",
+)
+@click.option(
+    "-df",
+    "--data-file-format",
+    "--data-format",
+    "data_format",
+    type=_FILE_FORMAT,
+    default=None,
+    help="Format of the data files (default auto: by extension, else guessed).",
+)
+@click.option(
+    "-sf", "--shacl-file-format", "shapes_format", type=_FILE_FORMAT, help="Format of -s files."
+)
+@click.option(
+    "-ef", "--ont-file-format", "ontology_format", type=_FILE_FORMAT, help="Format of -e files."
+)
+@click.option("-o", "--output", metavar="FILE|-", help="Write the output there (- is stdout).")
+@click.option("--explain", is_flag=True, help="List which engine validated which shape.")
 @click.option(
     "--allow-unsupported",
     is_flag=True,
@@ -682,16 +756,26 @@ def _legacy_check(source: str, checks: tuple[str, ...]) -> None:
 )
 @_common
 def validate(
-    data: tuple[Path, ...],
-    shapes: tuple[Path, ...],
+    data: tuple[str, ...],
+    shapes: tuple[str, ...],
+    ontology: tuple[str, ...],
+    inference: str,
+    metashacl: bool,
+    imports: bool,
+    advanced: bool,
+    abort: bool,
+    allow_warnings: bool,
+    allow_infos: bool,
     fmt: str | None,
     data_format: str | None,
+    shapes_format: str | None,
+    ontology_format: str | None,
+    output: str | None,
     explain: bool,
-    allow_warnings: bool,
-    advanced: bool,
     allow_unsupported: bool,
 ) -> None:
-    """Validate RDF files against SHACL shapes, with no store (like `pyshacl -s`).
+    """Validate RDF files against SHACL shapes, with no store: pySHACL's command line
+    (`pyshacl DATA -s SHAPES ...`), option for option. DATA `-` is standard input.
 
     Exit 0 conforms, 1 does not conform, 2 load or usage error, or shapes using a feature
     ontoloom does not evaluate (sh:expression, SHACL-JS…) without --allow-unsupported.
@@ -699,36 +783,58 @@ def validate(
     \b
     Examples:
       ontoloom validate data.ttl -s shapes.ttl
-      ontoloom validate graph.ttl --format turtle
-      ontoloom validate data.ttl -s rules.ttl -a
+      ontoloom validate data.ttl -s shapes.ttl -e ontology.ttl -i rdfs -f turtle -o report.ttl
+      cat data.nt | ontoloom validate - -df nt -s shapes.ttl -w
     """
-    from ontoloom.validation import validate_files
+    from ontoloom.validation import Source, validate_files
 
     fmt = "json" if _opts()["json"] and fmt is None else (fmt or "text")
+    named = [*data, *shapes, *ontology]
+    if named.count("-") > 1:
+        raise click.UsageError("standard input (-) can be read once: give it to one option")
+    stdin = _read_stdin() if "-" in named else None
     outcome = validate_files(
-        list(data),
-        list(shapes),
-        data_format,
+        [Source(d, "-df/--data-file-format", data_format, stdin) for d in data],
+        [Source(s, "-sf/--shacl-file-format", shapes_format, stdin) for s in shapes],
+        ontology=[Source(e, "-ef/--ont-file-format", ontology_format, stdin) for e in ontology],
+        inference=inference,
+        metashacl=metashacl,
+        imports=imports,
         advanced=advanced,
+        abort=abort,
+        allow_warnings=allow_warnings,
+        allow_infos=allow_infos,
         allow_unsupported=allow_unsupported,
     )
     for warning in outcome.warnings:
         click.echo(f"warning: {warning}", err=True)
     report = outcome.report
-    failed = report.violations if allow_warnings else report.results
-    if fmt == "turtle":
-        click.echo(outcome.turtle(), nl=False)
-    elif fmt == "json":
-        out = outcome.to_json()
-        if explain:
-            out["engines"] = report.engines
-            out["as_written"] = report.as_written
-        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
+    if fmt == "json" and explain:
+        import json as json_
+
+        data_out = outcome.to_json()
+        data_out["engines"] = report.engines
+        data_out["as_written"] = report.as_written
+        text = json_.dumps(data_out, indent=2, ensure_ascii=False) + "\n"
     else:
-        click.echo(outcome.text())
-        if explain:
-            _explain_engines(report.engines, report.as_written)
-    sys.exit(1 if failed else 0)
+        text = outcome.render(fmt)
+    if output is not None and output != "-":
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise BadInput(f"-o {output}: cannot write ({exc.strerror or exc})") from None
+    else:
+        click.echo(text, nl=False)
+    if explain and fmt != "json":
+        _explain_engines(report.engines, report.as_written)
+    sys.exit(0 if outcome.conforms else 1)
+
+
+def _read_stdin() -> bytes:
+    """Standard input as bytes (RDF parsers sniff encodings themselves); a text-only stdin
+    (one handed over as a string) is UTF-8."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    return bytes(buffer.read()) if buffer is not None else sys.stdin.read().encode("utf-8")
 
 
 def _explain_engines(engines: dict[str, str], as_written: dict[str, int]) -> None:

@@ -108,4 +108,6 @@ class ValidationFailed(OntoloomError):
         super().__init__("\n".join(lines))
 
     def to_json(self) -> dict[str, Any]:
-        return {"error": "validation", "results": [f.to_json() for f in self.findings]}
+        from ontoloom.findings import refusal_json
+
+        return refusal_json(self.findings, self.message)
