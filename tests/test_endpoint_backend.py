@@ -229,7 +229,7 @@ def test_concurrent_gateways_lose_no_acknowledged_write(tmp_path: Path, oxigraph
             for i in range(6):
                 with Graph.open(data_dir, write=True) as g:
                     made.append(g.create("Task", {"title": f"T{n}-{i}", "status": "open"}).id)
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:  # reported below
             errors.append(exc)
 
     threads = [threading.Thread(target=write, args=(d, n)) for n, d in enumerate(gateways)]
