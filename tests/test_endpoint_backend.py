@@ -219,6 +219,28 @@ def test_a_stale_generation_is_never_committed(tmp_path: Path, oxigraph_server) 
         assert g.backend.changes_since(now) == [(now + 1, [NamedNode("http://example.org/a")])]
 
 
+def test_a_gateways_search_index_catches_up_from_the_change_log(
+    tmp_path: Path, oxigraph_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ontoloom.search as search
+
+    writer, reader = _init(tmp_path, oxigraph_server, "w"), _init(tmp_path, oxigraph_server, "r")
+    with Graph.open(writer, write=True) as g:
+        g.create("Task", {"title": "Rotate the ledger", "status": "open"}, id="task_one")
+    with Graph.open(reader) as g:
+        assert [h.id for h in g.search("ledger")] == ["task_one"]  # built whole, once
+
+    def never(*_: object) -> None:
+        raise AssertionError("rebuilt whole instead of following the change log")
+
+    monkeypatch.setattr(search, "_all_objects", never)
+    with Graph.open(writer, write=True) as g:
+        g.create("Task", {"title": "Ledger migration", "status": "open"}, id="task_mig")
+        g.update("task_one", {"title": "Rotate the keys"}, [])
+    with Graph.open(reader) as g:
+        assert [h.id for h in g.search("ledger")] == ["task_mig"]
+
+
 def test_concurrent_gateways_lose_no_acknowledged_write(tmp_path: Path, oxigraph_server) -> None:
     gateways = [_init(tmp_path, oxigraph_server, f"gw{i}") for i in range(3)]
     made: list[str] = []

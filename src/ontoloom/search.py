@@ -188,15 +188,25 @@ class SearchIndex:
 
     # -- building --------------------------------------------------------------------------
     def sync(self, backend: Backend, ids: Any) -> bool:
-        """Rebuild when the index lags the store; True when it had to."""
+        """Catch up when the index lags the store — from the store's change log when it
+        reaches back far enough (another gateway's commits), else by rebuilding; True when
+        it had to."""
         if self.generation() == backend.generation():
             return False
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            if self.generation() != backend.generation():  # another process may have done it
-                self._clear()
-                self._index(backend, ids, _all_objects(backend))
-                self._set_generation(backend.generation())
+            current, target = self.generation(), backend.generation()
+            if current != target:  # another process may have done it
+                changes = backend.changes_since(current) if current < target else None
+                if changes and changes[-1][0] == target:
+                    touched = {node for _, nodes in changes for node in nodes}
+                    for node in touched:
+                        self._forget(ids.id_of(node))
+                    self._index(backend, ids, touched)
+                else:
+                    self._clear()
+                    self._index(backend, ids, _all_objects(backend))
+                self._set_generation(target)
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")

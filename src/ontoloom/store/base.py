@@ -104,6 +104,11 @@ class Backend(Protocol):
         """
         ...
 
+    def changes_since(self, generation: int) -> list[tuple[int, list[Term]]] | None:
+        """The nodes each commit after ``generation`` touched, oldest first, from the
+        store's change log; None when there is none reaching back that far."""
+        ...
+
     def generation(self) -> int:
         """The change generation: how many deltas were ever committed."""
         ...

@@ -338,6 +338,10 @@ class EmbeddedBackend:
         found = self._store.quads_for_pattern(STORE_NODE, GENERATION, None, META)
         return max((int(q.object.value) for q in found), default=0)
 
+    def changes_since(self, generation: int) -> list[tuple[int, list[Term]]] | None:
+        """None: one process writes an embedded store and follows its own commits."""
+        return None
+
     def last_change(self) -> str | None:
         found = self._store.quads_for_pattern(STORE_NODE, LAST_CHANGE, None, META)
         return max((q.object.value for q in found), default=None)
