@@ -275,7 +275,9 @@ def view_data(
     colours = type_colours([t for t in counts if t != "private"])
     legend = [{"type": t, "colour": c, "count": counts[t]} for t, c in colours.items()]
     if counts["private"]:
-        legend.append({"type": "private", "colour": UI_COLOURS["private"], "count": counts["private"]})
+        legend.append(
+            {"type": "private", "colour": UI_COLOURS["private"], "count": counts["private"]}
+        )
     return {
         "meta": {
             "generated": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
@@ -326,7 +328,7 @@ def render_page(kind: str, data: dict[str, Any] | None = None) -> str:
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         # Nothing may load from anywhere: every script and style is inline, images are data:.
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
         "connect-src 'self'\">"
         f"<title>{title}</title>"

@@ -94,5 +94,5 @@
       ontoloom.status(r.data.proposals.length + " pending proposal(s), " + r.data.candidates.length + " wikilink candidate(s)");
     }).catch(function (err) { ontoloom.status("Could not reach the server: " + err.message); });
   }
-  reload();
+  ontoloom.withToken(reload);
 })();

@@ -10,7 +10,7 @@
   var LIMIT = 50;  // search matches listed at once
 
   var state = { data: null, nodes: {}, adj: {}, shown: null, typeOn: {}, relOn: {},
-                unconfirmed: true, selected: null, visible: { nodes: [], links: [] } };
+                unconfirmed: true, selected: null, visible: { nodes: [], links: [] }, fit: true };
   var fg = null;
 
   function typeKey(n) { return n.private ? "private" : n.type; }
@@ -55,6 +55,7 @@
     buildFilters(data);
     buildLegend(data);
     state.selected = null;
+    state.fit = true;
     refresh();
     if (data.meta.focus) select(data.meta.focus, false);
     else document.getElementById("details").replaceChildren(el("h2", { text: "Details" }),
@@ -165,7 +166,8 @@
       .linkCanvasObject(drawLink)
       .linkDirectionalArrowLength(big ? 0 : 3.5)
       .linkDirectionalArrowRelPos(1)
-      .onNodeClick(function (n) { select(n.id, false); });
+      .onNodeClick(function (n) { select(n.id, false); })
+      .onEngineStop(function () { if (state.fit) { state.fit = false; fg.zoomToFit(400, 40); } });
     if (big) fg.cooldownTime(8000).d3AlphaDecay(0.05).warmupTicks(0);
     var resize = function () {
       var box = document.getElementById("graph").getBoundingClientRect();
@@ -219,6 +221,7 @@
 
   function focusOn(id) {
     state.shown = neighbourhood(id, 1);
+    state.fit = true;
     refresh();
     select(id, false);
   }
@@ -300,7 +303,7 @@
   document.getElementById("show-unconfirmed").addEventListener("change", function (e) {
     state.unconfirmed = e.target.checked; refresh();
   });
-  document.getElementById("show-all").addEventListener("click", function () { state.shown = null; refresh(); });
+  document.getElementById("show-all").addEventListener("click", function () { state.shown = null; state.fit = true; refresh(); });
   document.getElementById("include-private").addEventListener("change", function () { start(); });
 
   function start() {
@@ -317,5 +320,5 @@
     screenOf: function (id) { var n = state.nodes[id]; return fg.graph2ScreenCoords(n.x, n.y); },
     graph: function () { return fg; }
   };
-  start();
+  if (ontoloom.live()) ontoloom.withToken(start); else start();
 })();
