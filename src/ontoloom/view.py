@@ -89,7 +89,8 @@ def contrast(a: str, b: str) -> float:
 
 def type_colours(names: list[str]) -> dict[str, str]:
     """A colour per type name (sorted): the palette first, then further hues darkened until
-    they reach 4.5:1 on the background, so any number of types gets legible colours."""
+    they reach 4.5:1 on the page and panel backgrounds, so any number of types gets legible
+    colours."""
     out: dict[str, str] = {}
     for i, name in enumerate(sorted(names)):
         if i < len(PALETTE):
@@ -100,7 +101,8 @@ def type_colours(names: list[str]) -> dict[str, str]:
         while True:
             r, g, b = colorsys.hls_to_rgb(hue, lightness, 0.75)
             colour = f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
-            if contrast(colour, BACKGROUND) >= 4.5 or lightness <= 0.05:
+            legible = min(contrast(colour, BACKGROUND), contrast(colour, UI_COLOURS["panel"]))
+            if legible >= 4.5 or lightness <= 0.05:
                 break
             lightness -= 0.03
         out[name] = colour

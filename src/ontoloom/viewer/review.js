@@ -21,9 +21,10 @@
   }
 
   function describe(data) {  // a refusal's report: the message and every finding with its fix
-    var lines = [data.message || data.error || "refused"];
-    (data.findings || []).forEach(function (f) {
-      lines.push("- " + (f.message || JSON.stringify(f)) + (f.fix ? " \u2014 fix: " + f.fix : ""));
+    var lines = [data.message || (data.error === "validation" ? "refused by a rule:" : data.error || "refused")];
+    (data.results || data.findings || []).forEach(function (f) {
+      lines.push("- " + (f.focus ? f.focus + " " : "") + (f.path ? f.path + ": " : "") +
+        (f.message || JSON.stringify(f)) + (f.fix ? " \u2014 fix: " + f.fix : ""));
     });
     return lines.join("\n");
   }
