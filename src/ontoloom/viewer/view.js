@@ -101,6 +101,7 @@
   }
 
   function refresh() {
+    state.settled = false;
     var nodes = state.data.nodes.filter(isVisible);
     var links = state.data.links.filter(function (l) {
       return state.relOn[l.rel] !== false && (state.unconfirmed || l.status !== "unconfirmed") &&
@@ -167,8 +168,14 @@
       .linkDirectionalArrowLength(big ? 0 : 3.5)
       .linkDirectionalArrowRelPos(1)
       .onNodeClick(function (n) { select(n.id, false); })
-      .onEngineStop(function () { if (state.fit) { state.fit = false; fg.zoomToFit(400, 40); } });
+      .onEngineStop(function () {
+        state.settled = true;
+        if (state.fit) { state.fit = false; fg.zoomToFit(400, 40); }
+      });
+    // A big graph draws at once and settles within seconds; a small one is laid out mostly
+    // before its first picture.
     if (big) fg.cooldownTime(8000).d3AlphaDecay(0.05).warmupTicks(0);
+    else fg.warmupTicks(100).cooldownTicks(200);
     var resize = function () {
       var box = document.getElementById("graph").getBoundingClientRect();
       fg.width(box.width).height(box.height);
@@ -203,13 +210,15 @@
   }
 
   // -- details ------------------------------------------------------------------------------
-  function reveal(id) {
-    var n = state.nodes[id];
-    if (state.shown !== null) state.shown.add(id);
+  function reveal(id) {  // whether the object had to be brought into view
+    var n = state.nodes[id], changed = false;
+    if (state.shown !== null && !state.shown.has(id)) { state.shown.add(id); changed = true; }
     if (state.typeOn[typeKey(n)] === false) {
       state.typeOn[typeKey(n)] = true;
       buildFilters(state.data);
+      changed = true;
     }
+    return changed;
   }
 
   function expand(id) {
@@ -250,9 +259,9 @@
   function select(id, moveFocus) {
     var n = state.nodes[id];
     if (!n) return;
-    reveal(id);
     state.selected = id;
-    refresh();
+    if (reveal(id)) refresh();
+    else if (fg) fg.nodeColor(fg.nodeColor());  // redraw the selection ring, layout untouched
     var panel = document.getElementById("details");
     var kids = [el("h2", { id: "details-title", text: label(n) })];
     if (n.private) {
@@ -318,7 +327,8 @@
     visible: function () { return { nodes: state.visible.nodes.map(function (n) { return n.id; }),
       links: state.visible.links.length }; },
     screenOf: function (id) { var n = state.nodes[id]; return fg.graph2ScreenCoords(n.x, n.y); },
-    graph: function () { return fg; }
+    graph: function () { return fg; },
+    settled: function () { return !!state.settled; }
   };
   if (ontoloom.live()) ontoloom.withToken(start); else start();
 })();
