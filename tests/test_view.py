@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
+from tests.view_instance import PENDING_RECORD, PENDING_SOURCE, PRIVATE_TITLE, example_instance
 
 from ontoloom.cli import main
 from ontoloom.serve import build_app
 from ontoloom.view import BACKGROUND, PALETTE, UI_COLOURS, contrast, type_colours
-from tests.view_instance import PENDING_RECORD, PENDING_SOURCE, PRIVATE_TITLE, example_instance
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,20 @@ def data(root: Path, *args: str) -> dict:
 # -- contrast -------------------------------------------------------------------------------
 def test_every_colour_a_page_draws_text_in_reaches_4_5_to_1() -> None:
     text_colours = [*PALETTE, *type_colours([f"T{i}" for i in range(40)]).values()]
-    text_colours += [UI_COLOURS[k] for k in ("text", "muted", "accent", "focus", "unconfirmed", "private", "error", "ok", "edge")]
+    text_colours += [
+        UI_COLOURS[k]
+        for k in (
+            "text",
+            "muted",
+            "accent",
+            "focus",
+            "unconfirmed",
+            "private",
+            "error",
+            "ok",
+            "edge",
+        )
+    ]
     for colour in text_colours:
         for background in (BACKGROUND, UI_COLOURS["panel"]):
             assert contrast(colour, background) >= 4.5, (colour, background)
@@ -50,7 +63,9 @@ def test_every_colour_a_page_draws_text_in_reaches_4_5_to_1() -> None:
 
 
 # -- the file -------------------------------------------------------------------------------
-def test_the_file_is_self_contained_and_pins_its_library(example: tuple[Path, str], tmp_path: Path) -> None:
+def test_the_file_is_self_contained_and_pins_its_library(
+    example: tuple[Path, str], tmp_path: Path
+) -> None:
     root, _ = example
     out = tmp_path / "graph.html"
     code, stdout, _ = view(root, "-o", str(out))
@@ -66,7 +81,9 @@ def test_the_file_is_self_contained_and_pins_its_library(example: tuple[Path, st
     assert "MIT" in (vendor / "THIRD_PARTY_LICENSES.txt").read_text()
 
 
-def test_a_private_object_is_only_private_unless_asked(example: tuple[Path, str], tmp_path: Path) -> None:
+def test_a_private_object_is_only_private_unless_asked(
+    example: tuple[Path, str], tmp_path: Path
+) -> None:
     root, _ = example
     full = data(root, "--include-private")
     private = [n for n in full["nodes"] if n.get("privacy") == "private"]
@@ -84,7 +101,9 @@ def test_a_private_object_is_only_private_unless_asked(example: tuple[Path, str]
     assert {"type": "private", "colour": UI_COLOURS["private"], "count": 1} in shown["legend"]
 
 
-def test_a_pending_proposal_is_an_unconfirmed_link_with_its_evidence(example: tuple[Path, str]) -> None:
+def test_a_pending_proposal_is_an_unconfirmed_link_with_its_evidence(
+    example: tuple[Path, str],
+) -> None:
     root, pid = example
     links = [link for link in data(root)["links"] if link["status"] == "unconfirmed"]
     assert links == [
@@ -96,10 +115,18 @@ def test_a_pending_proposal_is_an_unconfirmed_link_with_its_evidence(example: tu
             "proposal": pid,
             "tier": links[0]["tier"],
             "origin": "wikilink",
-            "evidence": {"source": PENDING_RECORD, "line": 7, "quote": links[0]["evidence"]["quote"]},
+            "evidence": {
+                "source": PENDING_RECORD,
+                "line": 7,
+                "quote": links[0]["evidence"]["quote"],
+            },
         }
     ]
-    trusted = [link for link in data(root)["links"] if link["status"] == "confirmed" and link.get("evidence")]
+    trusted = [
+        link
+        for link in data(root)["links"]
+        if link["status"] == "confirmed" and link.get("evidence")
+    ]
     assert all(link["evidence"]["source"].endswith(".md") for link in trusted) and trusted
 
 
@@ -125,7 +152,9 @@ def test_type_and_focus_choose_what_the_page_holds_and_shows(example: tuple[Path
         (["--depth", "11", "--focus", "x"], "11"),
     ],
 )
-def test_refusals_are_one_line_and_exit_2(example: tuple[Path, str], args: list[str], message: str) -> None:
+def test_refusals_are_one_line_and_exit_2(
+    example: tuple[Path, str], args: list[str], message: str
+) -> None:
     code, out, err = view(example[0], *args)
     assert code == 2 and message in err and "Traceback" not in err + out
 
@@ -149,7 +178,9 @@ def client(example: tuple[Path, str], tmp_path: Path) -> Iterator[tuple[TestClie
 AUTH = {"Authorization": "Bearer s3cret"}
 
 
-def test_ui_pages_carry_no_data_and_the_api_needs_the_token(client: tuple[TestClient, Path, str]) -> None:
+def test_ui_pages_carry_no_data_and_the_api_needs_the_token(
+    client: tuple[TestClient, Path, str],
+) -> None:
     c, _, _ = client
     page = c.get("/ui/")
     assert page.status_code == 200 and 'data-live="true"' in page.text
@@ -164,7 +195,9 @@ def test_ui_pages_carry_no_data_and_the_api_needs_the_token(client: tuple[TestCl
     assert PRIVATE_TITLE in {n["label"] for n in full["nodes"]}
 
 
-def test_a_confirm_from_the_review_api_lands_in_the_store_and_the_record(client: tuple[TestClient, Path, str]) -> None:
+def test_a_confirm_from_the_review_api_lands_in_the_store_and_the_record(
+    client: tuple[TestClient, Path, str],
+) -> None:
     c, root, pid = client
     queue = c.get("/ui/api/review", headers=AUTH).json()
     assert [p["id"] for p in queue["proposals"]] == [pid]
@@ -180,13 +213,17 @@ def test_a_confirm_from_the_review_api_lands_in_the_store_and_the_record(client:
 
 
 def test_review_refusals_come_back_with_their_report(client: tuple[TestClient, Path, str]) -> None:
-    c, root, _ = client
+    c, _, _ = client
     queue = c.get("/ui/api/review", headers=AUTH).json()
     candidate = next(i for i in queue["candidates"] if i["target"] == "action:strip-control-bytes")
-    refused = c.post("/ui/api/review/type", json={"id": candidate["id"], "rel": "applies"}, headers=AUTH)
+    refused = c.post(
+        "/ui/api/review/type", json={"id": candidate["id"], "rel": "applies"}, headers=AUTH
+    )
     assert refused.status_code == 422
     body = refused.json()
-    assert body["error"] == "validation" and any("is not one" in f["message"] for f in body["results"])
+    assert body["error"] == "validation" and any(
+        "is not one" in f["message"] for f in body["results"]
+    )
     assert c.post("/ui/api/review/confirm", json={"id": "nope"}, headers=AUTH).status_code == 404
     assert c.post("/ui/api/review/confirm", json={}, headers=AUTH).status_code == 400
     assert c.post("/ui/api/review/confirm", content=b"{", headers=AUTH).status_code == 400

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from tests.view_instance import PENDING_RECORD, PENDING_SOURCE, example_instance, png_colours
 
 from ontoloom.cli import main
-from tests.view_instance import PENDING_RECORD, PENDING_SOURCE, example_instance, png_colours
 
 CHROMIUM = os.environ.get("ONTOLOOM_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -81,7 +81,9 @@ class Watched:
         self.page.route("**/*", route)
 
     def settle(self) -> None:
-        self.page.wait_for_function("() => document.getElementById('status').textContent.includes('shown')")
+        self.page.wait_for_function(
+            "() => document.getElementById('status').textContent.includes('shown')"
+        )
         self.page.wait_for_timeout(1500)  # the layout runs a little before the picture
 
     def visible(self) -> dict[str, Any]:
@@ -99,7 +101,9 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 
 def write_view(root: Path, out: Path, *args: str) -> Path:
-    result = CliRunner().invoke(main, ["--data-dir", str(root / ".ontoloom"), "view", "-o", str(out), *args])
+    result = CliRunner().invoke(
+        main, ["--data-dir", str(root / ".ontoloom"), "view", "-o", str(out), *args]
+    )
     assert result.exit_code == 0, result.output
     return out
 
@@ -111,9 +115,13 @@ def shot(page: Any, name: str) -> bytes:
     return data
 
 
-def test_the_file_loads_offline_and_search_filter_expand_work(browser: Any, example: tuple[Path, str], tmp_path: Path) -> None:
+def test_the_file_loads_offline_and_search_filter_expand_work(
+    browser: Any, example: tuple[Path, str], tmp_path: Path
+) -> None:
     root, _ = example
-    out = write_view(root, tmp_path / "graph.html", "--focus", "rule:no-raw-control-bytes", "--depth", "0")
+    out = write_view(
+        root, tmp_path / "graph.html", "--focus", "rule:no-raw-control-bytes", "--depth", "0"
+    )
     w = Watched(browser, "file://")
     w.page.goto(out.as_uri())
     w.settle()
@@ -144,7 +152,9 @@ def test_the_file_loads_offline_and_search_filter_expand_work(browser: Any, exam
     w.close()
 
 
-def test_keyboard_focus_is_visible_and_every_control_labelled(browser: Any, example: tuple[Path, str], tmp_path: Path) -> None:
+def test_keyboard_focus_is_visible_and_every_control_labelled(
+    browser: Any, example: tuple[Path, str], tmp_path: Path
+) -> None:
     root, _ = example
     out = write_view(root, tmp_path / "graph.html")
     w = Watched(browser, "file://")
@@ -159,7 +169,9 @@ def test_keyboard_focus_is_visible_and_every_control_labelled(browser: Any, exam
     order = []
     for _ in range(4):
         w.page.keyboard.press("Tab")
-        order.append(w.page.evaluate("document.activeElement.id || document.activeElement.className"))
+        order.append(
+            w.page.evaluate("document.activeElement.id || document.activeElement.className")
+        )
         outline = w.page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
         assert outline not in ("none", ""), order
     assert order[:2] == ["skip", "search"] and order[2].startswith("type-")
@@ -187,7 +199,17 @@ def live(example: tuple[Path, str], tmp_path: Path) -> Iterator[tuple[str, str, 
     env = {k: v for k, v in os.environ.items() if k != "ONTOLOOM_TOKEN"}
     env["ONTOLOOM_LOCK_TIMEOUT"] = "10"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ontoloom.entry", "--data-dir", str(root / ".ontoloom"), "serve", "--ui", "--port", str(port)],
+        [
+            sys.executable,
+            "-m",
+            "ontoloom.entry",
+            "--data-dir",
+            str(root / ".ontoloom"),
+            "serve",
+            "--ui",
+            "--port",
+            str(port),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,
@@ -211,7 +233,9 @@ def live(example: tuple[Path, str], tmp_path: Path) -> Iterator[tuple[str, str, 
             proc.kill()
 
 
-def test_serve_ui_view_and_a_confirm_from_the_review_page(browser: Any, live: tuple[str, str, Path, str]) -> None:
+def test_serve_ui_view_and_a_confirm_from_the_review_page(
+    browser: Any, live: tuple[str, str, Path, str]
+) -> None:
     url, token, root, pid = live
     w = Watched(browser, url)
     # No token in the address: the page asks for it.
@@ -240,7 +264,17 @@ def test_serve_ui_view_and_a_confirm_from_the_review_page(browser: Any, live: tu
     after = (root / PENDING_RECORD).read_text()
     assert after != before and "resolved-by" in after
     listed = subprocess.run(
-        [sys.executable, "-m", "ontoloom.entry", "--data-dir", str(root / ".ontoloom"), "--json", "proposals", "--status", "confirmed"],
+        [
+            sys.executable,
+            "-m",
+            "ontoloom.entry",
+            "--data-dir",
+            str(root / ".ontoloom"),
+            "--json",
+            "proposals",
+            "--status",
+            "confirmed",
+        ],
         capture_output=True,
         text=True,
         env={**os.environ, "ONTOLOOM_LOCK_TIMEOUT": "10"},

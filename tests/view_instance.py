@@ -27,7 +27,9 @@ def run(root: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
 
 def example_instance(root: Path) -> tuple[Path, str]:
     """Build the example at ``root``; (root, the pending proposal's id)."""
-    shutil.copytree(resource_dir("examples") / "team", root, ignore=shutil.ignore_patterns(".ontoloom"))
+    shutil.copytree(
+        resource_dir("examples") / "team", root, ignore=shutil.ignore_patterns(".ontoloom")
+    )
     run(root, "init", str(root))
     from ontoloom.api import Graph
     from ontoloom.demo import load_entities
