@@ -179,7 +179,12 @@
     // A big graph draws at once and settles within seconds; a small one is laid out mostly
     // before its first picture.
     if (big) fg.cooldownTime(8000).d3AlphaDecay(0.05).warmupTicks(0);
-    else fg.warmupTicks(100).cooldownTicks(200);
+    else {
+      // Labels are drawn on a small graph: spread it so they have room.
+      fg.warmupTicks(100).cooldownTicks(200);
+      fg.d3Force("charge").strength(-90);
+      fg.d3Force("link").distance(45);
+    }
     var resize = function () {
       var box = document.getElementById("graph").getBoundingClientRect();
       fg.width(box.width).height(box.height);
