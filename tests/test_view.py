@@ -239,3 +239,36 @@ def test_review_refusals_come_back_with_their_report(client: tuple[TestClient, P
 def test_serve_without_ui_has_no_pages(example: tuple[Path, str]) -> None:
     with TestClient(build_app(example[0] / ".ontoloom", "s3cret")) as c:
         assert c.get("/ui/").status_code == 404
+
+
+def test_a_bad_view_parameter_is_a_400_with_the_reason(
+    client: tuple[TestClient, Path, str],
+) -> None:
+    c, _, _ = client
+    bad = c.get("/ui/api/view?focus=rule:no-raw-control-bytes&depth=abc", headers=AUTH)
+    assert bad.status_code == 400 and "abc" in bad.json()["message"]
+    unknown = c.get("/ui/api/view?type=Nope", headers=AUTH)
+    assert unknown.status_code == 400 and "no such type" in unknown.json()["message"]
+    missing = c.get("/ui/api/view?focus=nothing-like-this", headers=AUTH)
+    assert missing.status_code == 404
+
+
+def test_text_from_the_graph_cannot_end_the_data_script(tmp_path: Path) -> None:
+    from ontoloom.api import Graph
+    from ontoloom.view import render_page, view_data
+
+    hostile = "</script><script>alert(1)</script><!--"
+    with Graph.open(tmp_path / "d", write=True, create=True) as g:
+        g.create("Task", {"title": hostile, "status": "open"})
+        html = render_page("view", view_data(g))
+    assert hostile not in html and "alert(1)" in html
+    assert html.count("</script>") == html.count("<script")
+
+
+def test_an_empty_store_makes_a_page_saying_so(tmp_path: Path) -> None:
+    from ontoloom.api import Graph
+
+    with Graph.open(tmp_path / ".ontoloom", write=True, create=True):
+        pass
+    code, out, _ = view(tmp_path, "-o", str(tmp_path / "empty.html"))
+    assert code == 0 and "0 objects, 0 relations" in out

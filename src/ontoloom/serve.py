@@ -109,7 +109,10 @@ def run_command(data_dir: Path, argv: list[str]) -> tuple[int, Any]:
     if isinstance(data, dict) and "error" in data:
         return STATUS.get(data["error"], 400), data
     message = (result.stderr or "").strip() or f"the command exited {result.exit_code}"
-    return 500, {"error": "internal", "message": message.removeprefix("error: ")}
+    message = message.removeprefix("error: ").removeprefix("Error: ")
+    if result.exit_code == 2:  # a usage error (click's, e.g. --depth abc): the request's fault
+        return 400, {"error": "bad_input", "message": message.splitlines()[-1]}
+    return 500, {"error": "internal", "message": message}
 
 
 def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
