@@ -108,6 +108,15 @@ def write_view(root: Path, out: Path, *args: str) -> Path:
     return out
 
 
+def unlabelled_controls(page: Any) -> list[str]:
+    found: list[str] = page.evaluate(
+        """[...document.querySelectorAll('input, select, button')].filter(e =>
+             !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.textContent.trim()
+           ).map(e => e.outerHTML)"""
+    )
+    return found
+
+
 def shot(page: Any, name: str) -> bytes:
     ARTEFACTS.mkdir(exist_ok=True)
     data: bytes = page.screenshot(path=str(ARTEFACTS / name))
@@ -160,12 +169,7 @@ def test_keyboard_focus_is_visible_and_every_control_labelled(
     w = Watched(browser, "file://")
     w.page.goto(out.as_uri())
     w.settle()
-    unlabelled = w.page.evaluate(
-        """[...document.querySelectorAll('input, select, button')].filter(e =>
-             !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.textContent.trim()
-           ).map(e => e.outerHTML)"""
-    )
-    assert unlabelled == []
+    assert unlabelled_controls(w.page) == []
     order = []
     for _ in range(4):
         w.page.keyboard.press("Tab")
@@ -263,6 +267,7 @@ def test_serve_ui_view_and_a_confirm_from_the_review_page(
     w.page.goto(f"{url}/ui/review#token={token}")
     w.page.wait_for_selector(f"article[data-id='{pid}']")
     assert "#token" not in w.page.url  # taken out of the address bar
+    assert unlabelled_controls(w.page) == []
     shot(w.page, "review-example.png")
     # A refusal is shown with its report, and nothing changes.
     candidate = w.page.locator("#candidates article").filter(has_text="decision:2026-11-10")
