@@ -272,3 +272,11 @@ def test_an_empty_store_makes_a_page_saying_so(tmp_path: Path) -> None:
         pass
     code, out, _ = view(tmp_path, "-o", str(tmp_path / "empty.html"))
     assert code == 0 and "0 objects, 0 relations" in out
+
+
+def test_serve_and_view_document_their_options() -> None:
+    runner = CliRunner()
+    assert "--ui" in runner.invoke(main, ["serve", "--help"]).stdout
+    text = runner.invoke(main, ["view", "--help"]).stdout
+    for option in ("--output", "--focus", "--depth", "--type", "--include-private", "--format"):
+        assert option in text

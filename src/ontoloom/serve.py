@@ -97,8 +97,11 @@ def run_command(data_dir: Path, argv: list[str]) -> tuple[int, Any]:
     from click.testing import CliRunner
 
     from ontoloom.cli import main
+    from ontoloom.owner import borrowed
 
-    with _command_lock:
+    # When this process owns the data dir, its owner also runs forwarded command lines by
+    # swapping sys.stdout: holding the owner's lock keeps the two from crossing.
+    with _command_lock, borrowed(data_dir):
         result = CliRunner().invoke(main, ["--data-dir", str(data_dir), "--json", *argv])
     try:
         data = json.loads(result.stdout) if result.stdout.strip() else None
