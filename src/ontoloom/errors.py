@@ -82,6 +82,11 @@ class Busy(OntoloomError):
     kind = "busy"
 
 
+class CommitConflict(Busy):
+    """Another writer committed between a delta's validation and its commit: validate
+    again against the new state and retry."""
+
+
 class UnsupportedQuery(OntoloomError):
     kind = "unsupported_query"
 
