@@ -2121,6 +2121,111 @@ def _recovered(messages: list[str]) -> None:
         click.echo(f"note: {message}", err=True)
 
 
+# -- the viewer --------------------------------------------------------------------------------
+@main.command()
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("ontoloom-view.html"),
+    show_default=True,
+    help="The file to write; - writes to stdout.",
+)
+@click.option("--focus", metavar="ID", help="Show this object (id, slug, title or alias) first.")
+@click.option(
+    "--depth",
+    type=click.IntRange(0, 10),
+    default=None,
+    help="With --focus: show what lies within N relations of it first (default 1).",
+)
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    metavar="T",
+    help="Only objects of this type (and its subtypes); repeatable.",
+)
+@click.option(
+    "--include-private",
+    is_flag=True,
+    help='Show private objects in full (by default each is shown only as "private").',
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["html", "json"]),
+    default="html",
+    show_default=True,
+    help="html: the page; json: the data it draws.",
+)
+@_common
+def view(
+    output: Path,
+    focus: str | None,
+    depth: int | None,
+    types: tuple[str, ...],
+    include_private: bool,
+    fmt: str,
+) -> None:
+    """Write the graph as one self-contained HTML file that works offline.
+
+    A force-directed drawing coloured by type, with a legend, a search box (ids, titles,
+    aliases), type and relation filters and a details panel (properties, relations with
+    their evidence, privacy class, expand neighbours). Pending proposals are drawn dashed and
+    labelled unconfirmed. Private objects appear only as "private" unless --include-private.
+
+    \b
+    Examples:
+      ontoloom view -o graph.html
+      ontoloom view --focus rule:no-raw-control-bytes --depth 2 --type Rule --type Decision
+    """
+    from ontoloom.view import render_page, view_data
+
+    if depth is not None and focus is None:
+        raise BadInput("--depth N goes with --focus ID: it says how far from ID to show first")
+    with _graph() as g:
+        data = view_data(
+            g,
+            focus=focus,
+            depth=1 if depth is None else depth,
+            types=types,
+            include_private=include_private,
+        )
+    if fmt == "html":
+        text = render_page("view", data)
+    else:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    meta = data["meta"]
+    if str(output) == "-":
+        click.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(
+            f"cannot write {output}: {exc.strerror or exc}; choose another file with -o"
+        ) from None
+    report = {
+        "path": str(output),
+        "format": fmt,
+        "bytes": len(text.encode("utf-8")),
+        "nodes": meta["nodes"],
+        "links": meta["links"],
+        "unconfirmed": meta["unconfirmed"],
+        "private_hidden": meta["private_hidden"],
+    }
+    hidden = (
+        f'; {meta["private_hidden"]} private object(s) shown only as "private"'
+        if meta["private_hidden"]
+        else ""
+    )
+    _emit(
+        report,
+        f"wrote {output}: {meta['nodes']} objects, {meta['links']} relations "
+        f"({meta['unconfirmed']} unconfirmed){hidden}",
+    )
+
+
 # -- agent integration: MCP server, Claude Code hooks, install ---------------------------------
 @main.command()
 @_common
@@ -2142,8 +2247,13 @@ def mcp() -> None:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--ui",
+    is_flag=True,
+    help="Also serve the graph view and the review page at /ui/ (same token).",
+)
 @_common
-def serve(host: str, port: int) -> None:
+def serve(host: str, port: int, ui: bool) -> None:
     """Serve the graph over HTTP: MCP at /mcp, SPARQL (read-only) at /sparql, JSON at /api/TOOL.
 
     Every request needs `Authorization: Bearer TOKEN`: ONTOLOOM_TOKEN, else the data dir's
@@ -2155,11 +2265,12 @@ def serve(host: str, port: int) -> None:
       ontoloom serve --port 8765 &
       curl -H "Authorization: Bearer $(cat .ontoloom/serve.token)" \\
            -d '{"query": "payment"}' http://127.0.0.1:8765/api/search
+      ontoloom serve --ui   # then open http://127.0.0.1:8765/ui/ and give the token
     """
     from ontoloom.config import resolve_data_dir
     from ontoloom.serve import serve as run
 
-    run(resolve_data_dir(_opts()["data_dir"]), host, port)
+    run(resolve_data_dir(_opts()["data_dir"]), host, port, ui=ui)
 
 
 @main.group()

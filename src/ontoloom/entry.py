@@ -86,7 +86,7 @@ FORWARDED = {
         "search",
         "summary",
     ],
-    *["traverse", "unrelate", "update", "why"],
+    *["traverse", "unrelate", "update", "view", "why"],
 }
 
 
