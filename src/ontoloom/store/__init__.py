@@ -74,24 +74,22 @@ def _endpoint_backend(
 ) -> Iterator[Backend]:
     from ontoloom.store.endpoint import SparqlEndpointBackend, credentials
 
-    data_dir.mkdir(parents=True, exist_ok=True)  # the lock, search index and caches live here
-    lock = DataDirLock(data_dir, exclusive=write, wait=lock_timeout() if wait is None else wait)
-    with lock:
-        backend = SparqlEndpointBackend(
-            endpoint, writable=write or create, auth=credentials(data_dir)
-        )
-        backend.lock = lock
-        try:
-            if not backend.is_initialised():
-                if not create:
-                    raise NoStore(
-                        f"the SPARQL endpoint {endpoint.query_url} holds no ontoloom store: "
-                        "run `ontoloom init --endpoint URL` in your instance"
-                    )
+    backend = SparqlEndpointBackend(endpoint, writable=write or create, auth=credentials(data_dir))
+    try:
+        if not create and not backend.is_initialised():  # before anything is made here
+            raise NoStore(
+                f"no ontoloom store at the SPARQL endpoint {endpoint.query_url}: run "
+                "`ontoloom init --endpoint URL` in your instance"
+            )
+        data_dir.mkdir(parents=True, exist_ok=True)  # the lock, search index and caches
+        wait = lock_timeout() if wait is None else wait
+        with DataDirLock(data_dir, exclusive=write or create, wait=wait) as lock:
+            backend.lock = lock
+            if create and not backend.is_initialised():
                 backend.initialise()
             yield backend
-        finally:
-            backend.close()
+    finally:
+        backend.close()
 
 
 def lock_timeout() -> float:
