@@ -153,12 +153,14 @@ def _session_engine(kind: type[EndpointServer], tmp_path_factory: pytest.TempPat
     passes by skipping."""
     try:
         server = kind(tmp_path_factory.mktemp(kind.name))
-    except EngineMissing as missing:
-        if os.environ.get("ONTOLOOM_REQUIRE_ENGINES") == "1":
-            pytest.fail(f"{missing} (ONTOLOOM_REQUIRE_ENGINES=1)", pytrace=False)
-        pytest.skip(str(missing))
-    server.start()
-    return server
+    except EngineMissing as exc:
+        missing = str(exc)
+    else:
+        server.start()
+        return server
+    if os.environ.get("ONTOLOOM_REQUIRE_ENGINES") == "1":
+        pytest.fail(f"{missing} (ONTOLOOM_REQUIRE_ENGINES=1)", pytrace=False)
+    pytest.skip(missing)
 
 
 @pytest.fixture(scope="session")

@@ -300,6 +300,7 @@ NumberOfBuffers    = 10000
 MaxDirtyBuffers    = 6000
 DirsAllowed        = .
 ThreadsPerQuery    = 2
+MaxSortedTopRows   = {max_rows}
 
 [HTTPServer]
 ServerPort           = 127.0.0.1:{http_port}
@@ -309,8 +310,10 @@ MaxClientConnections = 10
 EnabledGzipContent   = 0
 
 [SPARQL]
-; Debian's defaults: a SELECT returns at most ResultSetMaxRows rows (the answer then carries
-; X-SPARQL-MaxRows), and a query past MaxQueryExecutionTime may answer partially.
+; Debian's defaults unless max_rows is given: a SELECT answers at most ResultSetMaxRows rows
+; (then with the header X-SPARQL-MaxRows), a CONSTRUCT or a GSP GET at most as many triples
+; (with no sign of it), ORDER BY with LIMIT/OFFSET past MaxSortedTopRows is an error, and a
+; query past MaxQueryExecutionTime may answer partially.
 ResultSetMaxRows           = {max_rows}
 MaxQueryCostEstimationTime = 400
 MaxQueryExecutionTime      = 60
@@ -321,8 +324,11 @@ class VirtuosoServer(EndpointServer):
     """Virtuoso 7 (``virtuoso-t +foreground``) with a database of its own in ``workdir``.
 
     Its default graph without FROM is the union of all graphs, its own system graphs
-    included (:attr:`system_graphs`, recorded after the first start; :meth:`reset` keeps
-    them). ``/sparql`` takes queries and updates; ``/sparql-graph-crud`` is the GSP."""
+    included (:attr:`system_graphs`, ~2,500 triples, recorded after the first start;
+    :meth:`reset` keeps them). ``/sparql`` takes queries and updates (form field ``update``
+    or an ``application/sparql-update`` body); ``/sparql-graph-crud`` is the GSP (``graph``
+    or ``graph-uri``). ``max_rows`` caps results as Debian's default does (10,000): raise
+    it for a bench that dumps more. Its quirks are listed in tests/README.md."""
 
     name = "virtuoso"
     DBA = ("dba", "dba")  # a fresh database's administrator; loopback only
