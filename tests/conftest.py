@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from click.testing import CliRunner, Result
@@ -177,7 +178,10 @@ def _virtuoso_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Virt
     server.stop()
 
 
-def _fresh(server: EndpointServer) -> EndpointServer:
+_Engine = TypeVar("_Engine", bound=EndpointServer)
+
+
+def _fresh(server: _Engine) -> _Engine:
     if not server.running:  # a test stopped (or killed) it and did not start it again
         server.start()
     server.reset()
@@ -187,13 +191,13 @@ def _fresh(server: EndpointServer) -> EndpointServer:
 @pytest.fixture
 def oxigraph_server(_oxigraph_session: OxigraphServer) -> OxigraphServer:
     """`oxigraph serve --union-default-graph` on loopback, emptied for this test."""
-    return _fresh(_oxigraph_session)  # type: ignore[return-value]
+    return _fresh(_oxigraph_session)
 
 
 @pytest.fixture
 def virtuoso_server(_virtuoso_session: VirtuosoServer) -> VirtuosoServer:
     """Virtuoso 7 on loopback (updates granted to the anonymous user), emptied for this test."""
-    return _fresh(_virtuoso_session)  # type: ignore[return-value]
+    return _fresh(_virtuoso_session)
 
 
 @pytest.fixture(params=["oxigraph", pytest.param("virtuoso", marks=pytest.mark.virtuoso)])
@@ -214,8 +218,8 @@ def fault_proxy() -> Iterator[Callable[..., FaultProxy]]:
     """``fault_proxy(upstream_url, delay=…, status=…)``: a FaultProxy closed after the test."""
     made: list[FaultProxy] = []
 
-    def make(upstream: str, **options: float) -> FaultProxy:
-        proxy = FaultProxy(upstream, **options)  # type: ignore[arg-type]
+    def make(upstream: str, *, delay: float = 5.0, status: int = 503) -> FaultProxy:
+        proxy = FaultProxy(upstream, delay=delay, status=status)
         made.append(proxy)
         return proxy
 

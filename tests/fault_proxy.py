@@ -20,10 +20,12 @@ the upstream origin, unless its :attr:`FaultProxy.mode` says otherwise:
     forward (so an update IS applied upstream), then close the client's connection without
     a byte of answer: the lost acknowledgement of an endpoint restarted mid-write.
 
-Every answer closes its connection (``Connection: close``), so a mode switch applies to the
+An upstream that cannot be reached is answered 502 (in every mode that forwards). Every
+answer closes its connection (``Connection: close``), so a mode switch applies to the
 very next request, whatever the client's connection pool holds. :attr:`FaultProxy.counts`
-counts requests by the mode they met and :attr:`FaultProxy.forwarded` those that reached
-the upstream. Standard library only (``http.server``, ``http.client``), threaded.
+counts requests by the mode they met (a connection refused in ``down`` never reaches the
+proxy, so it is not counted) and :attr:`FaultProxy.forwarded` those that reached the
+upstream. Standard library only (``http.server``, ``http.client``), threaded.
 """
 
 from __future__ import annotations
@@ -215,7 +217,7 @@ def _handler_for(proxy: FaultProxy) -> type[http.server.BaseHTTPRequestHandler]:
 
         def _read_body(self) -> bytes:
             if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-                chunks = []
+                chunks: list[bytes] = []
                 while True:
                     size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
                     if size == 0:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -132,12 +133,15 @@ def test_an_engine_that_cannot_start_fails_with_its_log_not_a_hang(tmp_path: Pat
 
 
 # -- the fault proxy --------------------------------------------------------------------------
+Proxied = tuple[OxigraphServer, FaultProxy]
+
+
 @pytest.fixture
-def proxied(oxigraph_server: OxigraphServer, fault_proxy) -> tuple[OxigraphServer, FaultProxy]:
+def proxied(oxigraph_server: OxigraphServer, fault_proxy: Callable[..., FaultProxy]) -> Proxied:
     return oxigraph_server, fault_proxy(oxigraph_server.query_url, delay=30)
 
 
-def test_pass_forwards_queries_and_updates(proxied) -> None:
+def test_pass_forwards_queries_and_updates(proxied: Proxied) -> None:
     server, proxy = proxied
     assert proxy.url != server.query_url
     assert _insert(server, proxy.url_for(server.update_url)).status_code == 204
@@ -145,7 +149,7 @@ def test_pass_forwards_queries_and_updates(proxied) -> None:
     assert proxy.counts == {"pass": 2} and proxy.forwarded == 2
 
 
-def test_down_refuses_connections_until_switched_back(proxied) -> None:
+def test_down_refuses_connections_until_switched_back(proxied: Proxied) -> None:
     server, proxy = proxied
     proxy.mode = "down"
     with pytest.raises(httpx.ConnectError):
@@ -156,7 +160,7 @@ def test_down_refuses_connections_until_switched_back(proxied) -> None:
     assert _stored(server)
 
 
-def test_slow_answers_only_after_its_delay(proxied) -> None:
+def test_slow_answers_only_after_its_delay(proxied: Proxied) -> None:
     server, proxy = proxied
     proxy.set_mode("slow", delay=30)
     with pytest.raises(httpx.ReadTimeout):
@@ -167,7 +171,7 @@ def test_slow_answers_only_after_its_delay(proxied) -> None:
 
 
 @pytest.mark.parametrize("status", [500, 503])
-def test_error_answers_without_forwarding(proxied, status: int) -> None:
+def test_error_answers_without_forwarding(proxied: Proxied, status: int) -> None:
     server, proxy = proxied
     proxy.set_mode("error", status=status)
     assert _insert(server, proxy.url_for(server.update_url)).status_code == status
@@ -175,7 +179,7 @@ def test_error_answers_without_forwarding(proxied, status: int) -> None:
     assert not _stored(server)
 
 
-def test_truncate_sends_half_an_answer_after_forwarding(proxied) -> None:
+def test_truncate_sends_half_an_answer_after_forwarding(proxied: Proxied) -> None:
     server, proxy = proxied
     proxy.mode = "truncate"
     with pytest.raises(httpx.RemoteProtocolError):
@@ -187,7 +191,7 @@ def test_truncate_sends_half_an_answer_after_forwarding(proxied) -> None:
     assert _stored(server)
 
 
-def test_drop_after_forward_applies_the_update_and_never_answers(proxied) -> None:
+def test_drop_after_forward_applies_the_update_and_never_answers(proxied: Proxied) -> None:
     server, proxy = proxied
     proxy.mode = "drop_after_forward"
     with pytest.raises(httpx.RemoteProtocolError, match="without sending"):
@@ -196,10 +200,10 @@ def test_drop_after_forward_applies_the_update_and_never_answers(proxied) -> Non
     assert _stored(server)
 
 
-def test_the_proxy_refuses_what_it_cannot_do(proxied) -> None:
+def test_the_proxy_refuses_what_it_cannot_do(proxied: Proxied) -> None:
     _server, proxy = proxied
     with pytest.raises(ValueError, match="unknown fault mode"):
-        proxy.set_mode("flaky")  # type: ignore[arg-type]
+        proxy.set_mode("flaky")  # a typo in a test: refused by name
     with pytest.raises(ValueError, match="not on the proxied origin"):
         proxy.url_for("http://127.0.0.1:1/query")
     with pytest.raises(ValueError, match="http:// URLs only"):
