@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -169,6 +170,7 @@ def _oxigraph_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oxig
     server = _session_engine(OxigraphServer, tmp_path_factory)
     yield server
     server.stop()
+    shutil.rmtree(server.workdir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -176,6 +178,7 @@ def _virtuoso_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Virt
     server = _session_engine(VirtuosoServer, tmp_path_factory)
     yield server
     server.stop()
+    shutil.rmtree(server.workdir, ignore_errors=True)  # a Virtuoso database is ~50 MB
 
 
 _Engine = TypeVar("_Engine", bound=EndpointServer)

@@ -12,8 +12,16 @@ stops and starts it on the same ports and the same data, for "restarted mid-writ
   ``/sparql`` are allowed by granting ``SPARQL_UPDATE`` to the anonymous user ``SPARQL``
   through ``isql-vt`` after start, so ``auth`` is None, as for Oxigraph.
 
-No pytest here: ``bench/`` imports this module too (``tests/conftest.py`` has the fixtures).
+No pytest here: ``bench/`` imports this module too (``tests/conftest.py`` has the fixtures)::
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from endpoint_servers import ENGINES, EngineMissing
+
+    with ENGINES["virtuoso"](workdir, max_rows=1_000_000) as server:
+        ...  # server.query_url, server.update_url, server.store_url
+
 A missing engine raises :class:`EngineMissing`, whose message says what to install.
+Engine quirks met while writing these launchers are listed in tests/README.md.
 """
 
 from __future__ import annotations
@@ -29,10 +37,12 @@ import sys
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 import httpx
 
 __all__ = [
+    "ENGINES",
     "EndpointServer",
     "EngineMissing",
     "EngineStartFailed",
@@ -188,7 +198,7 @@ class EndpointServer:
             f"its log {self.log_path} ends:\n{_tail(self.log_path)}"
         )
 
-    def __enter__(self) -> EndpointServer:
+    def __enter__(self) -> Self:
         self.start()
         return self
 
@@ -416,3 +426,9 @@ def virtuoso_binaries() -> tuple[str, str]:
     raise EngineMissing(
         f"Virtuoso 7 is not installed (no virtuoso-t/isql-vt on PATH): {hint or 'install it'}"
     )
+
+
+ENGINES: dict[str, type[EndpointServer]] = {
+    OxigraphServer.name: OxigraphServer,
+    VirtuosoServer.name: VirtuosoServer,
+}
