@@ -20,6 +20,9 @@ the upstream origin, unless its :attr:`FaultProxy.mode` says otherwise:
     forward (so an update IS applied upstream), then close the client's connection without
     a byte of answer: the lost acknowledgement of an endpoint restarted mid-write.
 
+``set_mode(mode, only=updates, times=1)`` aims a fault at one kind of request (here: the
+next update or Graph Store Protocol write; queries pass) and at so many of them.
+
 An upstream that cannot be reached is answered 502 (in every mode that forwards). Every
 answer closes its connection (``Connection: close``), so a mode switch applies to the
 very next request, whatever the client's connection pool holds. :attr:`FaultProxy.counts`
@@ -36,10 +39,12 @@ import http.server
 import socket
 import threading
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qs, urlsplit, urlunsplit
 
-__all__ = ["MODES", "FaultProxy", "Mode"]
+__all__ = ["MODES", "FaultProxy", "Mode", "Request", "updates"]
 
 Mode = Literal["pass", "down", "slow", "error", "truncate", "drop_after_forward"]
 MODES: tuple[Mode, ...] = ("pass", "down", "slow", "error", "truncate", "drop_after_forward")
@@ -58,6 +63,35 @@ _HOP = {
 UPSTREAM_TIMEOUT = 300.0
 
 
+@dataclass(frozen=True)
+class Request:
+    """A request as the proxy received it (for ``set_mode(only=…)``)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def is_update(self) -> bool:
+        """A SPARQL update (form field or body) or a Graph Store Protocol write."""
+        kind = next((v for k, v in self.headers.items() if k.lower() == "content-type"), "")
+        if self.method in ("PUT", "DELETE", "PATCH"):
+            return True
+        if self.method != "POST":
+            return False
+        if kind.startswith("application/sparql-update"):
+            return True
+        if kind.startswith("application/x-www-form-urlencoded"):
+            return "update" in parse_qs(self.body.decode("utf-8", "replace"))
+        return not kind.startswith("application/sparql-query")  # an RDF payload: a GSP POST
+
+
+def updates(request: Request) -> bool:
+    """``only=updates``: the fault meets updates and GSP writes; queries pass."""
+    return request.is_update
+
+
 class FaultProxy:
     """``FaultProxy(upstream_url)``; :attr:`url` is the same URL through the proxy."""
 
@@ -74,6 +108,8 @@ class FaultProxy:
         self.counts: Counter[str] = Counter()
         self.forwarded = 0
         self._mode: Mode = "pass"
+        self._only: Callable[[Request], bool] | None = None
+        self._left: int | None = None
         self._lock = threading.Lock()
         self._closing = threading.Event()  # wakes the slow ones when the proxy closes
         self._server: http.server.ThreadingHTTPServer | None = None
@@ -92,16 +128,31 @@ class FaultProxy:
         self.set_mode(mode)
 
     def set_mode(
-        self, mode: Mode, *, delay: float | None = None, status: int | None = None
+        self,
+        mode: Mode,
+        *,
+        delay: float | None = None,
+        status: int | None = None,
+        only: Callable[[Request], bool] | None = None,
+        times: int | None = None,
     ) -> None:
+        """Switch to ``mode``; with ``only``, the fault meets just the requests it accepts
+        (the others pass), and with ``times``, just that many, then the proxy is back to
+        ``pass``. ``down`` closes the port for every request, so it takes neither."""
         if mode not in MODES:
             raise ValueError(f"unknown fault mode {mode!r}; one of {', '.join(MODES)}")
+        if mode == "down" and (only is not None or times is not None):
+            raise ValueError("`down` closes the port for every request: no `only`, no `times`")
+        if times is not None and times < 1:
+            raise ValueError(f"times must be at least 1, not {times}")
         if delay is not None:
             self.delay = delay
         if status is not None:
             self.status = status
         with self._lock:
             self._mode = mode
+            self._only = only
+            self._left = times
         if mode == "down":
             self._unlisten()
         elif self._server is None:
@@ -151,9 +202,16 @@ class FaultProxy:
             server.server_close()  # the port refuses connections from here on
 
     # -- forwarding -----------------------------------------------------------------------------
-    def _count(self) -> Mode:
+    def _count(self, request: Request) -> Mode:
+        """The mode this request meets (counted), ``pass`` when it is not the fault's."""
         with self._lock:
             mode = self._mode
+            if mode != "pass" and self._only is not None and not self._only(request):
+                mode = "pass"
+            elif mode != "pass" and self._left is not None:
+                self._left -= 1
+                if self._left == 0:
+                    self._mode, self._only, self._left = "pass", None, None
             self.counts[mode] += 1
             return mode
 
@@ -189,7 +247,7 @@ def _handler_for(proxy: FaultProxy) -> type[http.server.BaseHTTPRequestHandler]:
         def _any(self) -> None:
             self.close_connection = True
             body = self._read_body()
-            mode = proxy._count()
+            mode = proxy._count(Request(self.command, self.path, dict(self.headers.items()), body))
             if mode == "down":  # a request that raced the switch: refused like the rest
                 self._abort()
                 return

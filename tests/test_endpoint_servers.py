@@ -24,7 +24,7 @@ from endpoint_servers import (
     oxigraph_binary,
     virtuoso_binaries,
 )
-from fault_proxy import FaultProxy
+from fault_proxy import FaultProxy, Request, updates
 
 JSON = "application/sparql-results+json"
 G = "http://example.org/smoke/g"
@@ -200,10 +200,43 @@ def test_drop_after_forward_applies_the_update_and_never_answers(proxied: Proxie
     assert _stored(server)
 
 
+def test_a_fault_can_meet_only_the_next_update(proxied: Proxied) -> None:
+    server, proxy = proxied
+    proxy.set_mode("drop_after_forward", only=updates, times=1)
+    assert _select(server, "SELECT ?x WHERE { VALUES ?x { 1 } }", proxy.url)  # a query passes
+    with pytest.raises(httpx.RemoteProtocolError):
+        _insert(server, proxy.url_for(server.update_url))
+    assert proxy.mode == "pass"  # one update met the fault; the proxy is back to pass
+    assert _insert(server, proxy.url_for(server.update_url)).status_code == 204
+    assert proxy.counts == {"pass": 2, "drop_after_forward": 1} and proxy.forwarded == 3
+
+
+@pytest.mark.parametrize(
+    ("method", "kind", "body", "update"),
+    [
+        ("POST", "application/x-www-form-urlencoded", b"update=INSERT+DATA+%7B%7D", True),
+        ("POST", "application/x-www-form-urlencoded", b"query=ASK+%7B%7D", False),
+        ("POST", "application/sparql-update", b"INSERT DATA {}", True),
+        ("POST", "application/sparql-query", b"ASK {}", False),
+        ("POST", "application/n-triples", b"<a> <b> <c> .", True),
+        ("PUT", "text/turtle", b"", True),
+        ("DELETE", "", b"", True),
+        ("GET", "", b"", False),
+    ],
+)
+def test_updates_are_told_from_queries(method: str, kind: str, body: bytes, update: bool) -> None:
+    headers = {"Content-Type": kind} if kind else {}
+    assert updates(Request(method, "/x", headers, body)) is update
+
+
 def test_the_proxy_refuses_what_it_cannot_do(proxied: Proxied) -> None:
     _server, proxy = proxied
     with pytest.raises(ValueError, match="unknown fault mode"):
         proxy.set_mode("flaky")  # a typo in a test: refused by name
+    with pytest.raises(ValueError, match="no `only`"):
+        proxy.set_mode("down", only=updates)
+    with pytest.raises(ValueError, match="at least 1"):
+        proxy.set_mode("error", times=0)
     with pytest.raises(ValueError, match="not on the proxied origin"):
         proxy.url_for("http://127.0.0.1:1/query")
     with pytest.raises(ValueError, match="http:// URLs only"):
