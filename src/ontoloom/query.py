@@ -174,7 +174,7 @@ def run_query(
             from ontoloom.store import scratch
 
             source = graph.backend if dataset is None else scratch(dataset)
-            kind, data = source.serialize_results(text, bindings or None, asked)
+            kind, data = source.serialize_results(text, bindings or None, asked, timeout)
         else:
             kind, data = run_isolated(
                 graph.data_dir,
