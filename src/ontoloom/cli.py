@@ -72,6 +72,18 @@ def _emit(data: Any, text: Callable[[], None] | str) -> None:
         click.echo(text)
 
 
+STDIO = "-"  # as a file argument, standard input; as an -o argument, standard output
+
+
+def _stdin_bytes() -> bytes:
+    """Everything on standard input (a forwarded command gets what its client read)."""
+    return click.get_binary_stream("stdin").read()
+
+
+def _is_stdio(path: Path | str | None) -> bool:
+    return path is not None and str(path) == STDIO
+
+
 def _graph(write: bool = False, create: bool = False):
     from ontoloom.api import Graph
 
@@ -686,19 +698,31 @@ def plan() -> None:
 
 
 @plan.command(name="apply")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+)
 @click.option("--dry-run", is_flag=True, help="Validate and print the delta; store nothing.")
 @_common
 def plan_apply(file: Path, dry_run: bool) -> None:
-    """Apply a plan FILE (YAML or JSON) atomically, or refuse it whole naming the failing step.
+    """Apply a plan FILE (YAML or JSON; - reads standard input) atomically, or refuse it
+    whole naming the failing step.
 
     \b
-    Example:
+    Examples:
       ontoloom plan apply sprint.yaml --dry-run
+      cat sprint.yaml | ontoloom plan apply -
     """
     from ontoloom.plans import load_plan
 
-    steps = load_plan(file)
+    if _is_stdio(file):
+        raw = _stdin_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInput("<stdin>: the plan is not UTF-8 text") from None
+        steps = load_plan(None, text=text)
+    else:
+        steps = load_plan(file)
     with _graph(write=not dry_run, create=not dry_run) as g:
         result = g.apply_plan(steps, dry_run=dry_run)
 
@@ -746,7 +770,7 @@ def _show_term(g: Any, term: Any) -> str:
 
 
 @main.command()
-@click.argument("query_spec", metavar="QUERY|FILE.rq|NAME", required=False)
+@click.argument("query_spec", metavar="QUERY|FILE.rq|NAME|-", required=False)
 @click.option(
     "--format",
     "fmt",
@@ -780,7 +804,10 @@ def query(
     infer: bool,
     timeout: float,
 ) -> None:
-    """Run a read-only SPARQL query: text, a .rq file, or a named query.
+    """Run a read-only SPARQL query: text, a .rq file, a named query, or - (standard input).
+
+    The prefixes ol, rdf, rdfs, owl, xsd, sh, prov, dcterms and schema are declared; the
+    query's own PREFIX lines add to them (and win for a name they redeclare).
 
     Every query runs under a deadline (--timeout) and is stopped when it passes it. SERVICE
     calls are refused unless ontoloom.toml lists the endpoint under [query] service_allow.
@@ -808,6 +835,13 @@ def query(
         return
     if not query_spec:
         raise click.UsageError("give a query, a .rq file or a named query (see --list)")
+    if _is_stdio(query_spec):
+        try:
+            query_spec = _stdin_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInput("<stdin>: the query is not UTF-8 text") from None
+        if not query_spec.strip():
+            raise BadInput("no query on standard input: pipe SPARQL text into `query -`")
     fmt = fmt or ("json" if _opts()["json"] else "table")
     bindings = {}
     for pair in params:
@@ -855,22 +889,26 @@ def _table(g: Any, rows: list[dict[str, Any]]) -> None:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here instead of stdout.",
+    metavar="FILE|-",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Write here instead of stdout (- is stdout).",
 )
 @click.option("--infer", is_flag=True, help="Add the inferred triples.")
 @_common
 def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
     """Export graphs as RDF (TriG and N-Quads keep the named graphs).
 
+    Turtle and TriG declare the prefixes they use; JSON-LD is compacted with an @context.
+
     \b
-    Example:
+    Examples:
       ontoloom export --format trig --graph all -o backup.trig
+      ontoloom export --format jsonld -o - | jq .
     """
     from ontoloom.interchange import export_graph
 
     with _graph() as g:
-        if output is not None:
+        if output is not None and not _is_stdio(output):
             with output.open("wb") as out:
                 export_graph(g, out, fmt, which, infer)
             click.echo(f"exported {which} to {output}", err=True)
@@ -879,13 +917,15 @@ def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
 
 
 @main.command(name="import")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+)
 @click.option(
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
     default=None,
-    help="Default: from the file extension.",
+    help="Default: from the file extension (required for -, standard input).",
 )
 @click.option(
     "--graph",
@@ -898,15 +938,20 @@ def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
 def import_(file: Path, fmt: str | None, which: str | None) -> None:
     """Import RDF, validated together with the store: all of it, or nothing.
 
+    A file that holds no statement (an empty file, plain JSON read as JSON-LD) is refused.
+
     \b
-    Example:
+    Examples:
       ontoloom import team.ttl
+      curl -s https://example.org/team.nt | ontoloom import - --format ntriples
     """
     from ontoloom.interchange import import_file
 
+    data = _stdin_bytes() if _is_stdio(file) else None  # read before the store is locked
     with _graph(write=True, create=True) as g:
-        result = import_file(g, file, fmt, which)
-    _emit(result.to_json(), f"imported {result.quads} quads from {file}")
+        result = import_file(g, None if data is not None else file, fmt, which, data=data)
+    source = "standard input" if data is not None else file
+    _emit(result.to_json(), f"imported {result.quads} quads from {source}")
 
 
 @main.command()
@@ -1060,20 +1105,31 @@ def schema_add_relation(spec: str) -> None:
 
 
 @schema.command(name="add-shapes")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
+    default=None,
+    help="Default: from the file extension (required for -, standard input).",
+)
 @_common
-def schema_add_shapes(file: Path) -> None:
+def schema_add_shapes(file: Path, fmt: str | None) -> None:
     """Add a SHACL shapes file (checked against SHACL-SHACL and the data already stored).
 
     \b
-    Example:
+    Examples:
       ontoloom schema add-shapes team-rules.ttl
+      cat team-rules.ttl | ontoloom schema add-shapes - --format turtle
     """
     from ontoloom.extensions import add_shapes
 
+    raw = _stdin_bytes() if _is_stdio(file) else None
     with _graph(write=True, create=True) as g:
-        data = add_shapes(g, file)
-    lines = [f"added {data['triples']} shape triples from {file}"]
+        data = add_shapes(g, None if raw is not None else file, fmt, data=raw)
+    lines = [f"added {data['triples']} shape triples from {data['file']}"]
     lines += [f"  {c['shape']}: {c['how']}" for c in data["checks"]]
     _emit(data, "\n".join(lines))
 
@@ -1415,8 +1471,8 @@ def gc(yes: bool) -> None:
 @click.option(
     "--ingest",
     "ingest",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    metavar="FILE|-",
     help="Check and store an agent's answer (a response JSON file, or - for stdin).",
 )
 @click.option(
@@ -1431,8 +1487,9 @@ def gc(yes: bool) -> None:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="With --emit: write here.",
+    metavar="FILE|-",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="With --emit: write here (- is stdout).",
 )
 @click.option("--backend", type=click.Choice(["claude", "codex"]), help="With --resolve-model.")
 @click.option(
@@ -1481,7 +1538,7 @@ def enrich(
         with _graph() as g:
             request = emit_request(g, limit, for_target)
         text = json.dumps(request, indent=2, ensure_ascii=False)
-        if output is not None:
+        if output is not None and not _is_stdio(output):
             output.write_text(text + "\n", encoding="utf-8")
             click.echo(f"wrote {len(request['items'])} item(s) to {output}", err=True)
         else:
@@ -1492,7 +1549,11 @@ def enrich(
 
     assert ingest is not None
     try:
-        raw = sys.stdin.read() if str(ingest) == "-" else ingest.read_text(encoding="utf-8")
+        raw = (
+            _stdin_bytes().decode("utf-8")
+            if _is_stdio(ingest)
+            else ingest.read_text(encoding="utf-8")
+        )
         data = json.loads(raw)
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"{ingest}: cannot read it ({exc})") from None

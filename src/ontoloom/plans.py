@@ -79,17 +79,21 @@ class PlanResult:
         return out
 
 
-def load_plan(path: Path) -> list[dict[str, Any]]:
-    """Read a plan file (YAML or JSON). :raises BadInput: with file and line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: cannot read the plan ({exc})") from None
-    if path.suffix.lower() == ".json":
+def load_plan(path: Path | None, *, text: str | None = None) -> list[dict[str, Any]]:
+    """Read a plan file (YAML or JSON), or ``text`` read from standard input (read as YAML,
+    of which JSON is a subset). :raises BadInput: with file and line."""
+    if text is None:
+        assert path is not None
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise BadInput(f"{path}: cannot read the plan ({exc})") from None
+    label = str(path) if path is not None else "<stdin>"
+    if path is not None and path.suffix.lower() == ".json":
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ParseError(exc.msg, file=str(path), line=exc.lineno, column=exc.colno) from None
+            raise ParseError(exc.msg, file=label, line=exc.lineno, column=exc.colno) from None
     else:
         from ruamel.yaml import YAML
         from ruamel.yaml.error import MarkedYAMLError
@@ -100,12 +104,14 @@ def load_plan(path: Path) -> list[dict[str, Any]]:
             mark = exc.problem_mark
             raise ParseError(
                 str(exc.problem),
-                file=str(path),
+                file=label,
                 line=mark.line + 1 if mark else None,
                 column=mark.column + 1 if mark else None,
             ) from None
         except ValueError as exc:  # a date YAML reads as one that does not exist: 2026-02-30
-            raise ParseError(str(exc), file=str(path), line=bad_date_line(text)) from None
+            raise ParseError(str(exc), file=label, line=bad_date_line(text)) from None
+    if data is None:
+        raise BadInput(f"{label}: the plan is empty; write steps: [...]")
     return steps_of(data)
 
 
