@@ -154,7 +154,9 @@ def run_query(
     bindings = {
         k: typed_param(graph, v, query.params.get(k, (None, ""))[0]) for k, v in params.items()
     }
-    text = query.text if "PREFIX" in query.text.upper() else sparql_prefixes() + query.text
+    # The built-in prefixes go to the engine as prefixes (the query's own PREFIX lines add to
+    # them, and win for a name they redeclare); the text is never rewritten.
+    text = query.text
     check_services(text, load_config(graph.data_dir) if graph.data_dir else Config(None))
     if graph.data_dir is None:
         raise BadInput("a query runs over the store of a data dir; this graph has none")
@@ -176,6 +178,7 @@ def run_query(
             timeout=timeout,
             lock_fd=lock.fileno() if lock is not None else None,
             dataset=dataset,
+            prefixes=PREFIXES,
         )
     except QueryTimeout as exc:
         raise QueryTimeout(f"{exc.message}; narrow it or raise {timeout_option}") from None
@@ -205,7 +208,9 @@ def check_services(text: str, config: Config) -> None:
 
     where = str(config.path) if config.path is not None else f"the instance's {INSTANCE_MARKER}"
     try:
-        endpoints = service_endpoints(text)
+        # rdflib takes no prefixes argument: a prologue of the built-in ones, which the
+        # query's own PREFIX lines override as they do in the engine.
+        endpoints = service_endpoints(sparql_prefixes() + text)
     except SparqlSyntaxError as exc:
         if b"service" not in lowered:
             return  # unreadable, and no SERVICE in it: Oxigraph reports the syntax error
