@@ -377,6 +377,9 @@ def relations(entity_id: str, rel: str | None, direction: str) -> None:
 def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> None:
     """Everything reachable from an entity within DEPTH hops, with distance and path.
 
+    Each edge of a path is drawn the way it runs: `a -blocks-> b`, and `a <-blocks- b` for
+    an edge from b to a (what --direction in follows).
+
     \b
     Example:
       ontoloom traverse task_a1b2c3d4 --rel blocks --depth 3
@@ -386,8 +389,11 @@ def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> Non
 
     def text() -> None:
         for r in found:
+            # Each edge drawn the way it runs: `a -blocks-> b`, or `a <-blocks- b` when the
+            # walk goes against it (--direction in).
             steps = "".join(
-                f" -{rel}-> {node}" for rel, node in zip(r["rels"], r["path"][1:], strict=True)
+                f" -{e['rel']}-> {node}" if e["to"] == node else f" <-{e['rel']}- {node}"
+                for e, node in zip(r["edges"], r["path"][1:], strict=True)
             )
             click.echo(
                 f"[{r['distance']}] {r['id']} ({r['type']}) {r['title']}   {r['path'][0]}{steps}"
