@@ -84,6 +84,31 @@ def _is_stdio(path: Path | str | None) -> bool:
     return path is not None and str(path) == STDIO
 
 
+def _print_table(
+    columns: list[str], rows: list[list[str]], *, right: tuple[int, ...] = ()
+) -> None:
+    """Aligned columns (rich), headed by ``columns``: as wide as the terminal on a TTY
+    (long cells wrap), never cut when piped; no colour, no trailing spaces."""
+    import io
+    import shutil
+
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    tty = click.get_text_stream("stdout").isatty()
+    table = Table(box=None, show_edge=False, pad_edge=False, header_style="")
+    for i, column in enumerate(columns):
+        table.add_column(column, justify="right" if i in right else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))  # Text: a "[tag]" in a title stays
+    buffer = io.StringIO()
+    width = shutil.get_terminal_size().columns if tty else 1_000_000
+    Console(file=buffer, width=width, color_system=None, highlight=False).print(table)
+    for line in buffer.getvalue().splitlines():
+        click.echo(line.rstrip())
+
+
 def _graph(write: bool = False, create: bool = False):
     from ontoloom.api import Graph
 
@@ -422,8 +447,8 @@ def list_(type_name: str | None, where: tuple[str, ...]) -> None:
         found = g.entities(type_name, filters)
 
     def text() -> None:
-        for e in found:
-            click.echo(f"{e.id}  {e.type:<12} {e.label}")
+        if found:
+            _print_table(["ID", "TYPE", "TITLE"], [[e.id, e.type, e.label] for e in found])
         click.echo(f"{len(found)} entit{'y' if len(found) == 1 else 'ies'}")
 
     _emit([e.to_json() for e in found], text)
@@ -977,12 +1002,15 @@ def summary() -> None:
             f"{data['objects']} objects, {data['relations']} relations (last change: {data['last_change'] or 'never'})"
         )
         for title, key in (
-            ("types", "types"),
-            ("relations", "relations_by_type"),
-            ("properties", "properties"),
+            ("TYPE", "types"),
+            ("RELATION", "relations_by_type"),
+            ("PROPERTY", "properties"),
         ):
             if data[key]:
-                click.echo(f"{title}: " + ", ".join(f"{k} {v}" for k, v in data[key].items()))
+                click.echo()
+                _print_table(
+                    [title, "COUNT"], [[k, str(v)] for k, v in data[key].items()], right=(1,)
+                )
 
     _emit(data, text)
 
@@ -1032,16 +1060,31 @@ def schema_list() -> None:
         data = describe_schema(g)
 
     def text() -> None:
-        click.echo("types:")
-        for t in data["types"]:
-            extra = "" if t["builtin"] else "  (extension)"
-            click.echo(f"  {t['type']:<14} required: {', '.join(t['required']) or '-'}{extra}")
-        click.echo("relations:")
-        for r in data["relations"]:
-            flags = " acyclic" if r["acyclic"] else ""
-            click.echo(
-                f"  {r['rel']:<14} {', '.join(r['from_types'])} → {', '.join(r['to_types'])}  {r['cardinality']}{flags}"
-            )
+        _print_table(
+            ["TYPE", "REQUIRED", "ORIGIN"],
+            [
+                [
+                    t["type"],
+                    ", ".join(t["required"]) or "-",
+                    "built in" if t["builtin"] else "extension",
+                ]
+                for t in data["types"]
+            ],
+        )
+        click.echo()
+        _print_table(
+            ["RELATION", "FROM", "TO", "CARDINALITY", "ACYCLIC"],
+            [
+                [
+                    r["rel"],
+                    ", ".join(r["from_types"]),
+                    ", ".join(r["to_types"]),
+                    r["cardinality"],
+                    "yes" if r["acyclic"] else "no",
+                ]
+                for r in data["relations"]
+            ],
+        )
 
     _emit(data, text)
 
@@ -1173,15 +1216,18 @@ def search(
         hits = g.search(text, types=types, tags=tags, rel=rel, limit=limit)
 
     def show() -> None:
-        for hit in hits:
-            flag = " [private]" if hit.private else ""
-            click.echo(f"{hit.score:7.2f}  {hit.id}  ({hit.type}) {hit.title}{flag}")
-            if hit.snippet and hit.snippet != hit.title:
-                click.echo(f"         {hit.snippet}")
-            for label in hit.relations[:3]:
-                click.echo(f"         · {label}")
         if not hits:
             click.echo("no matches")
+            return
+        rows = []
+        for hit in hits:
+            flag = " [private]" if hit.private else ""
+            context = [hit.snippet] if hit.snippet and hit.snippet != hit.title else []
+            context += [f"· {label}" for label in hit.relations[:3]]
+            rows.append(
+                [f"{hit.score:.2f}", hit.id, hit.type, hit.title + flag, "\n".join(context)]
+            )
+        _print_table(["SCORE", "ID", "TYPE", "TITLE", "MATCH"], rows, right=(0,))
 
     _emit([h.to_json() for h in hits], show)
 
