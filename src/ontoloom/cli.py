@@ -732,7 +732,12 @@ def plan() -> None:
 @click.argument(
     "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
 )
-@click.option("--dry-run", is_flag=True, help="Validate and print the delta; store nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Validate and say what each step would change (the ids the real run assigns); "
+    "store nothing.",
+)
 @_common
 def plan_apply(file: Path, dry_run: bool) -> None:
     """Apply a plan FILE (YAML or JSON; - reads standard input) atomically, or refuse it
@@ -758,20 +763,19 @@ def plan_apply(file: Path, dry_run: bool) -> None:
         result = g.apply_plan(steps, dry_run=dry_run)
 
     def text() -> None:
+        quads = f"+{len(result.adds)} -{len(result.removes)} quads"
         if dry_run:
+            verdict = "valid" if result.valid else "would be refused"
             click.echo(
-                f"dry run: {result.steps} step(s), {'valid' if result.valid else 'would be refused'}"
+                f"dry run: {result.steps} step(s), {verdict}, {quads} (--json lists them); "
+                "nothing stored"
             )
-            for q in result.removes:
-                click.echo(f"  - {q}")
-            for q in result.adds:
-                click.echo(f"  + {q}")
-            for f in result.findings:
-                click.echo(f"  ✗ {f.describe()}")
         else:
-            click.echo(
-                f"applied {result.steps} step(s): +{len(result.adds)} -{len(result.removes)} quads"
-            )
+            click.echo(f"applied {result.steps} step(s): {quads}")
+        for change in result.changes:
+            click.echo(f"  {change['step']}. {change['text']}")
+        for f in result.findings:
+            click.echo(f"  ✗ {f.describe()}")
         for alias, entity_id in result.aliases.items():
             click.echo(f"  {alias} = {entity_id}")
 
