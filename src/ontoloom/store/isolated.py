@@ -138,7 +138,7 @@ def syntax_error(sparql: str, message: str) -> ParseError:
     the query it is on, with a caret under the column, instead of the grammar's list of
     what it expected there (a dump of character classes that says little to a person).
 
-    >>> print(syntax_error("SELECT * {\n  ?s ?p ?o FOO }", "error at 2:17: expected …").message)
+    >>> print(syntax_error("SELECT * {\\n  ?s ?p ?o FOO }", "error at 2:17: expected …").message)
     SPARQL syntax error at line 2, column 17:
       ?s ?p ?o FOO }
                     ^
