@@ -80,7 +80,9 @@ def test_plain_json_is_refused_not_imported_as_nothing(store: Cli) -> None:
     assert quads_of(store.data_dir) == before
 
 
-@pytest.mark.parametrize("text", ["", "@prefix ex: <http://example.org/> .\n", "# only a comment\n"])
+@pytest.mark.parametrize(
+    "text", ["", "@prefix ex: <http://example.org/> .\n", "# only a comment\n"]
+)
 def test_input_that_parses_to_nothing_is_an_error(store: Cli, tmp_path: Path, text: str) -> None:
     empty = tmp_path / "empty.ttl"
     empty.write_text(text)

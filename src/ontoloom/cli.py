@@ -77,16 +77,14 @@ STDIO = "-"  # as a file argument, standard input; as an -o argument, standard o
 
 def _stdin_bytes() -> bytes:
     """Everything on standard input (a forwarded command gets what its client read)."""
-    return click.get_binary_stream("stdin").read()
+    return sys.stdin.buffer.read()
 
 
 def _is_stdio(path: Path | str | None) -> bool:
     return path is not None and str(path) == STDIO
 
 
-def _print_table(
-    columns: list[str], rows: list[list[str]], *, right: tuple[int, ...] = ()
-) -> None:
+def _print_table(columns: list[str], rows: list[list[str]], *, right: tuple[int, ...] = ()) -> None:
     """Aligned columns (rich), headed by ``columns``: as wide as the terminal on a TTY
     (long cells wrap), never cut when piped; no colour, no trailing spaces."""
     import io
@@ -96,7 +94,7 @@ def _print_table(
     from rich.table import Table
     from rich.text import Text
 
-    tty = click.get_text_stream("stdout").isatty()
+    tty = sys.stdout.isatty()
     table = Table(box=None, show_edge=False, pad_edge=False, header_style="")
     for i, column in enumerate(columns):
         table.add_column(column, justify="right" if i in right else "left", overflow="fold")
@@ -751,12 +749,11 @@ def plan_apply(file: Path, dry_run: bool) -> None:
     from ontoloom.plans import load_plan
 
     if _is_stdio(file):
-        raw = _stdin_bytes()
         try:
-            text = raw.decode("utf-8")
+            plan_text = _stdin_bytes().decode("utf-8")
         except UnicodeDecodeError:
             raise BadInput("<stdin>: the plan is not UTF-8 text") from None
-        steps = load_plan(None, text=text)
+        steps = load_plan(None, text=plan_text)
     else:
         steps = load_plan(file)
     with _graph(write=not dry_run, create=not dry_run) as g:

@@ -6,9 +6,9 @@ all-or-nothing; a refused import stores nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterable
 from typing import IO, TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput
@@ -127,29 +127,30 @@ def prefixes_in_use(quads: Iterable[Quad], known: dict[str, str]) -> dict[str, s
 
 
 def compact_jsonld(quads: list[Quad], prefixes: dict[str, str]) -> bytes:
-    """JSON-LD compacted with ``prefixes`` as its ``@context`` (rdflib's JSON-LD writer;
-    pyoxigraph writes only expanded JSON-LD). Literals keep their lexical form."""
-    import rdflib
+    """JSON-LD compacted with ``prefixes`` as its ``@context``: pyoxigraph writes expanded
+    JSON-LD, exact to every literal's lexical form; pyld (the JSON-LD reference processor)
+    compacts it. rdflib's writer is not used: with a context it turns numbers and booleans
+    into JSON ones, losing how they were written ("007" would come back as "7")."""
+    import json
 
-    def term(t: Any) -> Any:
-        if isinstance(t, NamedNode):
-            return rdflib.URIRef(t.value)
-        if isinstance(t, BlankNode):
-            return rdflib.BNode(t.value)
-        if t.language:
-            return rdflib.Literal(t.value, lang=t.language, normalize=False)
-        return rdflib.Literal(t.value, datatype=rdflib.URIRef(t.datatype.value), normalize=False)
+    from pyld import jsonld
 
-    dataset = rdflib.Dataset()
-    for q in quads:
-        context = (
-            dataset.default_context
-            if isinstance(q.graph_name, DefaultGraph)
-            else dataset.graph(term(q.graph_name))
-        )
-        context.add((term(q.subject), term(q.predicate), term(q.object)))
-    text = dataset.serialize(format="json-ld", context=prefixes, auto_compact=True)
-    return text.encode("utf-8") + b"\n"
+    expanded = json.loads(serialize(quads, format=RdfFormat.JSON_LD) or b"[]")
+    for top in expanded:  # rdf:type of IRIs as @type, as JSON-LD's own fromRdf writes it
+        for node in [top, *top.get("@graph", [])]:
+            _type_as_keyword(node)
+    compacted = jsonld.compact(expanded, {"@context": prefixes})
+    return json.dumps(compacted, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def _type_as_keyword(node: dict[str, Any]) -> None:
+    values = node.get(_RDF_TYPE)
+    if values and all(set(v) == {"@id"} for v in values):
+        node["@type"] = [*node.get("@type", []), *(v["@id"] for v in values)]
+        del node[_RDF_TYPE]
+
+
+_RDF_TYPE = PREFIXES["rdf"] + "type"
 
 
 @dataclass
@@ -200,8 +201,7 @@ def import_file(
     name = format_name or (guess_format(path) if data is None and path is not None else None)
     if name is None:
         raise BadInput(
-            f"cannot tell the RDF format of {label}: pass --format "
-            f"({', '.join(IMPORT_FORMATS)})"
+            f"cannot tell the RDF format of {label}: pass --format ({', '.join(IMPORT_FORMATS)})"
         )
     if data is not None:
         quads = read_quads(data=data, format_name=name, label="<stdin>")
@@ -210,8 +210,7 @@ def import_file(
         quads = read_quads(path=path, format_name=name, base_iri=path.resolve().as_uri())
     if not quads:
         hint = (
-            " (JSON without an @context names no IRIs: is it JSON-LD? "
-            "plain JSON is not RDF)"
+            " (JSON without an @context names no IRIs: is it JSON-LD? plain JSON is not RDF)"
             if name in ("jsonld", "json-ld")
             else ""
         )
