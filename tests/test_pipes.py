@@ -142,6 +142,24 @@ def test_export_dash_o_dash_writes_standard_output(store: Cli, tmp_path: Path) -
     assert "pers_ann" in into.read_text()
 
 
+def test_export_takes_its_format_from_the_output_file_or_refuses(
+    store: Cli, tmp_path: Path
+) -> None:
+    import pyoxigraph
+
+    nq = tmp_path / "out.nq"
+    assert store("export", "--graph", "facts", "-o", str(nq)).exit_code == 0
+    assert list(pyoxigraph.parse(path=str(nq), format=pyoxigraph.RdfFormat.N_QUADS))
+    for name in ("out.rdf", "out.txt", "out"):
+        refused = store("export", "-o", str(tmp_path / name))
+        assert refused.exit_code == 2, name
+        assert "--format" in refused.output and "trig" in refused.output
+        assert not (tmp_path / name).exists()
+    forced = tmp_path / "out.txt"
+    assert store("export", "--format", "trig", "-o", str(forced)).exit_code == 0
+    assert list(pyoxigraph.parse(path=str(forced), format=pyoxigraph.RdfFormat.TRIG))
+
+
 def test_enrich_emit_dash_o_dash_writes_standard_output(tmp_path: Path) -> None:
     root = tmp_path / "inst"
     inst = Cli(root / ".ontoloom")

@@ -908,8 +908,8 @@ def _table(g: Any, rows: list[dict[str, Any]]) -> None:
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld"]),
-    default="turtle",
-    show_default=True,
+    default=None,
+    help="Default: from the -o file's extension; Turtle on stdout.",
 )
 @click.option(
     "--graph",
@@ -927,18 +927,30 @@ def _table(g: Any, rows: list[dict[str, Any]]) -> None:
 )
 @click.option("--infer", is_flag=True, help="Add the inferred triples.")
 @_common
-def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
+def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> None:
     """Export graphs as RDF (TriG and N-Quads keep the named graphs).
 
     Turtle and TriG declare the prefixes they use; JSON-LD is compacted with an @context.
+    Without --format, the -o file's extension picks the format (.ttl .trig .nq .nt .jsonld),
+    and standard output gets Turtle.
 
     \b
     Examples:
       ontoloom export --format trig --graph all -o backup.trig
       ontoloom export --format jsonld -o - | jq .
     """
-    from ontoloom.interchange import export_graph
+    from ontoloom.interchange import EXPORT_FORMATS, export_graph
+    from ontoloom.store.rdfio import guess_format
 
+    if fmt is None and output is not None and not _is_stdio(output):
+        guessed = guess_format(output)
+        if guessed not in EXPORT_FORMATS:
+            raise BadInput(
+                f"cannot tell which format to write {output} in: pass --format "
+                f"({', '.join(EXPORT_FORMATS)})"
+            )
+        fmt = guessed
+    fmt = fmt or "turtle"
     with _graph() as g:
         if output is not None and not _is_stdio(output):
             with output.open("wb") as out:
