@@ -273,3 +273,48 @@ def test_a_refused_dry_run_names_the_step_and_exits_1(demo: Cli, tmp_path: Path)
     result = demo("plan", "apply", str(plan), "--dry-run")
     assert result.exit_code == 1
     assert "would be refused" in result.stdout and "step 1" in result.stdout
+
+
+def test_a_symmetric_edge_is_drawn_as_stored_whichever_way_it_is_walked(cli: Cli) -> None:
+    spec = {
+        "rel": "pairs_with",
+        "from_types": ["Person"],
+        "to_types": ["Person"],
+        "cardinality": "many_to_many",
+        "acyclic": False,
+        "symmetric": True,
+    }
+    assert cli("schema", "add-relation", json.dumps(spec)).exit_code == 0
+    for person in ("pers_ann", "pers_bo"):
+        assert cli("create", "Person", "--id", person, "-p", f"name={person}").exit_code == 0
+    assert cli("relate", "pers_ann", "pairs_with", "pers_bo").exit_code == 0
+    # Stored from ann to bo; walking out from bo reaches ann over the same edge.
+    found = json.loads(cli.json("traverse", "pers_bo").output)
+    assert found[0]["edges"] == [{"from": "pers_ann", "rel": "pairs_with", "to": "pers_bo"}]
+    assert "pers_bo <-pairs_with- pers_ann" in cli("traverse", "pers_bo").stdout
+
+
+def test_the_terminal_table_and_the_piped_table_are_the_same_layout(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+    import shutil
+    import sys
+
+    from ontoloom import cli
+
+    columns = ["SCORE", "ID", "TITLE", "MATCH"]
+    rows = [
+        ["1.50", "task_a", "Fix [bold]it[/bold]", "a snippet\n· blocks → B"],
+        ["10.25", "task_long_identifier", "Café ☕ 日本", ""],
+    ]
+    cli._print_table(columns, rows, right=(0,))
+    piped = capsys.readouterr().out
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *a: os.terminal_size((200, 50)))
+    cli._print_table(columns, rows, right=(0,))
+    assert capsys.readouterr().out == piped
+    header, first, second, third = piped.splitlines()
+    assert header.index("MATCH") == first.index("a snippet") == second.index("· blocks")
+    assert first.startswith(" 1.50  task_a ") and third.startswith("10.25  task_long_identifier")
+    assert "Fix [bold]it[/bold]" in first

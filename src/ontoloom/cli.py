@@ -84,9 +84,31 @@ def _is_stdio(path: Path | str | None) -> bool:
     return path is not None and str(path) == STDIO
 
 
+_RICH_ROWS = 500  # rich lays out ~1 ms a row: past this many, the plain aligner does it
+
+
 def _print_table(columns: list[str], rows: list[list[str]], *, right: tuple[int, ...] = ()) -> None:
-    """Aligned columns (rich), headed by ``columns``: as wide as the terminal on a TTY
-    (long cells wrap), never cut when piped; no colour, no trailing spaces."""
+    """Aligned columns headed by ``columns``, two spaces apart, no trailing spaces, no
+    colour. On a terminal rich lays them out to its width (long cells wrap); piped, or past
+    ``_RICH_ROWS`` rows, the same layout is written without wrapping, so nothing is cut."""
+    if sys.stdout.isatty() and len(rows) <= _RICH_ROWS:
+        _rich_table(columns, rows, right)
+        return
+    from rich.cells import cell_len
+
+    grid = [[cell.split("\n") for cell in row] for row in [columns, *rows]]
+    widths = [max(cell_len(line) for row in grid for line in row[i]) for i in range(len(columns))]
+    for row in grid:
+        for k in range(max(len(cell) for cell in row)):
+            parts = []
+            for i, cell in enumerate(row):
+                text = cell[k] if k < len(cell) else ""
+                pad = " " * (widths[i] - cell_len(text))
+                parts.append(pad + text if i in right else text + pad)
+            click.echo("  ".join(parts).rstrip())
+
+
+def _rich_table(columns: list[str], rows: list[list[str]], right: tuple[int, ...]) -> None:
     import io
     import shutil
 
@@ -94,14 +116,13 @@ def _print_table(columns: list[str], rows: list[list[str]], *, right: tuple[int,
     from rich.table import Table
     from rich.text import Text
 
-    tty = sys.stdout.isatty()
     table = Table(box=None, show_edge=False, pad_edge=False, header_style="")
     for i, column in enumerate(columns):
         table.add_column(column, justify="right" if i in right else "left", overflow="fold")
     for row in rows:
         table.add_row(*(Text(cell) for cell in row))  # Text: a "[tag]" in a title stays
     buffer = io.StringIO()
-    width = shutil.get_terminal_size().columns if tty else 1_000_000
+    width = shutil.get_terminal_size().columns
     Console(file=buffer, width=width, color_system=None, highlight=False).print(table)
     for line in buffer.getvalue().splitlines():
         click.echo(line.rstrip())
