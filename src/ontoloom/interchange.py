@@ -76,13 +76,11 @@ def export_graph(
     graphs: list[Term] | None = None
     if which == "inferred" or infer:
         from ontoloom.infer import inferred_quads
-        from ontoloom.store.embedded import EmbeddedBackend
+        from ontoloom.store import scratch
 
         extra = inferred_quads(graph)
         chosen = [] if which == "inferred" else graph_names(graph, which)
-        backend = EmbeddedBackend.scratch(
-            [*(q for g in chosen for q in graph.backend.quads(g)), *extra]
-        )
+        backend = scratch([*(q for g in chosen for q in graph.backend.quads(g)), *extra])
     else:
         graphs = graph_names(graph, which)
     if format_name in ("nquads", "ntriples"):  # no prefixes: streamed as they are

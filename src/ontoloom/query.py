@@ -170,16 +170,26 @@ def run_query(
     asked = "json" if format_name == "table" else format_name
     lock = graph.backend.lock
     try:
-        kind, data = run_isolated(
-            graph.data_dir,
-            text,
-            bindings or None,
-            asked,
-            timeout=timeout,
-            lock_fd=lock.fileno() if lock is not None else None,
-            dataset=dataset,
-            prefixes=PREFIXES,
-        )
+        if graph.backend.remote:
+            # The store runs the query in its own process, under its own time limits; with
+            # --infer, a local copy of the stored and inferred quads answers it. The SPARQL
+            # protocol has no prefixes parameter: the built-in ones go first as a prologue,
+            # which the query's own PREFIX lines override as they would in the engine.
+            from ontoloom.store import scratch
+
+            source = graph.backend if dataset is None else scratch(dataset)
+            kind, data = source.serialize_results(sparql_prefixes() + text, bindings or None, asked)
+        else:
+            kind, data = run_isolated(
+                graph.data_dir,
+                text,
+                bindings or None,
+                asked,
+                timeout=timeout,
+                lock_fd=lock.fileno() if lock is not None else None,
+                dataset=dataset,
+                prefixes=PREFIXES,
+            )
     except QueryTimeout as exc:
         raise QueryTimeout(f"{exc.message}; narrow it or raise {timeout_option}") from None
     if format_name == "table" and kind == "select":
