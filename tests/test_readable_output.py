@@ -61,6 +61,7 @@ def test_only_prefixes_in_use_are_declared(demo: Cli) -> None:
     declared = set(re.findall(r"^@prefix (\w*):", facts, re.MULTILINE))
     assert {"ol", "id"} <= declared
     assert "sh" not in declared and "owl" not in declared  # no shape, no OWL term in facts
+    assert "graph" not in declared  # Turtle writes no graph names
 
 
 def test_jsonld_is_compacted_with_a_context_and_keeps_every_quad(demo: Cli) -> None:

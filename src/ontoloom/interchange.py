@@ -90,7 +90,8 @@ def export_graph(
         quads = [q for q in backend.quads() if q.graph_name != META]
     else:
         quads = [q for g in graphs for q in backend.quads(g)]
-    prefixes = prefixes_in_use(quads, known_prefixes(graph))
+    # Turtle writes no graph names: their namespace is not in use there.
+    prefixes = prefixes_in_use(quads, known_prefixes(graph), graphs=format_name != "turtle")
     if format_name == "jsonld":
         out.write(compact_jsonld(quads, prefixes))
     elif format_name == "turtle":
@@ -105,11 +106,14 @@ def known_prefixes(graph: Graph) -> dict[str, str]:
     return {**PREFIXES, "id": graph.ids.base, "graph": GRAPH_BASE}
 
 
-def prefixes_in_use(quads: Iterable[Quad], known: dict[str, str]) -> dict[str, str]:
-    """The prefixes of ``known`` whose namespace some IRI of ``quads`` starts with."""
+def prefixes_in_use(
+    quads: Iterable[Quad], known: dict[str, str], *, graphs: bool = True
+) -> dict[str, str]:
+    """The prefixes of ``known`` whose namespace some IRI of ``quads`` starts with (graph
+    names counted only with ``graphs``)."""
     namespaces: set[str] = set()
     for q in quads:
-        for term in (q.subject, q.predicate, q.object, q.graph_name):
+        for term in (q.subject, q.predicate, q.object, *((q.graph_name,) if graphs else ())):
             if isinstance(term, NamedNode):
                 iri = term.value
             elif isinstance(term, Literal):
