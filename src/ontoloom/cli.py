@@ -72,6 +72,62 @@ def _emit(data: Any, text: Callable[[], None] | str) -> None:
         click.echo(text)
 
 
+STDIO = "-"  # as a file argument, standard input; as an -o argument, standard output
+
+
+def _stdin_bytes() -> bytes:
+    """Everything on standard input (a forwarded command gets what its client read)."""
+    return sys.stdin.buffer.read()
+
+
+def _is_stdio(path: Path | str | None) -> bool:
+    return path is not None and str(path) == STDIO
+
+
+_RICH_ROWS = 500  # rich lays out ~1 ms a row: past this many, the plain aligner does it
+
+
+def _print_table(columns: list[str], rows: list[list[str]], *, right: tuple[int, ...] = ()) -> None:
+    """Aligned columns headed by ``columns``, two spaces apart, no trailing spaces, no
+    colour. On a terminal rich lays them out to its width (long cells wrap); piped, or past
+    ``_RICH_ROWS`` rows, the same layout is written without wrapping, so nothing is cut."""
+    if sys.stdout.isatty() and len(rows) <= _RICH_ROWS:
+        _rich_table(columns, rows, right)
+        return
+    from rich.cells import cell_len
+
+    grid = [[cell.split("\n") for cell in row] for row in [columns, *rows]]
+    widths = [max(cell_len(line) for row in grid for line in row[i]) for i in range(len(columns))]
+    for row in grid:
+        for k in range(max(len(cell) for cell in row)):
+            parts = []
+            for i, cell in enumerate(row):
+                text = cell[k] if k < len(cell) else ""
+                pad = " " * (widths[i] - cell_len(text))
+                parts.append(pad + text if i in right else text + pad)
+            click.echo("  ".join(parts).rstrip())
+
+
+def _rich_table(columns: list[str], rows: list[list[str]], right: tuple[int, ...]) -> None:
+    import io
+    import shutil
+
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None, show_edge=False, pad_edge=False, header_style="")
+    for i, column in enumerate(columns):
+        table.add_column(column, justify="right" if i in right else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))  # Text: a "[tag]" in a title stays
+    buffer = io.StringIO()
+    width = shutil.get_terminal_size().columns
+    Console(file=buffer, width=width, color_system=None, highlight=False).print(table)
+    for line in buffer.getvalue().splitlines():
+        click.echo(line.rstrip())
+
+
 def _graph(write: bool = False, create: bool = False):
     from ontoloom.api import Graph
 
@@ -380,6 +436,9 @@ def relations(entity_id: str, rel: str | None, direction: str) -> None:
 def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> None:
     """Everything reachable from an entity within DEPTH hops, with distance and path.
 
+    Each edge of a path is drawn the way it runs: `a -blocks-> b`, and `a <-blocks- b` for
+    an edge from b to a (what --direction in follows).
+
     \b
     Example:
       ontoloom traverse task_a1b2c3d4 --rel blocks --depth 3
@@ -389,8 +448,11 @@ def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> Non
 
     def text() -> None:
         for r in found:
+            # Each edge drawn the way it runs: `a -blocks-> b`, or `a <-blocks- b` when the
+            # walk goes against it (--direction in).
             steps = "".join(
-                f" -{rel}-> {node}" for rel, node in zip(r["rels"], r["path"][1:], strict=True)
+                f" -{e['rel']}-> {node}" if e["to"] == node else f" <-{e['rel']}- {node}"
+                for e, node in zip(r["edges"], r["path"][1:], strict=True)
             )
             click.echo(
                 f"[{r['distance']}] {r['id']} ({r['type']}) {r['title']}   {r['path'][0]}{steps}"
@@ -436,8 +498,8 @@ def list_(
                 click.echo(f"note: more follow: --after {cursor}", err=True)
 
     def text() -> None:
-        for e in found:
-            click.echo(f"{e.id}  {e.type:<12} {e.label}")
+        if found:
+            _print_table(["ID", "TYPE", "TITLE"], [[e.id, e.type, e.label] for e in found])
         click.echo(f"{len(found)} entit{'y' if len(found) == 1 else 'ies'}")
 
     _emit([e.to_json() for e in found], text)
@@ -856,37 +918,52 @@ def plan() -> None:
 
 
 @plan.command(name="apply")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--dry-run", is_flag=True, help="Validate and print the delta; store nothing.")
+@click.argument(
+    "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Validate and say what each step would change (the ids the real run assigns); "
+    "store nothing.",
+)
 @_common
 def plan_apply(file: Path, dry_run: bool) -> None:
-    """Apply a plan FILE (YAML or JSON) atomically, or refuse it whole naming the failing step.
+    """Apply a plan FILE (YAML or JSON; - reads standard input) atomically, or refuse it
+    whole naming the failing step.
 
     \b
-    Example:
+    Examples:
       ontoloom plan apply sprint.yaml --dry-run
+      cat sprint.yaml | ontoloom plan apply -
     """
     from ontoloom.plans import load_plan
 
-    steps = load_plan(file)
+    if _is_stdio(file):
+        try:
+            plan_text = _stdin_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInput("<stdin>: the plan is not UTF-8 text") from None
+        steps = load_plan(None, text=plan_text)
+    else:
+        steps = load_plan(file)
     with _graph(write=not dry_run, create=not dry_run) as g:
         result = g.apply_plan(steps, dry_run=dry_run)
 
     def text() -> None:
+        quads = f"+{len(result.adds)} -{len(result.removes)} quads"
         if dry_run:
+            verdict = "valid" if result.valid else "would be refused"
             click.echo(
-                f"dry run: {result.steps} step(s), {'valid' if result.valid else 'would be refused'}"
+                f"dry run: {result.steps} step(s), {verdict}, {quads} (--json lists them); "
+                "nothing stored"
             )
-            for q in result.removes:
-                click.echo(f"  - {q}")
-            for q in result.adds:
-                click.echo(f"  + {q}")
-            for f in result.findings:
-                click.echo(f"  ✗ {f.describe()}")
         else:
-            click.echo(
-                f"applied {result.steps} step(s): +{len(result.adds)} -{len(result.removes)} quads"
-            )
+            click.echo(f"applied {result.steps} step(s): {quads}")
+        for change in result.changes:
+            click.echo(f"  {change['step']}. {change['text']}")
+        for f in result.findings:
+            click.echo(f"  ✗ {f.describe()}")
         for alias, entity_id in result.aliases.items():
             click.echo(f"  {alias} = {entity_id}")
 
@@ -916,7 +993,7 @@ def _show_term(g: Any, term: Any) -> str:
 
 
 @main.command()
-@click.argument("query_spec", metavar="QUERY|FILE.rq|NAME", required=False)
+@click.argument("query_spec", metavar="QUERY|FILE.rq|NAME|-", required=False)
 @click.option(
     "--format",
     "fmt",
@@ -950,7 +1027,10 @@ def query(
     infer: bool,
     timeout: float,
 ) -> None:
-    """Run a read-only SPARQL query: text, a .rq file, or a named query.
+    """Run a read-only SPARQL query: text, a .rq file, a named query, or - (standard input).
+
+    The prefixes ol, rdf, rdfs, owl, xsd, sh, prov, dcterms and schema are declared; the
+    query's own PREFIX lines add to them (and win for a name they redeclare).
 
     Every query runs under a deadline (--timeout) and is stopped when it passes it. SERVICE
     calls are refused unless ontoloom.toml lists the endpoint under [query] service_allow.
@@ -980,6 +1060,13 @@ def query(
         return
     if not query_spec:
         raise click.UsageError("give a query, a .rq file or a named query (see --list)")
+    if _is_stdio(query_spec):
+        try:
+            query_spec = _stdin_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInput("<stdin>: the query is not UTF-8 text") from None
+        if not query_spec.strip():
+            raise BadInput("no query on standard input: pipe SPARQL text into `query -`")
     fmt = fmt or ("json" if _opts()["json"] else "table")
     bindings = {}
     for pair in params:
@@ -1014,8 +1101,8 @@ def _table(g: Any, rows: list[dict[str, Any]]) -> None:
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld"]),
-    default="turtle",
-    show_default=True,
+    default=None,
+    help="Default: from the -o file's extension; Turtle on stdout.",
 )
 @click.option(
     "--graph",
@@ -1027,22 +1114,38 @@ def _table(g: Any, rows: list[dict[str, Any]]) -> None:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here instead of stdout.",
+    metavar="FILE|-",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Write here instead of stdout (- is stdout).",
 )
 @click.option("--infer", is_flag=True, help="Add the inferred triples.")
 @_common
-def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
+def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> None:
     """Export graphs as RDF (TriG and N-Quads keep the named graphs).
 
-    \b
-    Example:
-      ontoloom export --format trig --graph all -o backup.trig
-    """
-    from ontoloom.interchange import export_graph
+    Turtle and TriG declare the prefixes they use; JSON-LD is compacted with an @context.
+    Without --format, the -o file's extension picks the format (.ttl .trig .nq .nt .jsonld),
+    and standard output gets Turtle.
 
+    \b
+    Examples:
+      ontoloom export --format trig --graph all -o backup.trig
+      ontoloom export --format jsonld -o - | jq .
+    """
+    from ontoloom.interchange import EXPORT_FORMATS, export_graph
+    from ontoloom.store.rdfio import guess_format
+
+    if fmt is None and output is not None and not _is_stdio(output):
+        guessed = guess_format(output)
+        if guessed not in EXPORT_FORMATS:
+            raise BadInput(
+                f"cannot tell which format to write {output} in: pass --format "
+                f"({', '.join(EXPORT_FORMATS)})"
+            )
+        fmt = guessed
+    fmt = fmt or "turtle"
     with _graph() as g:
-        if output is not None:
+        if output is not None and not _is_stdio(output):
             with output.open("wb") as out:
                 export_graph(g, out, fmt, which, infer)
             click.echo(f"exported {which} to {output}", err=True)
@@ -1051,13 +1154,15 @@ def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
 
 
 @main.command(name="import")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+)
 @click.option(
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
     default=None,
-    help="Default: from the file extension.",
+    help="Default: from the file extension (required for -, standard input).",
 )
 @click.option(
     "--graph",
@@ -1070,15 +1175,20 @@ def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
 def import_(file: Path, fmt: str | None, which: str | None) -> None:
     """Import RDF, validated together with the store: all of it, or nothing.
 
+    A file that holds no statement (an empty file, plain JSON read as JSON-LD) is refused.
+
     \b
-    Example:
+    Examples:
       ontoloom import team.ttl
+      curl -s https://example.org/team.nt | ontoloom import - --format ntriples
     """
     from ontoloom.interchange import import_file
 
+    data = _stdin_bytes() if _is_stdio(file) else None  # read before the store is locked
     with _graph(write=True, create=True) as g:
-        result = import_file(g, file, fmt, which)
-    _emit(result.to_json(), f"imported {result.quads} quads from {file}")
+        result = import_file(g, None if data is not None else file, fmt, which, data=data)
+    source = "standard input" if data is not None else file
+    _emit(result.to_json(), f"imported {result.quads} quads from {source}")
 
 
 @main.command()
@@ -1098,12 +1208,15 @@ def summary() -> None:
             f"{data['objects']} objects, {data['relations']} relations (last change: {data['last_change'] or 'never'})"
         )
         for title, key in (
-            ("types", "types"),
-            ("relations", "relations_by_type"),
-            ("properties", "properties"),
+            ("TYPE", "types"),
+            ("RELATION", "relations_by_type"),
+            ("PROPERTY", "properties"),
         ):
             if data[key]:
-                click.echo(f"{title}: " + ", ".join(f"{k} {v}" for k, v in data[key].items()))
+                click.echo()
+                _print_table(
+                    [title, "COUNT"], [[k, str(v)] for k, v in data[key].items()], right=(1,)
+                )
 
     _emit(data, text)
 
@@ -1153,16 +1266,31 @@ def schema_list() -> None:
         data = describe_schema(g)
 
     def text() -> None:
-        click.echo("types:")
-        for t in data["types"]:
-            extra = "" if t["builtin"] else "  (extension)"
-            click.echo(f"  {t['type']:<14} required: {', '.join(t['required']) or '-'}{extra}")
-        click.echo("relations:")
-        for r in data["relations"]:
-            flags = " acyclic" if r["acyclic"] else ""
-            click.echo(
-                f"  {r['rel']:<14} {', '.join(r['from_types'])} → {', '.join(r['to_types'])}  {r['cardinality']}{flags}"
-            )
+        _print_table(
+            ["TYPE", "REQUIRED", "ORIGIN"],
+            [
+                [
+                    t["type"],
+                    ", ".join(t["required"]) or "-",
+                    "built in" if t["builtin"] else "extension",
+                ]
+                for t in data["types"]
+            ],
+        )
+        click.echo()
+        _print_table(
+            ["RELATION", "FROM", "TO", "CARDINALITY", "ACYCLIC"],
+            [
+                [
+                    r["rel"],
+                    ", ".join(r["from_types"]),
+                    ", ".join(r["to_types"]),
+                    r["cardinality"],
+                    "yes" if r["acyclic"] else "no",
+                ]
+                for r in data["relations"]
+            ],
+        )
 
     _emit(data, text)
 
@@ -1232,20 +1360,31 @@ def schema_add_relation(spec: str) -> None:
 
 
 @schema.command(name="add-shapes")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
+    default=None,
+    help="Default: from the file extension (required for -, standard input).",
+)
 @_common
-def schema_add_shapes(file: Path) -> None:
+def schema_add_shapes(file: Path, fmt: str | None) -> None:
     """Add a SHACL shapes file (checked against SHACL-SHACL and the data already stored).
 
     \b
-    Example:
+    Examples:
       ontoloom schema add-shapes team-rules.ttl
+      cat team-rules.ttl | ontoloom schema add-shapes - --format turtle
     """
     from ontoloom.extensions import add_shapes
 
+    raw = _stdin_bytes() if _is_stdio(file) else None
     with _graph(write=True, create=True) as g:
-        data = add_shapes(g, file)
-    lines = [f"added {data['triples']} shape triples from {file}"]
+        data = add_shapes(g, None if raw is not None else file, fmt, data=raw)
+    lines = [f"added {data['triples']} shape triples from {data['file']}"]
     lines += [f"  {c['shape']}: {c['how']}" for c in data["checks"]]
     _emit(data, "\n".join(lines))
 
@@ -1283,15 +1422,18 @@ def search(
         hits = g.search(text, types=types, tags=tags, rel=rel, limit=limit)
 
     def show() -> None:
-        for hit in hits:
-            flag = " [private]" if hit.private else ""
-            click.echo(f"{hit.score:7.2f}  {hit.id}  ({hit.type}) {hit.title}{flag}")
-            if hit.snippet and hit.snippet != hit.title:
-                click.echo(f"         {hit.snippet}")
-            for label in hit.relations[:3]:
-                click.echo(f"         · {label}")
         if not hits:
             click.echo("no matches")
+            return
+        rows = []
+        for hit in hits:
+            flag = " [private]" if hit.private else ""
+            context = [hit.snippet] if hit.snippet and hit.snippet != hit.title else []
+            context += [f"· {label}" for label in hit.relations[:3]]
+            rows.append(
+                [f"{hit.score:.2f}", hit.id, hit.type, hit.title + flag, "\n".join(context)]
+            )
+        _print_table(["SCORE", "ID", "TYPE", "TITLE", "MATCH"], rows, right=(0,))
 
     if hits.note:
         click.echo(f"note: {hits.note}", err=True)
@@ -1621,8 +1763,8 @@ def gc(yes: bool) -> None:
 @click.option(
     "--ingest",
     "ingest",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    metavar="FILE|-",
     help="Check and store an agent's answer (a response JSON file, or - for stdin).",
 )
 @click.option(
@@ -1641,8 +1783,9 @@ def gc(yes: bool) -> None:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="With --emit: write here.",
+    metavar="FILE|-",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="With --emit: write here (- is stdout).",
 )
 @click.option("--backend", type=click.Choice(["claude", "codex"]), help="With --resolve-model.")
 @click.option(
@@ -1707,7 +1850,7 @@ def enrich(
         with _graph() as g:
             request = emit_request(g, limit, for_target)
         text = json.dumps(request, indent=2, ensure_ascii=False)
-        if output is not None:
+        if output is not None and not _is_stdio(output):
             output.write_text(text + "\n", encoding="utf-8")
             click.echo(f"wrote {len(request['items'])} item(s) to {output}", err=True)
         else:
@@ -1718,7 +1861,11 @@ def enrich(
 
     assert ingest is not None
     try:
-        raw = sys.stdin.read() if str(ingest) == "-" else ingest.read_text(encoding="utf-8")
+        raw = (
+            _stdin_bytes().decode("utf-8")
+            if _is_stdio(ingest)
+            else ingest.read_text(encoding="utf-8")
+        )
         data = json.loads(raw)
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"{ingest}: cannot read it ({exc})") from None
