@@ -38,6 +38,7 @@ from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import (
     DCTERMS_MODIFIED,
+    is_open_relation,
     OL,
     PROV_GENERATED,
     RDF_TYPE,
@@ -317,6 +318,7 @@ class Graph:
                 to_id=self.ids.id_of(r["o"]),
                 from_type=types.get(r["s"]),
                 to_type=types.get(r["o"]),
+                open=is_open_relation(r["p"]),
             )
             for r in rows
         ]

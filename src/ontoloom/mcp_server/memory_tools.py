@@ -1,6 +1,7 @@
 """The reference memory server's tools (``@modelcontextprotocol/server-memory``), same names,
 arguments and results, over :class:`ontoloom.memory.Memory` — plus what its users ask for:
-``read_graph`` paginated the MCP way with a summary mode, ranked ``search_nodes``."""
+optional pages of ``read_graph`` (and a summary mode) past the whole-graph answer, ranked
+``search_nodes``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.mcp_server.tools import ToolSpec
-from ontoloom.memory import DEFAULT_PAGE, MAX_PAGE, Memory
+from ontoloom.memory import FULL_READ, MAX_PAGE, Memory
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -47,6 +48,7 @@ _GRAPH_OUT = {
         "entities": {"type": "array", "items": {"type": "object"}},
         "relations": {"type": "array", "items": _RELATION},
         "nextCursor": {"type": "string"},
+        "note": {"type": "string"},
     },
     "required": ["entities"],
 }
@@ -77,6 +79,14 @@ def _done(message: str) -> dict[str, Any]:
 def _json_of(key: str) -> Callable[[Any], str]:
     """The reference server's text: the JSON of the list under ``key``, not the wrapper."""
     return lambda data: json.dumps(data[key], indent=2, ensure_ascii=False)
+
+
+def _graph_text(data: Any) -> str:
+    """The reference's text (the graph's JSON); a partial answer *starts* with its note
+    (how many of how many, how to get the rest), for agents that read only the text."""
+    rest = {k: v for k, v in data.items() if k != "note"}
+    body = json.dumps(rest, indent=2, ensure_ascii=False)
+    return f"{data['note']}\n{body}" if "note" in data else body
 
 
 def _message(data: Any) -> str:
@@ -115,7 +125,7 @@ def _read_graph(g: Graph, a: dict[str, Any]) -> Any:
 
 
 def _search_nodes(g: Graph, a: dict[str, Any]) -> Any:
-    return Memory(g).search_nodes(a["query"], a.get("limit", 20))
+    return Memory(g).search_nodes(a["query"], a.get("limit"))
 
 
 def _open_nodes(g: Graph, a: dict[str, Any]) -> Any:
@@ -137,8 +147,8 @@ def memory_tools() -> list[ToolSpec]:
             "create_entities",
             "Create Entities",
             "Create multiple new entities in the knowledge graph (names already there are "
-            "skipped). entityType maps onto the typed schema where it names a type (person, "
-            "task, project, organization, document…), else it is kept as a Thing's kind.",
+            "skipped). Any entityType is accepted and read back as written; where it names a "
+            "schema type (person, task, project, organization…) the entity is typed.",
             {"entities": {"type": "array", "items": _ENTITY}},
             _create_entities,
             required=("entities",),
@@ -155,8 +165,9 @@ def memory_tools() -> list[ToolSpec]:
             "create_relations",
             "Create Relations",
             "Create multiple new relations between entities in the knowledge graph. Relations "
-            "should be in active voice. Both ends must exist; relation types the schema "
-            "declares are checked against its rules.",
+            "should be in active voice. Both ends must exist. Any relationType is accepted: "
+            "typed when it names a schema relation both ends satisfy, else kept verbatim as "
+            "an open relation.",
             {"relations": {"type": "array", "items": _RELATION}},
             _create_relations,
             required=("relations",),
@@ -240,40 +251,49 @@ def memory_tools() -> list[ToolSpec]:
         ToolSpec(
             "read_graph",
             "Read Graph",
-            f"Read the knowledge graph one page at a time: {DEFAULT_PAGE} entities (ordered by "
-            "id) with their relations, and nextCursor while more follow — pass it back as "
-            "cursor. summary: true gives counts per entity type and relation type, and each "
-            "entity's observation count instead of its observations.",
+            f"Read the entire knowledge graph: every entity and relation (up to {FULL_READ} "
+            "entities; past that, the first page, its text starting with how many of how many "
+            "were returned and the cursor to pass for the rest). Optional: cursor and limit "
+            "read it a page at a time (ordered by id); summary: true gives counts per entity "
+            "type and relation type, and each entity's observation count.",
             {
                 "cursor": {"type": "string", "description": "The nextCursor of the previous page."},
                 "limit": {
                     "type": "integer",
                     "minimum": 1,
                     "maximum": MAX_PAGE,
-                    "default": DEFAULT_PAGE,
+                    "description": "Entities per page (pages are ordered by id).",
                 },
                 "summary": {"type": "boolean", "default": False},
             },
             _read_graph,
             output_schema=_GRAPH_OUT,
             strict=False,
+            render=_graph_text,
         ),
         ToolSpec(
             "search_nodes",
             "Search Nodes",
-            "Search for nodes in the knowledge graph based on a query: ranked (BM25) over "
-            "names, types and observations, with every relation that has an end among them.",
+            "Search for nodes in the knowledge graph based on a query: every entity whose "
+            "name, type or an observation contains it (case-insensitive), best matches first, "
+            "with every relation that has an end among them.",
             {
                 "query": {
                     "type": "string",
                     "description": "The search query to match against entity names, types, and observation content",
                 },
-                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 20},
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_PAGE,
+                    "description": f"At most this many entities (default and most: {MAX_PAGE}).",
+                },
             },
             _search_nodes,
             required=("query",),
             output_schema=_GRAPH_OUT,
             strict=False,
+            render=_graph_text,
         ),
         ToolSpec(
             "open_nodes",
@@ -285,5 +305,6 @@ def memory_tools() -> list[ToolSpec]:
             required=("names",),
             output_schema=_GRAPH_OUT,
             strict=False,
+            render=_graph_text,
         ),
     ]
