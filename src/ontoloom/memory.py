@@ -512,7 +512,7 @@ class Memory:
                             name,
                             f"no entity named {name!r}: create it with create_entities "
                             "first (relations to entities that do not exist are refused on "
-                            "purpose), or fix relations[{i}].{key}",
+                            f"purpose), or fix relations[{i}].{key}",
                         )
                     )
             if from_id is not None and to_id is not None:
