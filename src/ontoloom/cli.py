@@ -894,19 +894,64 @@ def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
     default=None,
     help="Target graph (default: facts, or the graphs a TriG/N-Quads file names).",
 )
+@click.option(
+    "--from",
+    "source",
+    type=click.Choice(["memory-jsonl", "sage-memory"]),
+    default=None,
+    help="Import another tool's memory instead of RDF: the reference MCP memory server's "
+    "memory.jsonl, or sage-memory's SQLite database.",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="With --from: report what would happen; store nothing."
+)
 @_common
-def import_(file: Path, fmt: str | None, which: str | None) -> None:
+def import_(
+    file: Path, fmt: str | None, which: str | None, source: str | None, dry_run: bool
+) -> None:
     """Import RDF, validated together with the store: all of it, or nothing.
 
-    \b
-    Example:
-      ontoloom import team.ttl
-    """
-    from ontoloom.interchange import import_file
+    With --from, import the memory agents keep in another tool, mapped exactly as the
+    memory-server tools map their calls; the report says what became typed, what stayed
+    open and what was refused and why (refused items are left out, the rest is stored at
+    once, or nothing is).
 
-    with _graph(write=True, create=True) as g:
-        result = import_file(g, file, fmt, which)
-    _emit(result.to_json(), f"imported {result.quads} quads from {file}")
+    \b
+    Examples:
+      ontoloom import team.ttl
+      ontoloom import memory.jsonl --from memory-jsonl --dry-run
+      ontoloom import .sage-memory/memory.db --from sage-memory --json
+    """
+    if source is None:
+        if dry_run:
+            raise click.UsageError("--dry-run goes with --from (an RDF import is all or nothing)")
+        if file.suffix.lower() in (".jsonl", ".db", ".sqlite", ".sqlite3"):
+            hint = "memory-jsonl" if file.suffix.lower() == ".jsonl" else "sage-memory"
+            raise click.UsageError(
+                f"{file} is not RDF: to import another tool's memory, add --from {hint}"
+            )
+        from ontoloom.interchange import import_file
+
+        with _graph(write=True, create=True) as g:
+            result = import_file(g, file, fmt, which)
+        _emit(result.to_json(), f"imported {result.quads} quads from {file}")
+        return
+    if fmt is not None or which is not None:
+        raise click.UsageError("--format and --graph are for RDF files, not with --from")
+    import tempfile
+
+    from ontoloom.api import Graph
+    from ontoloom.config import resolve_data_dir
+    from ontoloom.migrate import import_memory, render
+    from ontoloom.store import exists
+
+    target = resolve_data_dir(_opts()["data_dir"])
+    with tempfile.TemporaryDirectory() as scratch:
+        if dry_run and not exists(target):  # no store yet: try it on an empty one
+            target = Path(scratch) / "store"
+        with Graph.open(target, write=True, create=True) as g:
+            report = import_memory(g, file, source, dry_run=dry_run)
+    _emit(report, lambda: click.echo(render(report)))
 
 
 @main.command()

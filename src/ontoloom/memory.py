@@ -362,9 +362,12 @@ class Memory:
         )
         return ValidationFailed(findings, summary)
 
-    def _type_for(self, entity_type: str) -> tuple[str, dict[str, Any]]:
+    def _type_for(
+        self, entity_type: str, given: frozenset[str] = frozenset()
+    ) -> tuple[str, dict[str, Any]]:
         """The schema type for a memory ``entityType`` and the defaults it needs, or the
-        generic type when the schema has none that a name alone can satisfy."""
+        generic type when the schema has none that a name alone (and the properties
+        ``given``, for importers) can satisfy."""
         if not isinstance(entity_type, str) or not entity_type.strip():
             raise BadInput('entityType is a non-empty string, e.g. "person"')
         schema = self.graph.schema
@@ -375,7 +378,7 @@ class Memory:
             label = "title" if "title" in spec.required else "name"
             defaults: dict[str, Any] = {}
             for prop in spec.required:
-                if prop == label:
+                if prop == label or prop in given:
                     continue
                 if prop not in spec.enums:
                     break  # a required value a name cannot give: not this type
@@ -396,7 +399,7 @@ class Memory:
         when the name is taken. ``properties`` (importers) override the type's defaults."""
         if self._one(name, changes) is not None:
             return None
-        type_name, extra = self._type_for(entity_type)
+        type_name, extra = self._type_for(entity_type, frozenset(properties or ()))
         label = extra.pop("label")
         props: dict[str, Any] = {label: name, **extra, **(properties or {})}
         if entity_type != type_name:
@@ -484,11 +487,15 @@ class Memory:
             findings = self.graph.writes.check(changes.delta)
             if not findings:
                 return changes, outcome
-            blamed = {
-                i
-                for i, (f, rel, t) in typed.items()
-                if any(x.path == rel and x.focus in (f, t) for x in findings)
-            } or {i for i, (_, rel, _) in typed.items() if any(x.path == rel for x in findings)}
+            # Each finding demotes the latest typed relation it can be about: of "blocks"
+            # both ways, the first stays typed and the one closing the cycle goes open.
+            blamed = set()
+            for x in findings:
+                about = [
+                    i for i, (f, rel, t) in typed.items() if x.path == rel and x.focus in (f, t)
+                ] or [i for i, (_, rel, _) in typed.items() if x.path == rel]
+                if about:
+                    blamed.add(max(about))
             if not blamed:
                 raise self.for_agent(ValidationFailed(findings))
             demoted |= blamed
