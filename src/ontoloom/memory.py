@@ -18,8 +18,10 @@ except relations to entities that do not exist and secrets, refused on purpose:
   spaces and ``-`` as ``_``) *and* both ends satisfy it: its domain and range, its cardinality
   without replacing anything, and every shape (acyclicity…). Otherwise an *open relation*
   under the agent's words verbatim (:func:`ontoloom.vocab.open_relation_iri`), which no
-  schema rule constrains; it reads back exactly as written. A typed one reads back under
-  its declared name (``member_of``); the tools take it back in the agent's words too.
+  schema rule constrains. Either way the memory tools read it back exactly as written: a
+  typed relation named in other words (``"member of"`` for ``member_of``) keeps them on an
+  ``rdf:Statement`` about its triple (:func:`wording_iri`); the typed tools show the
+  declared name.
 
 Messages name entities by the names the agent used and say how to fix the call in terms of
 the tool's own arguments. Every call commits once or not at all; the data dir lock serialises
@@ -40,8 +42,8 @@ from typing import TYPE_CHECKING, Any
 from ontoloom.errors import BadInput, NotFound, ValidationFailed
 from ontoloom.model import Entity, Finding, Relation, check_id, vocab_iri
 from ontoloom.schema import ENTITY, RelationSpec
-from ontoloom.store.terms import Literal, NamedNode
-from ontoloom.vocab import RDF_TYPE
+from ontoloom.store.terms import Literal, NamedNode, Quad
+from ontoloom.vocab import FACTS, OL, RDF, RDF_TYPE, RDFS_LABEL
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -71,6 +73,18 @@ def stable_id(type_name: str, name: str) -> str:
     'pers_3bc51062'
     """
     return f"{type_name.lower()[:4]}_{hashlib.sha256(name.encode('utf-8')).hexdigest()[:8]}"
+
+
+_STATEMENT = NamedNode(RDF + "Statement")
+_RDF_SUBJECT, _RDF_PREDICATE, _RDF_OBJECT = (NamedNode(RDF + k) for k in ("subject", "predicate", "object"))
+
+
+def wording_iri(s: NamedNode, p: NamedNode, o: NamedNode) -> NamedNode:
+    """Where the agent's words for the typed relation ``s p o`` are kept, when they differ
+    from the declared name: an ``rdf:Statement`` about that triple whose ``rdfs:label`` is
+    the words (``"member of"`` for ``ol:member_of``)."""
+    key = hashlib.sha256(f"{s.value} {p.value} {o.value}".encode()).hexdigest()[:24]
+    return NamedNode(f"{OL}wording/{key}")
 
 
 def _digest(observation: str) -> str:
@@ -184,17 +198,40 @@ class Memory:
         entities = {e.id: e for e in self.graph.entities_by_id(ids)}
         return [self._node(entities[i]) for i in ids if i in entities]
 
+    def _wordings(self, relations: list[Relation]) -> dict[NamedNode, str]:
+        """The agent's words for those typed relations it named otherwise."""
+        ids, schema = self.graph.ids, self.graph.schema
+        nodes = [
+            wording_iri(ids.iri(r.from_id), schema.relations[r.rel].iri, ids.iri(r.to_id))
+            for r in relations
+            if not r.open and r.rel in schema.relations
+        ]
+        found: dict[NamedNode, str] = {}
+        for i in range(0, len(nodes), 400):
+            listed = " ".join(str(n) for n in nodes[i : i + 400])
+            query = f"SELECT ?w ?l WHERE {{ VALUES ?w {{ {listed} }} ?w {RDFS_LABEL} ?l }}"
+            found.update({r["w"]: r["l"].value for r in self.graph.backend.select(query)})
+        return found
+
+    def _words(self, r: Relation, wordings: dict[NamedNode, str]) -> str:
+        spec = None if r.open else self.graph.schema.relations.get(r.rel)
+        if spec is None:
+            return r.rel
+        ids = self.graph.ids
+        return wordings.get(wording_iri(ids.iri(r.from_id), spec.iri, ids.iri(r.to_id)), r.rel)
+
     def _graph_json(self, nodes: list[_Node], relations: list[Relation]) -> dict[str, Any]:
         names = {n.id: n.name for n in nodes}
         missing = {i for r in relations for i in (r.from_id, r.to_id)} - names.keys()
         names.update({n.id: n.name for n in self._nodes(sorted(missing))})
+        wordings = self._wordings(relations)
         return {
             "entities": [n.to_json() for n in nodes],
             "relations": [
                 {
                     "from": names.get(r.from_id, r.from_id),
                     "to": names.get(r.to_id, r.to_id),
-                    "relationType": r.rel,
+                    "relationType": self._words(r, wordings),
                 }
                 for r in relations
             ],
@@ -478,6 +515,8 @@ class Memory:
                     and self._fits(changes, spec, from_id, to_id)
                 ):
                     is_new = changes.relate(from_id, spec.name, to_id).created
+                    if is_new and words != spec.name:
+                        _stage_wording(changes, from_id, spec, to_id, words)
                     typed[i] = (from_id, spec.name, to_id)
                     outcome.append((i, True, is_new))
                 else:
@@ -579,6 +618,10 @@ class Memory:
         deleted = []
         for name in dict.fromkeys(names):
             for entity_id in self._find(name, changes):
+                for r in self.graph.relations_among([entity_id]):
+                    spec = None if r.open else self.graph.schema.relations.get(r.rel)
+                    if spec is not None:
+                        _drop_wording(changes, r.from_id, spec, r.to_id)
                 try:
                     changes.delete(entity_id)
                 except BadInput:
@@ -627,10 +670,37 @@ class Memory:
             removed += changes.unlink(from_id, words, to_id, open=True)
             spec = typed_relation(self.graph, words)
             if spec is not None:
-                removed += changes.unlink(from_id, spec.name, to_id)
+                gone = changes.unlink(from_id, spec.name, to_id)
+                if gone:
+                    _drop_wording(changes, from_id, spec, to_id)
+                removed += gone
         if removed:
             self._commit(changes)
         return removed
+
+
+# -- the words of typed relations ------------------------------------------------------------
+def _stage_wording(
+    changes: Changes, from_id: str, spec: RelationSpec, to_id: str, words: str
+) -> None:
+    ids = changes.graph.ids
+    s, o = ids.iri(from_id), ids.iri(to_id)
+    w = wording_iri(s, spec.iri, o)
+    changes._add(
+        {
+            Quad(w, RDF_TYPE, _STATEMENT, FACTS),
+            Quad(w, _RDF_SUBJECT, s, FACTS),
+            Quad(w, _RDF_PREDICATE, spec.iri, FACTS),
+            Quad(w, _RDF_OBJECT, o, FACTS),
+            Quad(w, RDFS_LABEL, Literal(words), FACTS),
+        }
+    )
+
+
+def _drop_wording(changes: Changes, from_id: str, spec: RelationSpec, to_id: str) -> None:
+    ids = changes.graph.ids
+    w = wording_iri(ids.iri(from_id), spec.iri, ids.iri(to_id))
+    changes._remove({q for q in changes.quads_about(w) if q.graph_name == FACTS})
 
 
 # -- argument checks and cursors -------------------------------------------------------------
