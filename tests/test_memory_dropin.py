@@ -337,7 +337,11 @@ def test_import_refuses_bad_input_readably(cli: Cli, tmp_path: Path) -> None:
     result = cli("import", str(jsonl))
     assert result.exit_code == 2 and "--from memory-jsonl" in result.output
     result = cli("import", str(jsonl), "--from", "memory-jsonl")
-    assert result.exit_code == 0 and "memory.jsonl:2: " in result.output and "not JSON" in result.output
+    assert (
+        result.exit_code == 0
+        and "memory.jsonl:2: " in result.output
+        and "not JSON" in result.output
+    )
     bad = tmp_path / "memory.db"
     bad.write_text("not sqlite")
     result = cli("import", str(bad), "--from", "sage-memory")

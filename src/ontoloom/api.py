@@ -38,11 +38,11 @@ from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import (
     DCTERMS_MODIFIED,
-    is_open_relation,
     OL,
     PROV_GENERATED,
     RDF_TYPE,
     SCHEMA_GRAPH,
+    is_open_relation,
 )
 from ontoloom.writes import WritePath
 

@@ -262,7 +262,7 @@ class Changes:
         rule behind it (see :func:`ontoloom.vocab.open_relation_iri`). Both ends must exist;
         returns whether it is new."""
         if not label:
-            raise BadInput("a relation needs a name: give it in words, e.g. \"works at\"")
+            raise BadInput('a relation needs a name: give it in words, e.g. "works at"')
         missing = [i for i in (from_id, to_id) if not self.exists(check_id(i))]
         if missing:
             raise NotFound(f"{missing[0]} does not exist: create it first")

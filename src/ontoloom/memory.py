@@ -63,7 +63,9 @@ _BY_LABEL = (
     f"?e ?p ?n . ?e {RDF_TYPE} ?t }}"
 )
 # CLI advice in shape messages (`ontoloom …`, -p key=value): an agent on MCP cannot follow it.
-_CLI_HINT = re.compile(r"(?:[:;,] *|\(|\s+)(?:set (?:it )?with |set |or |use |run )*(?:`ontoloom[^`]*`|-p \S+(?: \([^)]*\))?)\)?")
+_CLI_HINT = re.compile(
+    r"(?:[:;,] *|\(|\s+)(?:set (?:it )?with |set |or |use |run )*(?:`ontoloom[^`]*`|-p \S+(?: \([^)]*\))?)\)?"
+)
 
 
 def stable_id(type_name: str, name: str) -> str:
@@ -76,7 +78,9 @@ def stable_id(type_name: str, name: str) -> str:
 
 
 _STATEMENT = NamedNode(RDF + "Statement")
-_RDF_SUBJECT, _RDF_PREDICATE, _RDF_OBJECT = (NamedNode(RDF + k) for k in ("subject", "predicate", "object"))
+_RDF_SUBJECT, _RDF_PREDICATE, _RDF_OBJECT = (
+    NamedNode(RDF + k) for k in ("subject", "predicate", "object")
+)
 
 
 def wording_iri(s: NamedNode, p: NamedNode, o: NamedNode) -> NamedNode:
@@ -276,9 +280,7 @@ class Memory:
         out = (
             self._summary(nodes, all_ids)
             if summary
-            else self._graph_json(
-                nodes, self.graph.relations_among(page_ids, outgoing_only=True)
-            )
+            else self._graph_json(nodes, self.graph.relations_among(page_ids, outgoing_only=True))
         )
         before = sum(1 for i in all_ids if after is not None and i <= after)
         first, last = before + 1, before + len(page_ids)
@@ -486,11 +488,10 @@ class Memory:
             q.object != o for q in changes.quads_about(s, spec.iri)
         ):
             return False
-        if spec.cardinality in ("one_to_many", "one_to_one") and any(
-            q.subject != s for q in changes.quads_about(o, spec.iri, incoming=True)
-        ):
-            return False
-        return True
+        return not (
+            spec.cardinality in ("one_to_many", "one_to_one")
+            and any(q.subject != s for q in changes.quads_about(o, spec.iri, incoming=True))
+        )
 
     def stage_relations(
         self, changes_factory: Callable[[], Changes], relations: list[tuple[str, str, str]]
@@ -589,7 +590,9 @@ class Memory:
             self._commit(changes)
         return results
 
-    def stage_observations(self, changes: Changes, entity_id: str, contents: list[str]) -> list[str]:
+    def stage_observations(
+        self, changes: Changes, entity_id: str, contents: list[str]
+    ) -> list[str]:
         """Stage observations not there yet at the end of the entity's order; returns them."""
         node = self.graph.ids.iri(entity_id)
         present = [str(q.object.value) for q in changes.quads_about(node, _OBSERVATIONS)]
@@ -602,9 +605,7 @@ class Memory:
 
     def _order(self, changes: Changes, node: NamedNode, present: list[str]) -> list[str]:
         """The digests of the observations present, in their order."""
-        stored = [
-            str(q.object.value) for q in changes.quads_about(node, vocab_iri(ORDER_KEY))
-        ]
+        stored = [str(q.object.value) for q in changes.quads_about(node, vocab_iri(ORDER_KEY))]
         rank = {d: i for i, d in enumerate(stored[0].split())} if stored else {}
         digests = sorted(map(_digest, sorted(present)), key=lambda d: rank.get(d, len(rank)))
         return digests

@@ -118,7 +118,7 @@ def read_memory_jsonl(path: Path) -> Source:
         elif kind == "relation":
             ends = [item.get(k) for k in ("from", "to", "relationType")]
             if all(isinstance(v, str) and v.strip() for v in ends):
-                out.relations.append(Link(where, *ends))  # type: ignore[arg-type]
+                out.relations.append(Link(where, *ends))
             else:
                 out.refused.append(
                     {"where": where, "why": "a relation needs from, to and relationType strings"}
@@ -173,7 +173,7 @@ def read_sage_memory(path: Path, declared: set[str]) -> Source:
         except (TypeError, json.JSONDecodeError):
             data = None
         props = data.get("properties") if isinstance(data, dict) else None
-        if not isinstance(props, dict) or not isinstance(data.get("type"), str):  # type: ignore[union-attr]
+        if not isinstance(props, dict) or not isinstance(data.get("type"), str):
             out.refused.append(
                 {
                     "where": where,
@@ -186,7 +186,7 @@ def read_sage_memory(path: Path, declared: set[str]) -> Source:
         label = match.group("label") if match else title
         name = next(
             (props[k] for k in ("name", "title") if isinstance(props.get(k), str) and props[k]),
-            label or data.get("id"),  # type: ignore[union-attr]
+            label or data.get("id"),
         )
         if not isinstance(name, str) or not name.strip():
             out.refused.append({"where": where, "title": title, "why": "the entry has no name"})
@@ -201,7 +201,7 @@ def read_sage_memory(path: Path, declared: set[str]) -> Source:
             else:
                 observations.append(f"{key}: {_scalar_text(value)}")
         names[memory_id] = name
-        out.entities.append(Item(where, name, data["type"], observations, properties))  # type: ignore[index]
+        out.entities.append(Item(where, name, data["type"], observations, properties))
     for edge_id, source_id, target_id, relation, edge_props in edges:
         where = f"edges[{edge_id}]"
         ends = [names.get(source_id), names.get(target_id)]
@@ -214,7 +214,7 @@ def read_sage_memory(path: Path, declared: set[str]) -> Source:
                 }
             )
             continue
-        out.relations.append(Link(where, ends[0], ends[1], relation))  # type: ignore[arg-type]
+        out.relations.append(Link(where, ends[0], ends[1], relation))
         if edge_props not in (None, "", "{}"):
             out.notes.append(
                 f"{where}: the edge's properties {edge_props} are not kept (relations carry none)"
@@ -222,7 +222,9 @@ def read_sage_memory(path: Path, declared: set[str]) -> Source:
     return out
 
 
-def import_memory(graph: Graph, path: Path, source: str, *, dry_run: bool = False) -> dict[str, Any]:
+def import_memory(
+    graph: Graph, path: Path, source: str, *, dry_run: bool = False
+) -> dict[str, Any]:
     """Import a memory file or database as the drop-in would have stored it; the report."""
     if source == "memory-jsonl":
         found = read_memory_jsonl(path)
@@ -276,7 +278,9 @@ def import_memory(graph: Graph, path: Path, source: str, *, dry_run: bool = Fals
                 entity_id = None if end in dropped else memory._one(end, probe)
                 ends.append(entity_id)
             if None in ends:
-                missing = [e for e, i in zip((link.source, link.target), ends, strict=True) if i is None]
+                missing = [
+                    e for e, i in zip((link.source, link.target), ends, strict=True) if i is None
+                ]
                 relation_refusals.append(
                     {
                         "where": link.where,
@@ -289,7 +293,7 @@ def import_memory(graph: Graph, path: Path, source: str, *, dry_run: bool = Fals
                     }
                 )
                 continue
-            links.append((ends[0], link.words, ends[1]))  # type: ignore[arg-type]
+            links.append((ends[0], link.words, ends[1]))
             link_items.append(link)
         try:
             changes, outcome = memory.stage_relations(lambda: stage()[0], links)
@@ -316,12 +320,12 @@ def import_memory(graph: Graph, path: Path, source: str, *, dry_run: bool = Fals
         break
     refused = [*found.refused, *entity_refusals, *relation_refusals]
 
-    typed_rel, open_rel = [], []
-    for (index, typed, is_new), link in zip(outcome, link_items, strict=True):
+    typed_rel: list[dict[str, Any]] = []
+    open_rel: list[dict[str, Any]] = []
+    for (_, typed, is_new), link in zip(outcome, link_items, strict=True):
         row = {"from": link.source, "to": link.target, "relationType": link.words, "new": is_new}
         if typed:
-            spec_name = graph.schema.relations.get(_canonical(graph, link.words))
-            row["rel"] = spec_name.name if spec_name else link.words
+            row["rel"] = _canonical(graph, link.words)
         (typed_rel if typed else open_rel).append(row)
     entities = [e for e in staged.values() if not e.get("existing")]
     report = {
@@ -367,7 +371,9 @@ def render(report: dict[str, Any]) -> str:
     for e in ents["typed"]:
         lines.append(f"  typed   {e['name']!r}: {e['entityType']} → {e['type']}")
     for e in ents["open"]:
-        lines.append(f"  open    {e['name']!r}: {e['entityType']} → Thing (kind {e['entityType']!r})")
+        lines.append(
+            f"  open    {e['name']!r}: {e['entityType']} → Thing (kind {e['entityType']!r})"
+        )
     for r in rels["typed"]:
         lines.append(f"  typed   {r['from']!r} {r['relationType']!r} {r['to']!r} → {r['rel']}")
     for r in rels["open"]:

@@ -280,7 +280,7 @@ class Relation:
         return relation_id(self.from_id, self.rel, self.to_id)
 
     def to_json(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "id": self.id,
             "from_id": self.from_id,
             "from_type": self.from_type,
