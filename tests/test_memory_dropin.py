@@ -342,6 +342,18 @@ def test_import_refuses_bad_input_readably(cli: Cli, tmp_path: Path) -> None:
         and "memory.jsonl:2: " in result.output
         and "not JSON" in result.output
     )
+    secret = tmp_path / "secret.jsonl"
+    secret.write_text(
+        '{"type":"entity","name":"A","entityType":"x","observations":[]}\n'
+        '{"type":"entity","name":"B","entityType":"y","observations":["ok"]}\n'
+        '{"type":"relation","from":"A","to":"B","relationType":"password=Hunter2fake"}\n'
+        '{"type":"relation","from":"A","to":"B","relationType":"knows"}\n'
+    )
+    result = cli("--json", "import", str(secret), "--from", "memory-jsonl")
+    assert result.exit_code == 0 and "Hunter2fake" not in result.output
+    report = json.loads(result.output)
+    assert [r["where"] for r in report["refused"]] == ["secret.jsonl:3"]
+    assert [r["relationType"] for r in report["relations"]["open"]] == ["knows"]
     bad = tmp_path / "memory.db"
     bad.write_text("not sqlite")
     result = cli("import", str(bad), "--from", "sage-memory")

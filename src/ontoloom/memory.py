@@ -43,7 +43,7 @@ from ontoloom.errors import BadInput, NotFound, ValidationFailed
 from ontoloom.model import Entity, Finding, Relation, check_id, vocab_iri
 from ontoloom.schema import ENTITY, RelationSpec
 from ontoloom.store.terms import Literal, NamedNode, Quad
-from ontoloom.vocab import FACTS, OL, RDF, RDF_TYPE, RDFS_LABEL
+from ontoloom.vocab import FACTS, OL, OPEN_RELATION_PREFIX, RDF, RDF_TYPE, RDFS_LABEL
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -291,7 +291,7 @@ class Memory:
                 f"them); {total - last} more: call read_graph again with cursor "
                 f"{out['nextCursor']!r} to get the next page."
             )
-        else:
+        elif after is not None:  # the last of several pages (one page whole needs no note)
             out["note"] = (
                 f"Returned entities {first}-{last} of {total} (with the relations leaving "
                 "them); this is the last page."
@@ -380,10 +380,17 @@ class Memory:
                     text = text.replace(entity_id, repr(name))
             return _CLI_HINT.sub("", text)
 
+        def about(f: Finding) -> tuple[str, str | None]:
+            # a relation's words (an open relation's predicate, a typed one's wording) are
+            # named as the argument they came from, never echoed: they may hold the secret
+            if f.focus.startswith((OPEN_RELATION_PREFIX, f"{OL}wording/")):
+                return "a relation", "relationType"
+            return names.get(f.focus, f.focus), f.path
+
         findings = [
             Finding(
-                focus=names.get(f.focus, f.focus),
-                path=f.path,
+                focus=about(f)[0],
+                path=about(f)[1],
                 constraint=f.constraint,
                 value=f.value,
                 message=named(f.message),
@@ -499,9 +506,8 @@ class Memory:
         """Stage relations (ids and the agent's words) onto fresh changes from
         ``changes_factory``, typed where they fit and open otherwise, demoting to open every
         typed one the shapes refuse (a cycle, a cardinality) until what is staged validates.
-        Returns the changes and, per relation, (index, typed, new).
-
-        :raises ValidationFailed: for what no demotion can fix (in the agent's terms).
+        Returns the changes and, per relation, (index, typed, new); what no demotion can fix
+        is left for the commit to refuse.
         """
         demoted: set[int] = set()
         while True:
@@ -536,8 +542,8 @@ class Memory:
                 ] or [i for i, (_, rel, _) in typed.items() if x.path == rel]
                 if about:
                     blamed.add(max(about))
-            if not blamed:
-                raise self.for_agent(ValidationFailed(findings))
+            if not blamed:  # nothing a demotion fixes: the commit refuses it, in full
+                return changes, outcome
             demoted |= blamed
 
     def create_relations(self, relations: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -235,6 +235,7 @@ def import_memory(
     memory = Memory(graph)
     entity_refusals: list[dict[str, Any]] = []  # by validation, across rounds
     dropped: set[str] = set()  # their names
+    skipped_links: set[int] = set()  # relations refused by validation (by object id)
 
     def stage() -> tuple[Changes, dict[str, dict[str, Any]]]:
         changes = graph.changes()
@@ -273,6 +274,8 @@ def import_memory(
         links: list[tuple[str, str, str]] = []
         link_items: list[Link] = []
         for link in found.relations:
+            if id(link) in skipped_links:
+                continue
             ends = []
             for end in (link.source, link.target):
                 entity_id = None if end in dropped else memory._one(end, probe)
@@ -295,29 +298,48 @@ def import_memory(
                 continue
             links.append((ends[0], link.words, ends[1]))
             link_items.append(link)
-        try:
-            changes, outcome = memory.stage_relations(lambda: stage()[0], links)
-            findings = graph.writes.check(changes.delta)
-            if findings:
+        changes, outcome = memory.stage_relations(lambda: stage()[0], links)
+        findings = graph.writes.check(changes.delta)
+        if not findings:
+            break
+        # Refuse what the findings are about — an entity, or a relation whose words hold a
+        # secret — with the reason, and try again without it.
+        by_id = {e["id"]: e for e in staged.values()}
+        by_words = _relation_nodes(graph, links)
+        blamed_entities: set[str] = set()
+        blamed_links: set[int] = set()
+        for f in findings:
+            if f.focus in by_id:
+                blamed_entities.add(by_id[f.focus]["name"])
+            elif f.focus in by_words:
+                blamed_links |= {i for i in by_words[f.focus] if i < len(link_items)}
+            else:
                 raise memory.for_agent(ValidationFailed(findings))
-        except ValidationFailed as exc:
-            # Refuse the entities the findings are about, with the reason, and try again.
-            blamed = {f.focus for f in exc.findings if f.focus in staged} - dropped
-            if not blamed:
-                raise
-            for f in exc.findings:
-                if f.focus in blamed:
-                    entity_refusals.append(
-                        {
-                            "where": staged[f.focus].get("where"),
-                            "name": f.focus,
-                            "entityType": staged[f.focus].get("entityType"),
-                            "why": f.message,
-                        }
-                    )
-            dropped |= blamed
-            continue
-        break
+        translated = memory.for_agent(ValidationFailed(findings)).findings
+        for f, raw in zip(translated, findings, strict=True):
+            if raw.focus in by_id:
+                entity = by_id[raw.focus]
+                entity_refusals.append(
+                    {
+                        "where": entity.get("where"),
+                        "name": entity["name"],
+                        "entityType": entity.get("entityType"),
+                        "why": f.message,
+                    }
+                )
+        for i in sorted(blamed_links):
+            link = link_items[i]
+            skipped_links.add(id(link))
+            entity_refusals.append(
+                {
+                    "where": link.where,
+                    "from": link.source,
+                    "to": link.target,
+                    "relationType": "(withheld: it holds a secret)",
+                    "why": "the relation's words hold a secret, and secrets are never stored",
+                }
+            )
+        dropped |= blamed_entities
     refused = [*found.refused, *entity_refusals, *relation_refusals]
 
     typed_rel: list[dict[str, Any]] = []
@@ -347,6 +369,24 @@ def import_memory(
         graph.commit(changes)  # through the one write path: all of it, or nothing
     report["stored"] = not dry_run
     return report
+
+
+def _relation_nodes(graph: Graph, links: list[tuple[str, str, str]]) -> dict[str, list[int]]:
+    """The nodes a finding can name for each staged relation's words (its open predicate,
+    the wording of a typed one), as finding focuses, → the relations' indexes."""
+    from ontoloom.memory import typed_relation, wording_iri
+    from ontoloom.vocab import open_relation_iri
+
+    out: dict[str, list[int]] = {}
+    ids = graph.ids
+    for i, (from_id, words, to_id) in enumerate(links):
+        nodes = [open_relation_iri(words)]
+        spec = typed_relation(graph, words)
+        if spec is not None:
+            nodes.append(wording_iri(ids.iri(from_id), spec.iri, ids.iri(to_id)))
+        for node in nodes:
+            out.setdefault(ids.id_of(node), []).append(i)
+    return out
 
 
 def _canonical(graph: Graph, words: str) -> str:
