@@ -261,40 +261,44 @@ class Memory:
         instead of observations."""
         if limit is not None and (not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE):
             raise BadInput(f"limit is a number from 1 to {MAX_PAGE}, not {limit!r}")
-        all_ids = self._all_ids()
-        total = len(all_ids)
-        if cursor is None and limit is None and total <= FULL_READ:
-            nodes = sorted(self._nodes(all_ids), key=lambda n: (n.created, n.id))
-            relations = self.graph.relations_among(all_ids, outgoing_only=True)
-            out = self._graph_json(nodes, relations)
-            if summary:
-                out = self._summary(nodes, all_ids)
-            return out
+        whole = cursor is None and limit is None
+        if whole:
+            ids = self.graph.object_ids(None, FULL_READ + 1)
+            if len(ids) <= FULL_READ:
+                nodes = sorted(self._nodes(ids), key=lambda n: (n.created, n.id))
+                if summary:
+                    return self._summary(nodes, ids)
+                return self._graph_json(nodes, self.graph.relations_among(ids, outgoing_only=True))
         size = limit if limit is not None else FULL_READ
         after = _decode_cursor(cursor) if cursor else None
         # A keyset page: ids after the cursor, one more than the page to tell whether more
-        # follow.
+        # follow. Its cost does not grow with the graph (only counts read it whole).
         ids = self.graph.object_ids(after, size + 1)
         page_ids, more = ids[:size], len(ids) > size
         nodes = self._nodes(page_ids)
         out = (
-            self._summary(nodes, all_ids)
+            self._summary(nodes, self._all_ids())
             if summary
             else self._graph_json(nodes, self.graph.relations_among(page_ids, outgoing_only=True))
         )
-        before = sum(1 for i in all_ids if after is not None and i <= after)
-        first, last = before + 1, before + len(page_ids)
         if more:
             out["nextCursor"] = _encode_cursor(page_ids[-1])
-            out["note"] = (
-                f"Returned entities {first}-{last} of {total} (with the relations leaving "
-                f"them); {total - last} more: call read_graph again with cursor "
-                f"{out['nextCursor']!r} to get the next page."
-            )
+            rest = f"call read_graph again with cursor {out['nextCursor']!r} to get the next page"
+            if whole:  # an agent that asked for everything is told exactly what it did not get
+                total = len(self._all_ids())
+                out["note"] = (
+                    f"Returned entities 1-{len(page_ids)} of {total} (with the relations "
+                    f"leaving them); {total - len(page_ids)} more: {rest}."
+                )
+            else:
+                out["note"] = (
+                    f"Returned {_entities(len(page_ids))}{' after the cursor' if after else ''} "
+                    f"(with the relations leaving them); more follow: {rest}."
+                )
         elif after is not None:  # the last of several pages (one page whole needs no note)
             out["note"] = (
-                f"Returned entities {first}-{last} of {total} (with the relations leaving "
-                "them); this is the last page."
+                f"Returned {_entities(len(page_ids))} after the cursor (with the relations "
+                "leaving them); this is the last page."
             )
         return out
 
@@ -743,6 +747,10 @@ def _relation_fields(item: Any, i: int) -> tuple[str, str, str]:
     if not all(isinstance(v, str) and v.strip() for v in (source, target, relation_type)):
         raise BadInput(f"relations[{i}]: from, to and relationType are non-empty strings")
     return str(source), str(target), str(relation_type)
+
+
+def _entities(n: int) -> str:
+    return f"{n} entit{'y' if n == 1 else 'ies'}"
 
 
 def _encode_cursor(last_id: str) -> str:
