@@ -34,6 +34,7 @@ import base64
 import hashlib
 import json
 import re
+import weakref
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -128,6 +129,10 @@ class Memory:
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
         self._names: dict[str, str] = {}  # id → the name the agent used, for messages
+        # name → ids of the entities staged on each pending Changes
+        self._staged: weakref.WeakKeyDictionary[Changes, dict[str, set[str]]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     # -- names -------------------------------------------------------------------------------
     def _find(self, name: str, changes: Changes | None = None) -> list[str]:
@@ -147,11 +152,8 @@ class Memory:
             for row in self.graph.backend.select(_BY_LABEL, {"n": label})
         }
         if changes is not None:
-            found |= {
-                self.graph.ids.id_of(q.subject)
-                for q in changes.delta.adds
-                if q.predicate in _LABEL_PREDICATES and q.object == label
-            }
+            # staged here (an index, not a scan of the delta: a batch stays linear)
+            found |= self._staged.get(changes, {}).get(name, set())
             found = {i for i in found if changes.exists(i)}
         for i in found:
             self._names.setdefault(i, name)
@@ -334,24 +336,33 @@ class Memory:
         cap = MAX_PAGE if limit is None else min(max(limit, 1), MAX_PAGE)
         needle = query.lower()
         q = Literal(needle)  # serialised as an escaped SPARQL string
-        classes = " ".join(str(c) for c in self.graph.schema.object_classes())
+        object_classes = self.graph.schema.object_classes()
+        classes = " ".join(str(c) for c in object_classes)
         props = " ".join(str(vocab_iri(k)) for k in ("name", "title", "kind", "observations"))
-        rows = self.graph.backend.select(
-            f"SELECT DISTINCT ?e WHERE {{ VALUES ?t {{ {classes} }} ?e {RDF_TYPE} ?t . "
-            f"{{ VALUES ?p {{ {props} }} ?e ?p ?v FILTER(CONTAINS(LCASE(STR(?v)), {q})) }} "
-            f'UNION {{ FILTER(CONTAINS(LCASE(STRAFTER(STR(?t), "#")), {q})) }} }}'
+        # two plain patterns: a UNION with a filter-only branch is evaluated far slower
+        rows = list(
+            self.graph.backend.select(
+                f"SELECT DISTINCT ?e WHERE {{ VALUES ?p {{ {props} }} ?e ?p ?v "
+                f"FILTER(CONTAINS(LCASE(STR(?v)), {q})) VALUES ?t {{ {classes} }} "
+                f"?e {RDF_TYPE} ?t }}"
+            )
         )
+        typed = " ".join(str(c) for c in object_classes if needle in c.value.rsplit("#")[-1].lower())
+        if typed:
+            rows += self.graph.backend.select(
+                f"SELECT DISTINCT ?e WHERE {{ VALUES ?t {{ {typed} }} ?e {RDF_TYPE} ?t }}"
+            )
         matched = {self.graph.ids.id_of(r["e"]) for r in rows}
         # BM25 hits first (they also find words apart, which the reference does not), then
         # every substring match the reference would return
         hits = self.graph.search(query, limit=cap)
         ranked = [h.id for h in hits if h.kind == "object" and (h.id in matched or not h.private)]
         ids = list(dict.fromkeys([*ranked, *sorted(matched)]))
-        nodes = self._nodes(ids)
-        out = self._graph_json(nodes[:cap], self.graph.relations_among([n.id for n in nodes[:cap]]))
-        if len(nodes) > cap:
+        page = ids[:cap]
+        out = self._graph_json(self._nodes(page), self.graph.relations_among(page))
+        if len(ids) > cap:
             out["note"] = (
-                f"Returned {cap} of {len(nodes)} matching entities (best first); "
+                f"Returned {cap} of {len(ids)} matching entities (best first); "
                 "narrow the query to see the others."
             )
         return out
@@ -463,6 +474,7 @@ class Memory:
             entity_id = f"{entity_id}{hashlib.sha256(name.encode()).hexdigest()[8:12]}"
         changes.create(type_name, props, id=entity_id)
         self._names[entity_id] = name
+        self._staged.setdefault(changes, {}).setdefault(name, set()).add(entity_id)
         return entity_id, type_name
 
     def create_entities(self, entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
