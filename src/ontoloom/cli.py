@@ -72,6 +72,11 @@ def _emit(data: Any, text: Callable[[], None] | str) -> None:
         click.echo(text)
 
 
+def _rel_text(rel: str, is_open: bool | None) -> str:
+    """A relation's name; an open one (the agent's own words, maybe with spaces) quoted."""
+    return f"{json.dumps(rel, ensure_ascii=False)} (open)" if is_open else rel
+
+
 def _graph(write: bool = False, create: bool = False):
     from ontoloom.api import Graph
 
@@ -232,9 +237,11 @@ def get(entity_id: str) -> None:
         for key, value in data["properties"].items():
             click.echo(f"  {key}: {json.dumps(value, ensure_ascii=False)}")
         for r in data["relations"]["outgoing"]:
-            click.echo(f"  → {r['rel']} {r['to_id']} ({r['to_type']})")
+            click.echo(f"  → {_rel_text(r['rel'], r.get('open'))} {r['to_id']} ({r['to_type']})")
         for r in data["relations"]["incoming"]:
-            click.echo(f"  ← {r['rel']} {r['from_id']} ({r['from_type']})")
+            click.echo(
+                f"  ← {_rel_text(r['rel'], r.get('open'))} {r['from_id']} ({r['from_type']})"
+            )
 
     _emit(data, text)
 
@@ -347,7 +354,9 @@ def relations(entity_id: str, rel: str | None, direction: str) -> None:
 
     def text() -> None:
         for r in found:
-            click.echo(f"{r.from_id} ({r.from_type}) {r.rel} {r.to_id} ({r.to_type})")
+            click.echo(
+                f"{r.from_id} ({r.from_type}) {_rel_text(r.rel, r.open)} {r.to_id} ({r.to_type})"
+            )
         if not found:
             click.echo("no relations")
 

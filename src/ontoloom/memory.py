@@ -347,7 +347,9 @@ class Memory:
                 f"?e {RDF_TYPE} ?t }}"
             )
         )
-        typed = " ".join(str(c) for c in object_classes if needle in c.value.rsplit("#")[-1].lower())
+        typed = " ".join(
+            str(c) for c in object_classes if needle in c.value.rsplit("#")[-1].lower()
+        )
         if typed:
             rows += self.graph.backend.select(
                 f"SELECT DISTINCT ?e WHERE {{ VALUES ?t {{ {typed} }} ?e {RDF_TYPE} ?t }}"
