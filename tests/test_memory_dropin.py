@@ -363,3 +363,24 @@ def test_import_refuses_bad_input_readably(cli: Cli, tmp_path: Path) -> None:
     assert result.exit_code != 0 and "no such file" in result.output
     result = cli("import", str(jsonl), "--from", "memory-jsonl", "--format", "turtle")
     assert result.exit_code == 2
+
+
+def test_errors_from_below_the_drop_in_lose_their_cli_advice() -> None:
+    import pytest
+
+    from ontoloom.errors import BadInput, NotFound
+    from ontoloom.mcp_server.memory_tools import _in_agent_terms
+
+    def record(g: Any, a: Any) -> Any:
+        raise BadInput("rec:x comes from a record, not from a direct write: edit the record "
+                       "and run `ontoloom rebuild`")  # fmt: skip
+
+    def missing(g: Any, a: Any) -> Any:
+        raise NotFound("no entity with id 'x': check the id with `ontoloom list`")
+
+    with pytest.raises(BadInput) as exc:
+        _in_agent_terms(record)(None, {})
+    assert "ontoloom" not in exc.value.message and "leave it out" in exc.value.message
+    with pytest.raises(NotFound) as found:
+        _in_agent_terms(missing)(None, {})
+    assert found.value.message == "no entity with id 'x'"

@@ -50,7 +50,16 @@ if TYPE_CHECKING:
     from ontoloom.api import Graph
     from ontoloom.changes import Changes
 
-__all__ = ["FULL_READ", "GENERIC_TYPE", "MAX_PAGE", "Memory", "stable_id", "typed_relation"]
+__all__ = [
+    "FULL_READ",
+    "GENERIC_TYPE",
+    "MAX_PAGE",
+    "Memory",
+    "stable_id",
+    "typed_relation",
+    "without_cli_advice",
+    "wording_iri",
+]
 
 FULL_READ = 1000  # read_graph without arguments returns the whole graph up to this many
 MAX_PAGE = 1000
@@ -63,10 +72,28 @@ _BY_LABEL = (
     f"SELECT DISTINCT ?e ?n WHERE {{ VALUES ?p {{ {' '.join(map(str, _LABEL_PREDICATES))} }} "
     f"?e ?p ?n . ?e {RDF_TYPE} ?t }}"
 )
-# CLI advice in shape messages (`ontoloom …`, -p key=value): an agent on MCP cannot follow it.
-_CLI_HINT = re.compile(
-    r"(?:[:;,] *|\(|\s+)(?:set (?:it )?with |set |or |use |run )*(?:`ontoloom[^`]*`|-p \S+(?: \([^)]*\))?)\)?"
-)
+# CLI advice in messages (`ontoloom …`, -p key=value): an agent on MCP cannot follow it.
+_CLAUSE = re.compile(r"(: |; |, or |, | \()")
+_CLI_ADVICE = re.compile(r"`ontoloom|(?:^|\s)-p \S")
+
+
+def without_cli_advice(text: str) -> str:
+    """A message without the clauses that give CLI advice (`ontoloom …`, ``-p key=value``).
+
+    >>> without_cli_advice("no entity with id x: check the id with `ontoloom list`")
+    'no entity with id x'
+    >>> without_cli_advice("An Event needs a start: set -p start=2026-11-02 (or a time)")
+    'An Event needs a start'
+    """
+    tokens = _CLAUSE.split(text)
+    out, dropping = tokens[0], False
+    for sep, clause in zip(tokens[1::2], tokens[2::2], strict=True):
+        if _CLI_ADVICE.search(clause) or (dropping and sep == " ("):
+            dropping = True
+            continue
+        dropping = False
+        out += sep + clause
+    return out
 
 
 def stable_id(type_name: str, name: str) -> str:
@@ -395,7 +422,7 @@ class Memory:
             for entity_id, name in sorted(names.items(), key=lambda kv: -len(kv[0])):
                 if entity_id != name:
                     text = text.replace(entity_id, repr(name))
-            return _CLI_HINT.sub("", text)
+            return without_cli_advice(text)
 
         def about(f: Finding) -> tuple[str, str | None]:
             # a relation's words (an open relation's predicate, a typed one's wording) are

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.mcp_server.tools import ToolSpec
-from ontoloom.memory import FULL_READ, MAX_PAGE, Memory
+from ontoloom.errors import BadInput, NotFound
+from ontoloom.memory import FULL_READ, MAX_PAGE, Memory, without_cli_advice
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -93,6 +94,27 @@ def _message(data: Any) -> str:
     return str(data["message"])
 
 
+def _in_agent_terms(handler: Callable[[Graph, dict[str, Any]], Any]) -> Callable[..., Any]:
+    """An error from below the drop-in (a record's object, an id check) without the CLI
+    advice it was written with: an agent on MCP can only change its call."""
+
+    def run(g: Graph, a: dict[str, Any]) -> Any:
+        try:
+            return handler(g, a)
+        except (BadInput, NotFound) as exc:
+            if "`ontoloom" not in exc.message and "-p " not in exc.message:
+                raise
+            text = without_cli_advice(exc.message)
+            if "from a record" in exc.message:
+                text = (
+                    "that entity was read from a record file, not written with these tools: "
+                    "leave it out of this call (its record file is where it changes)"
+                )
+            raise type(exc)(text) from None
+
+    return run
+
+
 def _create_entities(g: Graph, a: dict[str, Any]) -> Any:
     return {"entities": Memory(g).create_entities(a["entities"])}
 
@@ -150,7 +172,7 @@ def memory_tools() -> list[ToolSpec]:
             "skipped). Any entityType is accepted and read back as written; where it names a "
             "schema type (person, task, project, organization…) the entity is typed.",
             {"entities": {"type": "array", "items": _ENTITY}},
-            _create_entities,
+            _in_agent_terms(_create_entities),
             required=("entities",),
             idempotent=False,
             output_schema={
@@ -169,7 +191,7 @@ def memory_tools() -> list[ToolSpec]:
             "typed when it names a schema relation both ends satisfy, else kept verbatim as "
             "an open relation.",
             {"relations": {"type": "array", "items": _RELATION}},
-            _create_relations,
+            _in_agent_terms(_create_relations),
             required=("relations",),
             idempotent=False,
             output_schema={
@@ -190,7 +212,7 @@ def memory_tools() -> list[ToolSpec]:
                 "The name of the entity to add the observations to",
                 "An array of observation contents to add",
             ),
-            _add_observations,
+            _in_agent_terms(_add_observations),
             required=("observations",),
             idempotent=False,
             output_schema={"type": "object", "properties": {"results": {"type": "array"}}},
@@ -203,7 +225,7 @@ def memory_tools() -> list[ToolSpec]:
             "Delete Entities",
             "Delete multiple entities and their associated relations from the knowledge graph",
             {"entityNames": {**_STRINGS, "description": "An array of entity names to delete"}},
-            _delete_entities,
+            _in_agent_terms(_delete_entities),
             required=("entityNames",),
             destructive=True,
             output_schema=_DONE_OUT,
@@ -221,7 +243,7 @@ def memory_tools() -> list[ToolSpec]:
                 "The name of the entity containing the observations",
                 "An array of observations to delete",
             ),
-            _delete_observations,
+            _in_agent_terms(_delete_observations),
             required=("deletions",),
             destructive=True,
             output_schema=_DONE_OUT,
@@ -240,7 +262,7 @@ def memory_tools() -> list[ToolSpec]:
                     "description": "An array of relations to delete",
                 }
             },
-            _delete_relations,
+            _in_agent_terms(_delete_relations),
             required=("relations",),
             destructive=True,
             output_schema=_DONE_OUT,
@@ -266,7 +288,7 @@ def memory_tools() -> list[ToolSpec]:
                 },
                 "summary": {"type": "boolean", "default": False},
             },
-            _read_graph,
+            _in_agent_terms(_read_graph),
             output_schema=_GRAPH_OUT,
             strict=False,
             render=_graph_text,
@@ -289,7 +311,7 @@ def memory_tools() -> list[ToolSpec]:
                     "description": f"At most this many entities (default and most: {MAX_PAGE}).",
                 },
             },
-            _search_nodes,
+            _in_agent_terms(_search_nodes),
             required=("query",),
             output_schema=_GRAPH_OUT,
             strict=False,
@@ -301,7 +323,7 @@ def memory_tools() -> list[ToolSpec]:
             "Open specific nodes in the knowledge graph by their names (an id works too), "
             "with every relation that has an end among them.",
             {"names": {**_STRINGS, "description": "An array of entity names to retrieve"}},
-            _open_nodes,
+            _in_agent_terms(_open_nodes),
             required=("names",),
             output_schema=_GRAPH_OUT,
             strict=False,
