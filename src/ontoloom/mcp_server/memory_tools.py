@@ -9,8 +9,8 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ontoloom.mcp_server.tools import ToolSpec
 from ontoloom.errors import BadInput, NotFound
+from ontoloom.mcp_server.tools import ToolSpec
 from ontoloom.memory import FULL_READ, MAX_PAGE, Memory, without_cli_advice
 
 if TYPE_CHECKING:
