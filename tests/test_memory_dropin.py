@@ -268,6 +268,21 @@ def test_import_memory_jsonl_maps_as_the_drop_in_does(cli: Cli, tmp_path: Path) 
     assert sorted(imported["relations"], key=key) == sorted(relations, key=key)
     assert ok(cli, "check")["conforms"] is True
 
+    # The oracle: pySHACL finds the imported graph (open relations and all) conforms.
+    from ontoloom.schema import builtin_triples
+    from ontoloom.shacl.oracle import pyshacl_results
+    from ontoloom.store.rdfio import read_triples
+
+    exported = cli("export", "--format", "ntriples", "--graph", "facts").output
+    ontology, shapes = builtin_triples()
+    conforms, results, _ = pyshacl_results(
+        read_triples(data=exported, format_name="ntriples"),
+        shapes,
+        ontology=ontology,
+        advanced=True,
+    )
+    assert conforms, results
+
     again = json.loads(cli("--json", "import", str(file), "--from", "memory-jsonl").output)
     assert again["entities"]["typed"] == [] and len(again["entities"]["existing"]) == 9
     assert again["relations"]["typed"] == [] or not any(
