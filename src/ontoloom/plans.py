@@ -74,8 +74,10 @@ class PlanResult:
                 "removes": sorted(str(q) for q in self.removes),
             }
         if self.findings:
-            out["error"] = "validation"
-            out["results"] = [f.to_json() for f in self.findings]
+            from ontoloom.findings import refusal_json
+
+            message = f"the plan would be refused: {len(self.findings)} rule(s) broken"
+            out.update(refusal_json(self.findings, message))
         return out
 
 

@@ -168,15 +168,23 @@ def run_query(
     asked = "json" if format_name == "table" else format_name
     lock = graph.backend.lock
     try:
-        kind, data = run_isolated(
-            graph.data_dir,
-            text,
-            bindings or None,
-            asked,
-            timeout=timeout,
-            lock_fd=lock.fileno() if lock is not None else None,
-            dataset=dataset,
-        )
+        if graph.backend.remote:
+            # The store runs the query in its own process, under its own time limits; with
+            # --infer, a local copy of the stored and inferred quads answers it.
+            from ontoloom.store import scratch
+
+            source = graph.backend if dataset is None else scratch(dataset)
+            kind, data = source.serialize_results(text, bindings or None, asked)
+        else:
+            kind, data = run_isolated(
+                graph.data_dir,
+                text,
+                bindings or None,
+                asked,
+                timeout=timeout,
+                lock_fd=lock.fileno() if lock is not None else None,
+                dataset=dataset,
+            )
     except QueryTimeout as exc:
         raise QueryTimeout(f"{exc.message}; narrow it or raise {timeout_option}") from None
     if format_name == "table" and kind == "select":

@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING
 
 import pyoxigraph
 
-from ontoloom.errors import BadInput, OntoloomError
+from ontoloom.errors import BadInput, CommitConflict, OntoloomError
 from ontoloom.store.base import Delta, Row
 from ontoloom.store.lexical import (
     DATATYPE,
@@ -94,6 +94,8 @@ class EmbeddedBackend:
     >>> [row["o"].value for row in b.select("SELECT ?o WHERE { GRAPH <http://g> { ?s ?p ?o } }")]
     ['x']
     """
+
+    remote = False
 
     def __init__(self, store: pyoxigraph.Store, *, writable: bool, union: bool = True) -> None:
         self._store = store
@@ -192,7 +194,7 @@ class EmbeddedBackend:
         return iter(self._store.named_graphs())
 
     # -- writes --------------------------------------------------------------------------
-    def apply(self, delta: Delta) -> int:
+    def apply(self, delta: Delta, expected: int | None = None) -> int:
         """Commit removes then adds, and bump the generation, in one update request.
 
         An add-only delta goes in as one ``extend`` transaction (much faster than parsing an
@@ -202,6 +204,8 @@ class EmbeddedBackend:
 
         :raises BadInput: two literals the store would keep as one value.
         """
+        if expected is not None and expected != self.generation():
+            raise CommitConflict(f"the store moved on from generation {expected}")
         plan = self._as_stored(delta.normalized())
         self._dirty = True
         if plan.adds and not plan.removes and not plan.drops:
