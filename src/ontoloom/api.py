@@ -41,6 +41,7 @@ from ontoloom.vocab import (
     PROV_GENERATED,
     RDF_TYPE,
     SCHEMA_GRAPH,
+    is_open_relation,
 )
 from ontoloom.writes import WritePath
 
@@ -369,6 +370,7 @@ class Graph:
                 to_id=self.ids.id_of(r["o"]),
                 from_type=types.get(r["s"]),
                 to_type=types.get(r["o"]),
+                open=is_open_relation(r["p"]),
             )
             for r in rows
         ]

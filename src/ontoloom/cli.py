@@ -128,6 +128,11 @@ def _rich_table(columns: list[str], rows: list[list[str]], right: tuple[int, ...
         click.echo(line.rstrip())
 
 
+def _rel_text(rel: str, is_open: bool | None) -> str:
+    """A relation's name; an open one (the agent's own words, maybe with spaces) quoted."""
+    return f"{json.dumps(rel, ensure_ascii=False)} (open)" if is_open else rel
+
+
 def _graph(write: bool = False, create: bool = False):
     from ontoloom.api import Graph
 
@@ -303,9 +308,11 @@ def get(entity_id: str) -> None:
         for key, value in data["properties"].items():
             click.echo(f"  {key}: {json.dumps(value, ensure_ascii=False)}")
         for r in data["relations"]["outgoing"]:
-            click.echo(f"  → {r['rel']} {r['to_id']} ({r['to_type']})")
+            click.echo(f"  → {_rel_text(r['rel'], r.get('open'))} {r['to_id']} ({r['to_type']})")
         for r in data["relations"]["incoming"]:
-            click.echo(f"  ← {r['rel']} {r['from_id']} ({r['from_type']})")
+            click.echo(
+                f"  ← {_rel_text(r['rel'], r.get('open'))} {r['from_id']} ({r['from_type']})"
+            )
 
     _emit(data, text)
 
@@ -418,7 +425,9 @@ def relations(entity_id: str, rel: str | None, direction: str) -> None:
 
     def text() -> None:
         for r in found:
-            click.echo(f"{r.from_id} ({r.from_type}) {r.rel} {r.to_id} ({r.to_type})")
+            click.echo(
+                f"{r.from_id} ({r.from_type}) {_rel_text(r.rel, r.open)} {r.to_id} ({r.to_type})"
+            )
         if not found:
             click.echo("no relations")
 
@@ -1171,24 +1180,71 @@ def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> Non
     default=None,
     help="Target graph (default: facts, or the graphs a TriG/N-Quads file names).",
 )
+@click.option(
+    "--from",
+    "source",
+    type=click.Choice(["memory-jsonl", "sage-memory"]),
+    default=None,
+    help="Import another tool's memory instead of RDF: the reference MCP memory server's "
+    "memory.jsonl, or sage-memory's SQLite database.",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="With --from: report what would happen; store nothing."
+)
 @_common
-def import_(file: Path, fmt: str | None, which: str | None) -> None:
+def import_(
+    file: Path, fmt: str | None, which: str | None, source: str | None, dry_run: bool
+) -> None:
     """Import RDF, validated together with the store: all of it, or nothing.
 
     A file that holds no statement (an empty file, plain JSON read as JSON-LD) is refused.
+
+    With --from, import the memory agents keep in another tool, mapped exactly as the
+    memory-server tools map their calls; the report says what became typed, what stayed
+    open and what was refused and why (refused items are left out, the rest is stored at
+    once, or nothing is).
 
     \b
     Examples:
       ontoloom import team.ttl
       curl -s https://example.org/team.nt | ontoloom import - --format ntriples
+      ontoloom import memory.jsonl --from memory-jsonl --dry-run
+      ontoloom import .sage-memory/memory.db --from sage-memory --json
     """
-    from ontoloom.interchange import import_file
+    if source is None:
+        if dry_run:
+            raise click.UsageError("--dry-run goes with --from (an RDF import is all or nothing)")
+        if not _is_stdio(file) and file.suffix.lower() in (".jsonl", ".db", ".sqlite", ".sqlite3"):
+            hint = "memory-jsonl" if file.suffix.lower() == ".jsonl" else "sage-memory"
+            raise click.UsageError(
+                f"{file} is not RDF: to import another tool's memory, add --from {hint}"
+            )
+        from ontoloom.interchange import import_file
 
-    data = _stdin_bytes() if _is_stdio(file) else None  # read before the store is locked
-    with _graph(write=True, create=True) as g:
-        result = import_file(g, None if data is not None else file, fmt, which, data=data)
-    source = "standard input" if data is not None else file
-    _emit(result.to_json(), f"imported {result.quads} quads from {source}")
+        data = _stdin_bytes() if _is_stdio(file) else None  # read before the store is locked
+        with _graph(write=True, create=True) as g:
+            result = import_file(g, None if data is not None else file, fmt, which, data=data)
+        where = "standard input" if data is not None else file
+        _emit(result.to_json(), f"imported {result.quads} quads from {where}")
+        return
+    if _is_stdio(file):
+        raise click.UsageError("--from reads a file (a database cannot come on standard input)")
+    if fmt is not None or which is not None:
+        raise click.UsageError("--format and --graph are for RDF files, not with --from")
+    import tempfile
+
+    from ontoloom.api import Graph
+    from ontoloom.config import resolve_data_dir
+    from ontoloom.migrate import import_memory, render
+    from ontoloom.store import exists
+
+    target = resolve_data_dir(_opts()["data_dir"])
+    with tempfile.TemporaryDirectory() as scratch:
+        if dry_run and not exists(target):  # no store yet: try it on an empty one
+            target = Path(scratch) / "store"
+        with Graph.open(target, write=True, create=True) as g:
+            report = import_memory(g, file, source, dry_run=dry_run)
+    _emit(report, lambda: click.echo(render(report)))
 
 
 @main.command()
