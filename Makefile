@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test soak check bench bench-mcp clean
+.PHONY: demo test soak check bench bench-mcp eval clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ bench: $(STAMP)
 # MCP servers over stdio, side by side; peers are installed under bench/.peers/ on first use.
 bench-mcp: $(STAMP)
 	$(PY) bench/mcp_bench.py
+
+# The prompt hook scored on a labelled prompt set (eval/hook_prompts.json): precision, recall,
+# quiet rate and tokens injected, for the tuning part, the held-out part and all prompts.
+eval: $(STAMP)
+	$(PY) eval/hook_eval.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
