@@ -132,8 +132,6 @@ def run(cases: list[Case], data_dirs: dict[str, Path]) -> list[Outcome]:
 
     outcomes = []
     for case in cases:
-        if case.instance not in data_dirs:
-            raise SystemExit(f"unknown instance {case.instance!r} in prompt {case.prompt!r}")
         start = time.perf_counter()
         text = context(data_dirs[case.instance], case.prompt)
         elapsed = time.perf_counter() - start
@@ -155,10 +153,15 @@ def check_labels(cases: list[Case], data_dirs: dict[str, Path]) -> None:
                     raise SystemExit(f"{case.prompt!r}: labels name no object: {unknown}")
 
 
-def build(root: Path) -> dict[str, Path]:
+def build(root: Path, names: set[str]) -> dict[str, Path]:
+    """The instances named (``team``, ``ops``) under ``root``: their data dirs."""
     from world import build_ops, build_team
 
-    return {"team": build_team(root / "team"), "ops": build_ops(root / "ops")}
+    builders = {"team": build_team, "ops": build_ops}
+    unknown = names - set(builders)
+    if unknown:
+        raise SystemExit(f"unknown instance(s) {sorted(unknown)}: use team or ops")
+    return {name: builders[name](root / name) for name in sorted(names)}
 
 
 def table(rows: list[tuple[str, dict[str, Any]]]) -> str:
@@ -185,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cases = load_set(args.set)
     with tempfile.TemporaryDirectory(prefix="ontoloom-eval-") as tmp:
-        data_dirs = build(Path(tmp))
+        data_dirs = build(Path(tmp), {c.instance for c in cases})
         check_labels(cases, data_dirs)
         outcomes = run(cases, data_dirs)
     parts = [
