@@ -26,8 +26,8 @@ soak: $(STAMP)
 		$(PY) -m pytest -n 2 tests/reliability tests/test_differential_generated.py
 
 check: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench
-	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/ruff check src tests bench eval
+	$(VENV)/bin/ruff format --check src tests bench eval
 	$(VENV)/bin/mypy
 
 bench: $(STAMP)

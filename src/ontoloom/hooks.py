@@ -81,7 +81,35 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 # words in capitals do not.
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]\b")
 _NOT_ACRONYMS = frozenset(
-    "AM AN AS AT BE BY DO GO HE HI IF IN IS IT ME MY NO OF OK ON OR PM SO TO UP US WE".split()
+    {
+        "AM",
+        "AN",
+        "AS",
+        "AT",
+        "BE",
+        "BY",
+        "DO",
+        "GO",
+        "HE",
+        "HI",
+        "IF",
+        "IN",
+        "IS",
+        "IT",
+        "ME",
+        "MY",
+        "NO",
+        "OF",
+        "OK",
+        "ON",
+        "OR",
+        "PM",
+        "SO",
+        "TO",
+        "UP",
+        "US",
+        "WE",
+    }
 )
 # "how do I …", "time to …": the prompt asks for a procedure; the word after is its verb.
 _RUNBOOK = re.compile(
