@@ -488,7 +488,7 @@ def _lift(
         found.update(fresh)
     lifted: dict[Term, _Candidate] = {}
     for cand in out:
-        target = found.get(classes.get(cand.node)) if cand.node in classes else cand  # type: ignore[arg-type]
+        target = found.get(classes[cand.node]) if cand.node in classes else cand
         if target is None or not target.type or _private(target):
             continue  # a private class: neither it nor its occurrence is shown
         if target is not cand:
