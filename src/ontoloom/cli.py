@@ -1731,7 +1731,10 @@ _PROJECT_FILES = {
     ),
     "cursor": (".cursor/mcp.json and .cursor/rules/ontoloom.mdc", "~/.cursor/mcp.json"),
     "codex": (".codex/config.toml and AGENTS.md", "~/.codex/config.toml and ~/.codex/AGENTS.md"),
-    "gemini": (".gemini/settings.json and GEMINI.md", "~/.gemini/settings.json and ~/.gemini/GEMINI.md"),
+    "gemini": (
+        ".gemini/settings.json and GEMINI.md",
+        "~/.gemini/settings.json and ~/.gemini/GEMINI.md",
+    ),
     "opencode": (
         "opencode.json and AGENTS.md",
         "~/.config/opencode/opencode.json and ~/.config/opencode/AGENTS.md",

@@ -71,7 +71,9 @@ CLIENTS = {
     "opencode": "OpenCode",
     "claude-desktop": "Claude Desktop",
 }
-BEGIN = "<!-- ontoloom:begin — written by `ontoloom install`; this block is replaced on every run -->"
+BEGIN = (
+    "<!-- ontoloom:begin — written by `ontoloom install`; this block is replaced on every run -->"
+)
 END = "<!-- ontoloom:end -->"
 _EXE_NAMES = {"ontoloom", "ontoloom.exe"}
 
@@ -262,7 +264,9 @@ def install(
         agents = codex_home / "AGENTS.md" if glob else base / "AGENTS.md"
         plans.append(lambda: _plan_text(agents, body, whole=False))
         if not glob:
-            notes.append("Codex reads a project's .codex/config.toml only once the project is trusted")
+            notes.append(
+                "Codex reads a project's .codex/config.toml only once the project is trusted"
+            )
     elif client == "gemini":
         root = home_dir if glob else base
         json_file(

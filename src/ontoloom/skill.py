@@ -119,9 +119,9 @@ def skill_text(schema: Schema, *, frontmatter: bool = True) -> str:
         "Types (required properties):",
         "",
     ]
-    for name, spec in sorted(schema.types.items()):
-        required = ", ".join(spec.required) or "-"
-        enums = "; ".join(f"{k}: {'|'.join(v)}" for k, v in sorted(spec.enums.items()))
+    for name, type_spec in sorted(schema.types.items()):
+        required = ", ".join(type_spec.required) or "-"
+        enums = "; ".join(f"{k}: {'|'.join(v)}" for k, v in sorted(type_spec.enums.items()))
         lines.append(f"- `{name}`: {required}" + (f" ({enums})" if enums else ""))
     lines += ["", "Relations (from → to, cardinality):", ""]
     for name, rel in sorted(schema.relations.items()):
