@@ -139,7 +139,7 @@ class _Group(click.Group):
             sys.exit(2)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group("ontoloom", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -147,7 +147,7 @@ class _Group(click.Group):
     help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
-@click.version_option(package_name="ontoloom")
+@click.version_option(package_name="ontoloom", prog_name="ontoloom")
 @click.pass_context
 def main(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:
     """ontoloom: a typed, validated knowledge graph shared by agents and people.
@@ -391,17 +391,34 @@ def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> Non
 @click.option(
     "--where", "where", multiple=True, metavar="KEY=VALUE", help="Property filter; repeat it."
 )
+@click.option(
+    "--limit", type=int, help="A page of at most this many, in id order (1-1000); default: all."
+)
+@click.option("--after", metavar="ID", help="Start the page after this id (a page's last id).")
 @_common
-def list_(type_name: str | None, where: tuple[str, ...]) -> None:
+def list_(
+    type_name: str | None, where: tuple[str, ...], limit: int | None, after: str | None
+) -> None:
     """List entities, optionally by type and property values.
 
+    All of them by type and id; with --limit, one page in id order whose cost does not
+    grow with the graph, and a note on stderr giving the next page's --after.
+
     \b
-    Example:
+    Examples:
       ontoloom list --type Task --where status=open
+      ontoloom list --limit 100 --after task_a1b2c3d4
     """
     filters = parse_properties(where, None, option="--where")
     with _graph() as g:
-        found = g.entities(type_name, filters)
+        if limit is None and after is None:
+            found = g.entities(type_name, filters)
+        else:
+            found, cursor = g.entity_page(
+                type_name, filters, after=after, limit=100 if limit is None else limit
+            )
+            if cursor is not None:
+                click.echo(f"note: more follow: --after {cursor}", err=True)
 
     def text() -> None:
         for e in found:
@@ -415,20 +432,33 @@ def list_(type_name: str | None, where: tuple[str, ...]) -> None:
 @main.command()
 @click.option(
     "--keep",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Build the demo here and keep it.",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[DIR]",
+    help="Keep the demo instance: in DIR (new, empty or an earlier demo), or with no DIR in "
+    "the temporary directory; its path is printed. Without it nothing is left behind.",
 )
 @_common
-def demo(keep: Path | None) -> None:
+def demo(keep: str | None) -> None:
     """Build the bundled example instance and show what validation refuses.
+
+    The demo uses its own data dir inside the instance; ONTOLOOM_HOME is not read.
 
     \b
     Example:
       ontoloom demo
+      ontoloom demo --keep team-demo && cd team-demo && ontoloom list
     """
-    from ontoloom.demo import run_demo
+    from ontoloom.demo import render_text, run_demo
 
-    run_demo(keep, echo=click.echo)
+    if _opts()["data_dir"] is not None:
+        raise click.UsageError(
+            "demo builds its own instance and never uses a data dir: drop --data-dir "
+            "(--keep DIR keeps the demo where you want it)"
+        )
+    result = run_demo(Path(keep) if keep else None, keep_temp=keep == "")
+    _emit(result, lambda: render_text(result, echo=click.echo))
 
 
 # -- audit and validation ----------------------------------------------------------------------
@@ -488,12 +518,31 @@ def check(
       ontoloom check --repair          # then --repair --yes to apply
       ontoloom check --legacy-json graph.json --check cycles
     """
+    if legacy is not None:
+        # The sage-memory audit of a file: the store audit's options would be ignored.
+        store_only = {
+            "--repair": repair,
+            "--yes": yes,
+            "--explain": explain,
+            "--allow-unsupported": allow_unsupported,
+            f"--format {fmt}": fmt not in (None, "json"),
+        }
+        given = [name for name, on in store_only.items() if on]
+        if given:
+            raise click.UsageError(
+                f"{', '.join(given)}: only for the store audit; --legacy-json audits a file "
+                "and prints JSON"
+            )
+    elif checks:
+        raise click.UsageError(
+            "--check selects checks of --legacy-json; the store audit runs them all"
+        )
+    if yes and not repair:
+        raise click.UsageError("--yes applies the repairs of --repair: add --repair")
     fmt = "json" if _opts()["json"] and fmt is None else (fmt or "text")
     if legacy is not None:
         _legacy_check(legacy, checks)
         return
-    if checks:
-        raise BadInput("--check selects checks of --legacy-json; the store audit runs them all")
     from ontoloom.audit import apply_repairs, audit, audit_warnings, plan_repairs
 
     with _graph(write=repair and yes) as g:
@@ -794,6 +843,8 @@ def query(
     """
     from ontoloom.query import named_queries, run_query
 
+    if list_queries and query_spec:
+        raise click.UsageError("--list lists the named queries and runs none: drop the query")
     if list_queries:
         named = named_queries()
         data = [q.to_json() for q in named.values()]
@@ -1121,6 +1172,8 @@ def search(
         if not hits:
             click.echo("no matches")
 
+    if hits.note:
+        click.echo(f"note: {hits.note}", err=True)
     _emit([h.to_json() for h in hits], show)
 
 
@@ -1214,7 +1267,13 @@ def rebuild(full: bool) -> None:
     metavar="SLUG",
     help="Look up this failure class instead of matching text.",
 )
-@click.option("--limit", type=int, default=3, show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="At most this many failure classes.",
+)
 @_common
 def guard(text: str | None, class_ref: str | None, limit: int) -> None:
     """Is this a known recurring failure? Its recurrences and the remedy (rules, runbooks).
@@ -1293,19 +1352,45 @@ def hints(target: str) -> None:
       ontoloom hints rule:no-raw-control-bytes
     """
     from ontoloom.actions import hints as find
+    from ontoloom.proposals.confidence import confidence, load_usage, record_use
 
     with _graph() as g:
         found = find(g, target)
+        data_dir = g.data_dir
+    usage = load_usage(data_dir) if data_dir is not None else {}
+    shown = [
+        {
+            **p.to_json(),
+            "confidence": confidence(p.status, p.tier, usage.get(p.id))
+            if p.origin == "conversation"
+            else None,
+        }
+        for p in found
+    ]
+    if data_dir is not None:  # mined knowledge shown is mined knowledge used
+        record_use(data_dir, [p["id"] for p in shown if p["confidence"]])
 
     def show() -> None:
-        for p in found:
+        for p in shown:
+            if p["confidence"]:  # mined: hedged, labelled by confidence, never a fact
+                what = (
+                    f"{p['source']} may be a {p['target']}"
+                    if p["rel"] == "a"
+                    else f"perhaps {p['source']} {p['rel']} {p['target']}"
+                )
+                ev = p["evidence"]
+                click.echo(
+                    f"[unconfirmed, {p['confidence']} confidence, mined] {p['id']}: {what} "
+                    f'— "{ev.get("quote", "")}" ({ev.get("transcript")}, {(ev.get("time") or "")[:10]})'
+                )
+                continue
             click.echo(
-                f"[unconfirmed] {p.id}: {p.source} {p.rel} {p.target} ({p.origin}, tier {p.tier})"
+                f"[unconfirmed] {p['id']}: {p['source']} {p['rel']} {p['target']} ({p['origin']}, tier {p['tier']})"
             )
-        if not found:
+        if not shown:
             click.echo("no unconfirmed proposals")
 
-    _emit([p.to_json() for p in found], show)
+    _emit(shown, show)
 
 
 @main.group(invoke_without_command=True)
@@ -1423,7 +1508,11 @@ def gc(yes: bool) -> None:
     "--resolve-model", "resolve", is_flag=True, help="Print the model id for --role on --backend."
 )
 @click.option(
-    "--limit", type=int, default=50, show_default=True, help="With --emit: at most this many items."
+    "--limit",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="With --emit: at most this many items.",
 )
 @click.option(
     "--for", "for_target", metavar="TARGET", help="With --emit: only what is about TARGET."
@@ -1464,6 +1553,22 @@ def enrich(
     chosen = [x for x in (emit, ingest is not None, resolve) if x]
     if len(chosen) != 1:
         raise click.UsageError("choose one of --emit, --ingest FILE, --resolve-model")
+    # An option of another mode would be ignored: say so instead.
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    modes = {
+        "--emit": (emit, {"limit": "--limit", "for_target": "--for", "output": "-o/--output"}),
+        "--resolve-model": (resolve, {"backend": "--backend", "role": "--role"}),
+    }
+    for mode, (on, options) in modes.items():
+        stray = [
+            flag
+            for name, flag in options.items()
+            if not on and ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
+        ]
+        if stray:
+            raise click.UsageError(f"{', '.join(stray)}: used only with {mode}")
     if resolve:
         from ontoloom.config import load_config, resolve_data_dir
         from ontoloom.proposals.policy import resolve_model
@@ -1516,6 +1621,256 @@ def enrich(
             )
 
     _emit(summary, show)
+
+
+@main.command()
+@click.option(
+    "--scan",
+    "do_scan",
+    is_flag=True,
+    help="Request extraction of closed transcripts not yet mined.",
+)
+@click.option(
+    "--emit", "do_emit", is_flag=True, help="Print (or -o) the request document for the agent."
+)
+@click.option(
+    "--ingest",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Check and store the agent's answer (a response JSON file, or - for stdin).",
+)
+@click.option("--review", "do_review", is_flag=True, help="List mined proposals with confidence.")
+@click.option("--confirm", "confirm_id", metavar="ID", help="Confirm a mined proposal.")
+@click.option("--reject", "reject_id", metavar="ID", help="Reject a mined proposal.")
+@click.option("--reason", help="With --reject (or --correct): why.")
+@click.option(
+    "--correct", "correct_id", metavar="ID", help="Object to mined knowledge: its confidence drops."
+)
+@click.option(
+    "--write-record", "do_write", is_flag=True, help="Rewrite records/ontoloom/conversations.md."
+)
+@click.option(
+    "--cross-vendor-egress",
+    "cross_vendor",
+    is_flag=True,
+    default=None,
+    help="With --ingest: honour a second model's verdicts on what passes the egress gate; "
+    "with --emit: write the verification request (only triples and quotes).",
+)
+@click.option(
+    "--limit",
+    type=int,
+    default=20,
+    show_default=True,
+    help="With --scan/--emit: at most N transcripts.",
+)
+@click.option(
+    "--status",
+    type=click.Choice(["pending", "confirmed", "rejected", "all"]),
+    default="pending",
+    show_default=True,
+    help="With --review.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --emit: write here.",
+)
+@_common
+def mine(
+    do_scan: bool,
+    do_emit: bool,
+    ingest: Path | None,
+    do_review: bool,
+    confirm_id: str | None,
+    reject_id: str | None,
+    reason: str | None,
+    correct_id: str | None,
+    do_write: bool,
+    cross_vendor: bool | None,
+    limit: int,
+    status: str,
+    output: Path | None,
+) -> None:
+    """Mine closed conversation transcripts for proposals (opt-in: [mining] enabled = true).
+
+    Agent-mediated, as `enrich`: --scan/--emit write extraction requests, the agent answers,
+    --ingest checks every quote against its transcript and stores proposals (LOW, or MEDIUM
+    at most), --review lists them, --confirm/--reject decide. Confirmed knowledge is written to
+    records/ontoloom/conversations.md, which `rebuild` reads back. With mining off, --scan and
+    --emit record "skipped: off by design" (exit 0). Exit 2 on bad input.
+
+    \b
+    Examples:
+      ontoloom mine --scan --limit 5
+      ontoloom mine --emit -o request.json
+      ontoloom mine --ingest response.json --json
+      ontoloom mine --review
+      ontoloom mine --confirm 1a2b3c4d5e6f
+    """
+    from ontoloom.proposals import mine as mining
+
+    chosen = [
+        x
+        for x in (
+            do_scan,
+            do_emit,
+            ingest is not None,
+            do_review,
+            confirm_id,
+            reject_id,
+            correct_id,
+            do_write,
+        )
+        if x
+    ]
+    if len(chosen) != 1:
+        raise click.UsageError(
+            "choose one of --scan, --emit, --ingest FILE, --review, --confirm ID, --reject ID, "
+            "--correct ID, --write-record"
+        )
+    if limit < 0:
+        raise click.UsageError("--limit must be 0 or more")
+    if do_scan:
+        with _graph(write=True, create=True) as g:
+            result = mining.scan(g, limit).to_json()
+
+        def show_scan() -> None:
+            if result["state"] == "skipped":
+                click.echo(f"mining {mining.SKIPPED}: set [mining] enabled = true in ontoloom.toml")
+                return
+            click.echo(
+                f"{result['transcripts']} transcript(s): requested {len(result['requested'])}, "
+                f"already mined {result['already_mined']}, requested earlier "
+                f"{result['requested_earlier']}, still open {result['open']}, deferred "
+                f"{result['deferred']}, failed {len(result['failed'])}"
+                + (
+                    f"; edited {len(result['edited'])}, purged {result['purged']}"
+                    if result["edited"]
+                    else ""
+                )
+            )
+            for path in result["files"]:
+                click.echo(f"  request: {path}")
+            for failure in result["failed"]:
+                click.echo(f"  failed: {failure}", err=True)
+
+        _emit(result, show_scan)
+        return
+    if do_emit and cross_vendor:  # the verification request: only triples and quotes leave
+        with _graph() as g:
+            document = mining.verification_request(g)
+        text = json.dumps(document, indent=2, ensure_ascii=False)
+        if output is not None:
+            output.write_text(text + "\n", encoding="utf-8")
+            click.echo(f"wrote {len(document['items'])} item(s) to {output}", err=True)
+        else:
+            click.echo(text)
+        click.echo(
+            f"egress: {len(document['items'])} released, {document['withheld']['withheld']} withheld "
+            f"{document['withheld']['reasons'] or ''}",
+            err=True,
+        )
+        return
+    if do_emit:
+        with _graph(write=True, create=True) as g:
+            document = mining.emit(g, limit)
+        text = json.dumps(document, indent=2, ensure_ascii=False)
+        if document["state"] == "skipped":
+            click.echo(
+                f"mining {mining.SKIPPED}: set [mining] enabled = true in ontoloom.toml", err=True
+            )
+        if output is not None:
+            output.write_text(text + "\n", encoding="utf-8")
+            click.echo(f"wrote {len(document['requests'])} request(s) to {output}", err=True)
+        else:
+            click.echo(text)
+        return
+    if ingest is not None:
+        try:
+            raw = sys.stdin.read() if str(ingest) == "-" else ingest.read_text(encoding="utf-8")
+            data = json.loads(raw)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise BadInput(f"{ingest}: cannot read it ({exc})") from None
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"{ingest}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
+        with _graph(write=True) as g:
+            summary = mining.ingest(g, data, cross_vendor=cross_vendor).to_json()
+
+        def show_ingest() -> None:
+            stored = summary["stored"]
+            click.echo(
+                f"{summary['candidates']} candidate(s): stored MEDIUM {stored['MEDIUM']}, LOW "
+                f"{stored['LOW']}, rejected {stored['rejected']}; dropped {summary['dropped']} "
+                f"{summary['dropped_by_reason'] or ''}; refused {summary['refused']}; merges "
+                f"{summary['merged']}; corroborated {summary['corroborated']}; duplicate "
+                f"{summary['duplicate']}; demoted {summary['demoted']}"
+            )
+            click.echo(f"watermark: {summary['watermark']}")
+            for o in summary["outcomes"]:
+                what = (
+                    f"{o.get('type')} {o.get('title')!r}"
+                    if o["kind"] in ("object", "merge") and "type" in o
+                    else f"{o.get('source')} {o.get('relation')} {o.get('target')}"
+                )
+                detail = f" — {o['detail']}" if o.get("detail") else ""
+                click.echo(f"  [{o['outcome']}:{o['reason']}] {what}{detail}")
+
+        _emit(summary, show_ingest)
+        return
+    if do_review:
+        with _graph() as g:
+            found = mining.review(g, None if status == "all" else status)
+
+        def show_review() -> None:
+            if not found:
+                click.echo("no mined proposals")
+            for p in found:
+                label = "unconfirmed" if p["status"] == "pending" else p["status"]
+                what = (
+                    f'new {p["target"]} {p["source"]} "{p["properties"].get("title")}"'
+                    if p["kind"] == "object"
+                    else f'merge "{p["properties"].get("mention")}" into {p["source"]}'
+                    if p["kind"] == "merge"
+                    else f"{p['source']} {p['rel']} {p['target']}"
+                )
+                ev = p["evidence"]
+                click.echo(
+                    f"{p['id']}  [{label}, {p['confidence']} confidence, {p['tier']}, "
+                    f"{p['corroboration']} transcript(s)] {what}"
+                )
+                click.echo(
+                    f'    "{ev.get("quote")}" — {ev.get("transcript")} #{ev.get("message")} ({p["date"] or "no date"})'
+                )
+
+        _emit(found, show_review)
+        return
+    if confirm_id:
+        with _graph(write=True) as g:
+            result = mining.confirm(g, confirm_id)
+        p = result["proposal"]
+        record = result["record"]
+        text = ("already confirmed: " if result["already"] else "confirmed: ") + (
+            f"{p['source']} {p['rel']} {p['target']}"
+        )
+        if record and record["written"]:
+            text += f"\nwritten to {record['path']}"
+        _emit(result, text)
+        return
+    if reject_id:
+        with _graph(write=True) as g:
+            result = mining.reject(g, reject_id, reason)
+        _emit(result, ("already rejected " if result["already"] else "rejected ") + reject_id)
+        return
+    if correct_id:
+        with _graph(write=True) as g:
+            result = mining.correct(g, correct_id, reason)
+        _emit(result, f"corrected {correct_id}: confidence now {result['confidence']}")
+        return
+    with _graph(write=True) as g:
+        record = mining.write_record(g)
+    _emit(record, f"{'wrote' if record['written'] else 'unchanged'}: {record['path']}")
 
 
 def _proposal_line(p: Any) -> str:
@@ -1753,19 +2108,19 @@ def _install_command(client: str) -> None:
     project_files, global_files = _PROJECT_FILES[client]
 
     @click.option(
-        "--project",
-        "scope",
-        flag_value="project",
-        default=True,
-        help=f"This project: {project_files} (default).",
+        "--project", "project", is_flag=True, help=f"This project: {project_files} (default)."
     )
-    @click.option("--global", "scope", flag_value="global", help=f"Every project: {global_files}.")
+    @click.option("--global", "global_", is_flag=True, help=f"Every project: {global_files}.")
     @click.option("--dry-run", is_flag=True, help="Print the diff; change nothing.")
     @_common
-    def command(scope: str, dry_run: bool) -> None:
+    def command(project: bool, global_: bool, dry_run: bool) -> None:
         from ontoloom.install import install as run_install
         from ontoloom.skill import live_schema, skill_text
 
+        if project and global_:
+            # Two flags for one choice: the last one must not silently win (it writes to $HOME).
+            raise click.UsageError("--project and --global exclude each other: give one")
+        scope = "global" if global_ else "project"
         skill = skill_text(live_schema(_opts()["data_dir"]))
         result = run_install(client, scope=scope, dry_run=dry_run, skill=skill)
         _emit(result.to_json(), result.text)

@@ -48,12 +48,10 @@ def export_graph(
 
         extra = inferred_quads(graph)
         graphs = [] if which == "inferred" else graph_names(graph, which)
-        from ontoloom.store.embedded import EmbeddedBackend
+        from ontoloom.store import scratch
 
-        scratch = EmbeddedBackend.scratch(
-            [*(q for g in graphs for q in graph.backend.quads(g)), *extra]
-        )
-        scratch.dump(out, format_name, None)
+        copy = scratch([*(q for g in graphs for q in graph.backend.quads(g)), *extra])
+        copy.dump(out, format_name, None)
         return
     graph.backend.dump(out, format_name, graph_names(graph, which))
 

@@ -37,8 +37,8 @@ from ontoloom.shacl.neighbourhood import Changed, Walker
 from ontoloom.shacl.reach import GLOBAL, UNBOUNDED, Reach, merge, reach_of
 from ontoloom.shacl.redact import redacted
 from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures
+from ontoloom.store import scratch
 from ontoloom.store.base import Backend, Delta
-from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.terms import BlankNode, Quad, Term
 from ontoloom.vocab import META, SCHEMA_GRAPH
 
@@ -130,9 +130,9 @@ class WritePath:
         validator, hierarchy = self.schema.write_validator, self.schema.hierarchy
         plans, copied = self.scope(changed)
         whole = any(focus is None for _, focus in plans)
-        after = EmbeddedBackend.scratch(copied)
+        after = scratch(copied)
         after.patch(delta)
-        before: Backend = self.backend if whole else EmbeddedBackend.scratch(copied)
+        before: Backend = self.backend if whole else scratch(copied)
         new: list[Result] = []
         for group, focus in plans:
             found = self._violations(after, focus, group, hierarchy, validator)
@@ -226,7 +226,7 @@ class WritePath:
         try:
             after_schema = Schema.load(extensions)
             _refuse_rules(after_schema)
-            after = EmbeddedBackend.scratch(self.walker.everything())
+            after = scratch(self.walker.everything())
             after.patch(delta)
             before_results = _audit(self.backend, self.schema)
             known = {_key(r) for r in before_results}

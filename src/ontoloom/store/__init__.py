@@ -6,14 +6,15 @@ Nothing outside this package imports pyoxigraph.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import NoStore
-from ontoloom.store.base import Backend, Delta, Row
+from ontoloom.store.base import Backend, Delta, Row, Scratch
 from ontoloom.store.lock import DataDirLock
+from ontoloom.store.terms import Quad
 
 if TYPE_CHECKING:
     from ontoloom.store.embedded import EmbeddedBackend
@@ -23,8 +24,10 @@ __all__ = [
     "Delta",
     "EmbeddedBackend",
     "Row",
+    "Scratch",
     "lock_timeout",
     "open_backend",
+    "scratch",
     "store_path",
 ]
 
@@ -39,6 +42,14 @@ def __getattr__(name: str) -> Any:
 
         return EmbeddedBackend
     raise AttributeError(name)
+
+
+def scratch(quads: Iterable[Quad] = (), *, union: bool = True) -> Scratch:
+    """A local, in-memory working copy of ``quads`` (as written), whatever the store is:
+    validation and inference read what they need into one and work there."""
+    from ontoloom.store.embedded import EmbeddedBackend
+
+    return EmbeddedBackend.scratch(quads, union=union)
 
 
 def lock_timeout() -> float:
@@ -59,7 +70,7 @@ def exists(data_dir: Path) -> bool:
 @contextmanager
 def open_backend(
     data_dir: Path, *, write: bool, create: bool = False, wait: float | None = None
-) -> Iterator[EmbeddedBackend]:
+) -> Iterator[Backend]:
     """Lock the data dir and open its store for as long as the block runs.
 
     :raises NoStore: when there is no store and ``create`` is false.
