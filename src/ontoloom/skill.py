@@ -26,21 +26,19 @@ DESCRIPTION = (
 
 
 def live_schema(data_dir: Path | None = None) -> Schema:
-    """The store's schema (read-only, never creating a store), else the shipped one."""
+    """The store's schema (opened read-only, never created), else — when there is no store —
+    the shipped one, which is what a new store starts with. A store that is there but cannot
+    be read is an error, not a silent fall-back (its added types would be missing)."""
     from ontoloom.api import Graph
     from ontoloom.config import resolve_data_dir
-    from ontoloom.errors import OntoloomError
     from ontoloom.schema import Schema
     from ontoloom.store import exists
 
-    try:
-        path = resolve_data_dir(data_dir)
-        if exists(path):
-            with Graph.open(path) as g:
-                return g.schema
-    except OntoloomError:
-        pass  # no readable store: the shipped schema is what a new store would have
-    return Schema.load()
+    path = resolve_data_dir(data_dir)
+    if not exists(path):
+        return Schema.load()
+    with Graph.open(path) as g:
+        return g.schema
 
 
 def _first_sentence(text: str) -> str:
