@@ -2511,36 +2511,100 @@ def hook_session_start() -> None:
 
 @main.group()
 def install() -> None:
-    """Wire ontoloom into an agent (its MCP server and hooks)."""
+    """Wire ontoloom into an agent: its MCP server (and hooks), and its instructions."""
 
 
-@install.command(name="claude-code")
-@click.option(
-    "--project",
-    "project",
-    is_flag=True,
-    help="This project: .claude/settings.json and .mcp.json (default).",
-)
-@click.option(
-    "--global",
-    "global_",
-    is_flag=True,
-    help="Every project: ~/.claude/settings.json and ~/.claude.json.",
-)
+_PROJECT_FILES = {
+    "claude-code": (
+        ".claude/settings.json, .mcp.json and .claude/skills/ontoloom/SKILL.md",
+        "~/.claude/settings.json, ~/.claude.json and ~/.claude/skills/ontoloom/SKILL.md",
+    ),
+    "cursor": (".cursor/mcp.json and .cursor/rules/ontoloom.mdc", "~/.cursor/mcp.json"),
+    "codex": (".codex/config.toml and AGENTS.md", "~/.codex/config.toml and ~/.codex/AGENTS.md"),
+    "gemini": (
+        ".gemini/settings.json and GEMINI.md",
+        "~/.gemini/settings.json and ~/.gemini/GEMINI.md",
+    ),
+    "opencode": (
+        "opencode.json and AGENTS.md",
+        "~/.config/opencode/opencode.json and ~/.config/opencode/AGENTS.md",
+    ),
+}
+_SUMMARIES = {
+    "claude-code": "Add the MCP server, both hooks and the skill to Claude Code (merged, idempotent).",
+    "cursor": "Add the MCP server and a rule with the instructions to Cursor (merged, idempotent).",
+    "codex": "Add the MCP server to Codex CLI's config.toml and the instructions to AGENTS.md.",
+    "gemini": "Add the MCP server to Gemini CLI's settings.json and the instructions to GEMINI.md.",
+    "opencode": "Add the MCP server to OpenCode's opencode.json and the instructions to AGENTS.md.",
+}
+
+
+def _install_command(client: str) -> None:
+    project_files, global_files = _PROJECT_FILES[client]
+
+    @click.option(
+        "--project", "project", is_flag=True, help=f"This project: {project_files} (default)."
+    )
+    @click.option("--global", "global_", is_flag=True, help=f"Every project: {global_files}.")
+    @click.option("--dry-run", is_flag=True, help="Print the diff; change nothing.")
+    @_common
+    def command(project: bool, global_: bool, dry_run: bool) -> None:
+        from ontoloom.install import install as run_install
+        from ontoloom.skill import live_schema, skill_text
+
+        if project and global_:
+            # Two flags for one choice: the last one must not silently win (it writes to $HOME).
+            raise click.UsageError("--project and --global exclude each other: give one")
+        scope = "global" if global_ else "project"
+        skill = skill_text(live_schema(_opts()["data_dir"]))
+        result = run_install(client, scope=scope, dry_run=dry_run, skill=skill)
+        _emit(result.to_json(), result.text)
+
+    command.__doc__ = (
+        f"{_SUMMARIES[client]}\n\n    \b\n    Examples:\n"
+        f"      ontoloom install {client} --dry-run\n      ontoloom install {client} --global\n"
+    )
+    install.command(name=client)(command)
+
+
+for _client in _PROJECT_FILES:
+    _install_command(_client)
+
+
+@install.command(name="claude-desktop")
 @click.option("--dry-run", is_flag=True, help="Print the diff; change nothing.")
 @_common
-def install_claude_code(project: bool, global_: bool, dry_run: bool) -> None:
-    """Add the MCP server and both hooks to Claude Code's settings (merged, idempotent).
+def install_claude_desktop(dry_run: bool) -> None:
+    """Add the MCP server to Claude Desktop's claude_desktop_config.json (one per user).
+
+    Inside an instance, the server entry gets ONTOLOOM_HOME set to that instance's data dir:
+    Claude Desktop starts servers outside any project.
 
     \b
     Examples:
-      ontoloom install claude-code --dry-run
-      ontoloom install claude-code --global
+      ontoloom install claude-desktop --dry-run
     """
-    from ontoloom.install import install_claude_code as run_install
+    from ontoloom.install import install as run_install
+    from ontoloom.skill import live_schema, skill_text
 
-    if project and global_:
-        # Two flags for one choice: the last one must not silently win (it writes to $HOME).
-        raise click.UsageError("--project and --global exclude each other: give one")
-    result = run_install(scope="global" if global_ else "project", dry_run=dry_run)
+    skill = skill_text(live_schema(_opts()["data_dir"]))
+    result = run_install("claude-desktop", scope="global", dry_run=dry_run, skill=skill)
     _emit(result.to_json(), result.text)
+
+
+@main.command()
+@click.option("--plain", is_flag=True, help="Without the skill frontmatter (name, description).")
+@_common
+def skill(plain: bool) -> None:
+    """Print the instructions for agents: what the tools are for, how refusals read, the schema
+    in brief — generated from the live schema (the store's, else the shipped one).
+
+    \b
+    Examples:
+      ontoloom skill > .claude/skills/ontoloom/SKILL.md
+      ontoloom skill --plain
+    """
+    from ontoloom.skill import live_schema, skill_text
+
+    text = skill_text(live_schema(_opts()["data_dir"]), frontmatter=not plain)
+    _emit({"skill": text}, text.rstrip("\n"))
