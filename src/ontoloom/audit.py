@@ -66,11 +66,16 @@ def audit(graph: Graph, *, allow_unsupported: bool = False) -> Audit:
     from ontoloom.shacl.rules import RuleSet
     from ontoloom.shacl.shapes import UnsupportedFeatures
 
+    from ontoloom import progress
+
     validator = graph.schema.audit_validator
     try:
-        report = validator.validate(
-            graph.backend, hierarchy=graph.schema.hierarchy, allow_unsupported=allow_unsupported
-        )
+        with progress.task("auditing every shape"):
+            report = validator.validate(
+                graph.backend,
+                hierarchy=graph.schema.hierarchy,
+                allow_unsupported=allow_unsupported,
+            )
     except UnsupportedFeatures as exc:
         raise BadInput(str(exc)) from None
     shapes = graph.schema.shapes

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ontoloom import progress
 from ontoloom.errors import BadInput
 from ontoloom.store.base import Delta
 from ontoloom.store.rdfio import read_quads
@@ -53,9 +54,11 @@ def export_graph(
         scratch = EmbeddedBackend.scratch(
             [*(q for g in graphs for q in graph.backend.quads(g)), *extra]
         )
-        scratch.dump(out, format_name, None)
+        with progress.task("exporting"):
+            scratch.dump(out, format_name, None)
         return
-    graph.backend.dump(out, format_name, graph_names(graph, which))
+    with progress.task("exporting"):
+        graph.backend.dump(out, format_name, graph_names(graph, which))
 
 
 @dataclass
@@ -92,13 +95,15 @@ def import_file(
             "to keep the graphs a TriG/N-Quads file names"
         )
     forced = _FIXED[which] if which else None
-    quads = read_quads(path=path, format_name=format_name, base_iri=path.resolve().as_uri())
+    with progress.task(f"reading {path.name}"):
+        quads = read_quads(path=path, format_name=format_name, base_iri=path.resolve().as_uri())
     placed = {Quad(q.subject, q.predicate, q.object, _target(q.graph_name, forced)) for q in quads}
     if any(q.graph_name == META for q in placed):
         raise BadInput("the file writes ontoloom's bookkeeping graph; leave it out")
     # One delta, schema and data together: validated against the schema in effect plus the
     # schema the file brings, and committed whole or not at all.
-    graph.writes.commit(Delta(adds=placed))
+    with progress.task(f"validating and storing {len(placed)} quads"):
+        graph.writes.commit(Delta(adds=placed))
     counts: dict[str, int] = {}
     for q in placed:
         key = (
