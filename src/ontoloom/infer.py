@@ -140,14 +140,14 @@ def rules_refusal(data: list[Triple], schema: list[Triple], base: str) -> str | 
         if isinstance(t.subject, NamedNode) and t.subject.value.startswith(base):
             return f"the schema states facts about {t.subject.value}"
     for t in data:
-        if t.predicate.value.startswith((OWL, RDFS)) or (
-            t.predicate != RDF_TYPE and t.predicate.value.startswith(RDF)
-        ):
+        # RDF's own terms (rdf:type, reification) mean nothing to the OWL 2 RL rules, but a
+        # list could be one the schema's unions point into
+        if t.predicate.value.startswith((OWL, RDFS)) or t.predicate in (_FIRST, _REST):
             return f"the data uses {compact(t.predicate.value)}"
         if (
             t.predicate == RDF_TYPE
             and isinstance(t.object, NamedNode)
-            and t.object.value.startswith((OWL, RDFS, RDF))
+            and t.object.value.startswith((OWL, RDFS))
         ):
             return f"the data types something as {compact(t.object.value)}"
     return None

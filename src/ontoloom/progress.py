@@ -50,7 +50,10 @@ class _Bar:
         self.live = self.closed = False
         self.timer = threading.Timer(after, self._start)
         self.timer.daemon = True
-        self.timer.start()
+        if after <= 0:
+            self._start()
+        else:
+            self.timer.start()
 
     def _start(self) -> None:
         with self.lock:
@@ -117,6 +120,8 @@ def task(description: str, total: int | None = None) -> Iterator[Callable[..., N
         yield _nothing
         return
     ident = bar.progress.add_task(description, total=total)
+    if bar.live:
+        bar.progress.refresh()  # each step is drawn at least once, however short
 
     def advance(
         done: int | None = None, total: int | None = None, description: str | None = None
