@@ -44,9 +44,8 @@ def test_inference_on_the_team_graph_equals_owlrl(graph: Graph) -> None:
 
 
 def test_inference_on_the_records_instance_equals_owlrl(tmp_path: Path) -> None:
-    from records_fixture import build
-
     from ontoloom.instance import init_instance
+    from records_fixture import build
 
     root = build(tmp_path / "inst")
     info = init_instance(root)
@@ -205,9 +204,7 @@ def test_a_pipe_gets_no_progress(team_dir: Path) -> None:
 
 # -- bulk imports: all or nothing -----------------------------------------------------------------
 def _bulk(path: Path, count: int, broken: bool) -> Path:
-    lines = [
-        "@prefix ol: <https://ontoloom.dev/ns#> . @prefix id: <https://ontoloom.dev/id/> ."
-    ]
+    lines = ["@prefix ol: <https://ontoloom.dev/ns#> . @prefix id: <https://ontoloom.dev/id/> ."]
     for i in range(count):
         status = "someday" if broken and i == count - 1 else "open"
         lines.append(f'id:task_bulk{i} a ol:Task ; ol:title "Bulk {i}" ; ol:status "{status}" .')
@@ -239,7 +236,9 @@ def test_a_full_reindex_finds_what_the_incremental_index_found(graph: Graph) -> 
 
     def answers() -> list:
         # equal scores may come in another order (index order): compare what and how well
-        return [sorted((h.id, round(h.score, 3)) for h in graph.search(q, limit=20)) for q in queries]
+        return [
+            sorted((h.id, round(h.score, 3)) for h in graph.search(q, limit=20)) for q in queries
+        ]
 
     incremental = answers()
     graph.reindex()

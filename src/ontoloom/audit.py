@@ -63,10 +63,9 @@ def audit(graph: Graph, *, allow_unsupported: bool = False) -> Audit:
     :raises BadInput: when the schema's shapes use a feature ontoloom does not evaluate,
         unless ``allow_unsupported`` (the audit's warnings then name them).
     """
+    from ontoloom import progress
     from ontoloom.shacl.rules import RuleSet
     from ontoloom.shacl.shapes import UnsupportedFeatures
-
-    from ontoloom import progress
 
     validator = graph.schema.audit_validator
     try:

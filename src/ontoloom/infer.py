@@ -85,7 +85,8 @@ _FIRST, _REST, _NIL = NamedNode(RDF + "first"), NamedNode(RDF + "rest"), NamedNo
 def _stated(graph: Graph) -> tuple[list[Triple], list[Triple]]:
     """(data, schema): the store's triples outside the bookkeeping and proposal graphs, the
     schema being the built-in ontology, extensions and the schema graph."""
-    data, schema = [], list(graph.schema.ontology.triples)
+    data: list[Triple] = []
+    schema = list(graph.schema.ontology.triples)
     for q in graph.backend.quads():
         if q.graph_name in (META, PROPOSALS):
             continue
@@ -132,9 +133,9 @@ def rules_refusal(data: list[Triple], schema: list[Triple], base: str) -> str | 
     """Why the one-pass engine cannot be exact here (None: it can)."""
     for t in schema:
         for term in (t.predicate, t.object if t.predicate == RDF_TYPE else None):
-            if isinstance(term, NamedNode) and term.value.startswith(OWL):
-                if term.value not in RULES_OWL:
-                    return f"the schema uses {compact(term.value)}"
+            owl = isinstance(term, NamedNode) and term.value.startswith(OWL)
+            if owl and term.value not in RULES_OWL:
+                return f"the schema uses {compact(term.value)}"
         if RDF_TYPE in (t.subject, t.object) and t.predicate != RDF_TYPE:
             return "the schema says something about rdf:type"
         if isinstance(t.subject, NamedNode) and t.subject.value.startswith(base):
@@ -156,7 +157,6 @@ def rules_refusal(data: list[Triple], schema: list[Triple], base: str) -> str | 
 def _closed_schema(schema: list[Triple]) -> list[Triple]:
     """owlrl's closure of the schema alone (hundreds of triples, not the data)."""
     import owlrl
-
     import rdflib
 
     from ontoloom.shacl.oracle import from_rdflib_term, to_rdflib

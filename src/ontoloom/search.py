@@ -637,7 +637,13 @@ def _describe_rows(
         )
         kind = kinds[0] if kinds else ""
         tags = (
-            [*fields.get("tags", []), *fields.get("aliases", []), "ontology", "entity", kind.lower()]
+            [
+                *fields.get("tags", []),
+                *fields.get("aliases", []),
+                "ontology",
+                "entity",
+                kind.lower(),
+            ]
             if kind
             else []
         )
