@@ -239,8 +239,17 @@ def compute_rules(graph: Graph, data: list[Triple], schema: list[Triple]) -> lis
     """The one-pass engine (see the module doc); call only when :func:`rules_refusal` is
     None."""
     properties, classes, domains, ranges = _tables(_closed_schema(schema))
+    base = graph.ids.base
+    instance: dict[Term, bool] = {}  # only objects' facts are kept: nothing else is derived
+
+    def is_object(term: Term) -> bool:
+        found = instance.get(term)
+        if found is None:
+            found = instance[term] = isinstance(term, NamedNode) and term.value.startswith(base)
+        return found
+
     derived: set[tuple[Term, Term, Term]] = set()
-    types: set[tuple[Term, Term]] = set()  # (node, class) before the class closure
+    types: dict[Term, set[Term]] = defaultdict(set)  # node → classes, before their closure
     chunk = 10000
     with progress.task("inferring", total=len(data)) as advance:
         for i, t in enumerate(data):
@@ -248,21 +257,24 @@ def compute_rules(graph: Graph, data: list[Triple], schema: list[Triple]) -> lis
                 advance(i)
             s, p, o = t.subject, t.predicate, t.object
             if p == RDF_TYPE:
-                types.add((s, o))
+                if is_object(s):
+                    types[s].add(o)
                 continue
             for q, flipped in properties.get(p, ((p, False),)):
                 x, y = (o, s) if flipped else (s, o)
-                if isinstance(x, Literal):
-                    continue  # a generalised triple: never an object's fact
-                derived.add((x, q, y))
-                for c in domains.get(q, ()):
-                    types.add((x, c))
-                if not isinstance(y, Literal):
+                if is_object(x):
+                    if q != p or flipped:  # (p, unflipped) is the stated triple itself
+                        derived.add((x, q, y))
+                    for c in domains.get(q, ()):
+                        types[x].add(c)
+                if is_object(y):
                     for c in ranges.get(q, ()):
-                        types.add((y, c))
-    for node, cls in types:
-        for sup, _ in classes.get(cls, ((cls, False),)):
-            derived.add((node, RDF_TYPE, sup))
+                        types[y].add(c)
+    for node, stated in types.items():
+        entailed: set[Term] = set()
+        for cls in stated:
+            entailed.update(sup for sup, _ in classes.get(cls, ((cls, False),)))
+        derived.update((node, RDF_TYPE, sup) for sup in entailed)
     return _keep(graph, derived, data, schema)
 
 
