@@ -227,8 +227,13 @@ class SearchIndex:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(generation),))
 
     def _clear(self) -> None:
+        # Dropped and made anew, not emptied: deleting row by row from FTS5 was a quarter of
+        # a full reindex. Statement by statement: executescript would commit the transaction.
         for table in ("docs", "tags", "fts", "df"):
-            self.db.execute(f"DELETE FROM {table}")
+            self.db.execute(f"DROP TABLE IF EXISTS {table}")
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                self.db.execute(statement)
 
     def _forget(self, object_id: str) -> None:
         rows = self.db.execute(
