@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test soak check bench bench-mcp clean
+.PHONY: demo test test-wheel soak check bench bench-mcp eval-mining clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2
+
+# Builds the wheel, installs it into a fresh venv (dependencies from pip's configured index)
+# and runs `ontoloom demo` from it: about a minute, so not part of `make test`.
+test-wheel: $(STAMP)
+	$(PY) -m pytest -m wheel tests/test_wheel.py
 
 # The reliability suite at full scale (tests/reliability: concurrent writers, SIGKILL, fuzzing)
 # and the generated differential tests with more, fresh examples; ends with a table.
@@ -36,6 +41,10 @@ bench: $(STAMP)
 # MCP servers over stdio, side by side; peers are installed under bench/.peers/ on first use.
 bench-mcp: $(STAMP)
 	$(PY) bench/mcp_bench.py
+
+# Conversation mining scored on shipped fixtures with a canned extractor answer (no model).
+eval-mining: $(STAMP)
+	$(PY) bench/eval_mining.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

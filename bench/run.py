@@ -621,11 +621,13 @@ def main() -> None:
             "search",
             "records",
             "hook",
+            "view",
             "mcp",
             "long",
         ],
         action="append",
     )
+    parser.add_argument("--view-sizes", default="1000,10000", help="entities, for ontoloom view")
     parser.add_argument(
         "--hook-sizes", default="1000,100000", help="entities, for the prompt hook figures"
     )
@@ -666,7 +668,18 @@ def main() -> None:
     args = parser.parse_args()
     only = set(
         args.only
-        or ["writes", "shapes", "audit", "cycles", "import", "search", "records", "hook", "long"]
+        or [
+            "writes",
+            "shapes",
+            "audit",
+            "cycles",
+            "import",
+            "search",
+            "records",
+            "hook",
+            "view",
+            "long",
+        ]
     )
     if "writes" in only:
         bench_all_writes(args)
@@ -757,11 +770,88 @@ def main() -> None:
 
     if "long" in only:
         bench_all_long(args)
+    if "view" in only:
+        print(
+            f"\n{'ontoloom view':<16}{'entities':>10}{'relations':>11}{'generate s':>12}"
+            f"{'HTML MB':>10}{'first render s':>16}{'layout fps':>12}{'vs 1st size':>13}",
+            flush=True,
+        )
+        base: float | None = None
+        for size in [int(s) for s in args.view_sizes.split(",")]:
+            links, generate, size_mb, render = bench_view(size)
+            base = base or generate
+            shown = (
+                f"{render[0]:>16.2f}{render[1]:>12.0f}"
+                if render is not None
+                else f"{'no chromium':>16}{'':>12}"
+            )
+            print(
+                f"{'':<16}{size:>10}{links:>11}{generate:>12.2f}{size_mb:>10.2f}{shown}"
+                f"{generate / base:>12.1f}x",
+                flush=True,
+            )
+        print(
+            "first render: from opening the file in headless Chromium to the graph drawn; "
+            "vs 1st size: generation time"
+        )
 
     if "mcp" in (args.only or []):  # opt-in: it installs and starts peer servers
         import mcp_bench
 
         mcp_bench.main([])
+
+
+def bench_view(entities: int) -> tuple[int, float, float, tuple[float, float] | None]:
+    """(relations, seconds to generate the HTML file — data and page —, its size in MB, what
+    :func:`_first_render` measured)."""
+    from ontoloom.view import render_page, view_data
+
+    with tempfile.TemporaryDirectory() as tmp:
+        with Graph.open(Path(tmp) / "d", write=True, create=True) as g:
+            g.writes.commit(
+                Delta(adds=set(synthetic_quads(g, entities))), trusted="bench: synthetic data"
+            )
+            start = time.perf_counter()
+            data = view_data(g)
+            html = render_page("view", data)
+            generate = time.perf_counter() - start
+        out = Path(tmp) / "view.html"
+        out.write_text(html, encoding="utf-8")
+        return data["meta"]["links"], generate, len(html.encode()) / 1e6, _first_render(out, tmp)
+
+
+def _first_render(path: Path, tmp: str) -> tuple[float, float] | None:
+    """(seconds from opening the file to the graph drawn, frames per second while the layout
+    runs) in headless Chromium; None without it."""
+    import os
+
+    chromium = os.environ.get("ONTOLOOM_CHROMIUM", "/usr/bin/chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    if not os.access(chromium, os.X_OK):
+        return None
+    args = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+    args += ["--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(Path(tmp) / "profile"), executable_path=chromium, args=args, headless=True
+        )
+        page = context.new_page()
+        page.goto(path.as_uri())
+        # The page notes when force-graph first drew the graph (ms from navigation start).
+        first = page.wait_for_function(
+            "() => window.ontoloomFirstFrame", timeout=120000, polling=100
+        ).json_value()
+        # Frames per second while the layout runs: whether it stays interactive.
+        fps = page.evaluate(
+            """() => new Promise(r => { let n = 0; const t0 = performance.now();
+               function f() { n++; if (performance.now() - t0 < 2000) requestAnimationFrame(f);
+                              else r(n / 2); } requestAnimationFrame(f); })"""
+        )
+        context.close()
+    return float(first) / 1000, float(fps)
 
 
 def bench_all_long(args: argparse.Namespace) -> None:

@@ -30,8 +30,17 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def data_dir(tmp_path: Path) -> Path:
-    return tmp_path / "instance" / ".ontoloom"
+def data_dir(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """An instance's data dir; with ONTOLOOM_TEST_BACKEND=oxigraph (`make test-endpoint`),
+    its graph lives in a real `oxigraph serve`, emptied for each test."""
+    path = tmp_path / "instance" / ".ontoloom"
+    if os.environ.get("ONTOLOOM_TEST_BACKEND") == "oxigraph":
+        server = request.getfixturevalue("oxigraph_server")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        (path.parent / "ontoloom.toml").write_text(
+            f'[store]\nendpoint = "{server.query_url}"\nupdate_endpoint = "{server.update_url}"\n'
+        )
+    return path
 
 
 @pytest.fixture
@@ -128,3 +137,58 @@ def listener() -> Iterator[Listener]:
     server = Listener()
     yield server
     server.close()
+
+
+# -- provisional: replaced by tests/endpoint_servers.py's fixture ------------------------------
+@pytest.fixture(scope="session")
+def _oxigraph_process(tmp_path_factory: pytest.TempPathFactory):
+    import shutil
+    import socket
+    import subprocess
+    import sys
+    import time
+    import types
+
+    import httpx
+
+    binary = shutil.which("oxigraph") or str(Path(sys.executable).with_name("oxigraph"))
+    if not Path(binary).exists():
+        pytest.skip("the oxigraph server (PyPI package oxigraph) is not installed")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    where = tmp_path_factory.mktemp("oxigraph")
+    proc = subprocess.Popen(
+        [
+            binary,
+            "serve",
+            "--location",
+            str(where),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--union-default-graph",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            httpx.get(base + "/query?query=ASK%7B%7D", timeout=1)
+            break
+        except httpx.HTTPError:
+            time.sleep(0.05)
+    server = types.SimpleNamespace(
+        query_url=base + "/query",
+        update_url=base + "/update",
+        reset=lambda: httpx.post(base + "/update", data={"update": "DROP ALL"}),
+    )
+    yield server
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture
+def oxigraph_server(_oxigraph_process):
+    _oxigraph_process.reset()
+    return _oxigraph_process

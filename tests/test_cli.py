@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
 
 from conftest import Cli, quads_of
+from ontoloom.findings import FINDING_KEYS, SCHEMA
 
 
 def make(cli: Cli, type_name: str, entity_id: str, **props: object) -> dict:
@@ -102,8 +104,9 @@ def test_invalid_entities_are_refused_with_a_report_and_exit_1(
     assert {"constraint": constraint, "path": path} in [
         {"constraint": r["constraint"], "path": r["path"]} for r in report["results"]
     ]
+    jsonschema.validate(report, SCHEMA)  # the one findings shape (README: Findings JSON)
     for r in report["results"]:
-        assert set(r) == {"focus", "path", "constraint", "value", "message"}
+        assert set(r) == set(FINDING_KEYS)
         assert r["message"]
     assert cli.json("list").output.strip() == "[]"
 
@@ -370,6 +373,43 @@ def test_list_filters_by_type_and_where(team: Cli) -> None:
     open_tasks = json.loads(team.json("list", "--type", "Task", "--where", "status=open").output)
     assert [t["id"] for t in open_tasks] == ["task_a", "task_c"]
     assert len(json.loads(team.json("list").output)) == 6
+
+
+@pytest.mark.parametrize(
+    "filters", [[], ["--type", "Task"], ["--type", "Task", "--where", "status=open"]]
+)
+@pytest.mark.parametrize("size", [1, 2, 5])
+def test_pages_of_a_listing_add_up_to_the_whole_listing(
+    team: Cli, filters: list[str], size: int
+) -> None:
+    """The unpaged listing is the oracle: pages in id order, each cursor from the note."""
+    whole = sorted(t["id"] for t in json.loads(team.json("list", *filters).output))
+    seen: list[str] = []
+    after: list[str] = []
+    while True:
+        result = team.json("list", *filters, "--limit", str(size), *after)
+        assert result.exit_code == 0, result.output
+        page = [t["id"] for t in json.loads(result.stdout)]
+        assert len(page) <= size
+        seen += page
+        if "more follow" not in result.stderr:
+            break
+        after = ["--after", result.stderr.split("--after ")[1].strip()]
+        assert after[1] == page[-1]
+    assert seen == whole
+
+
+def test_list_entities_over_mcp_pages_with_a_note(team: Cli) -> None:
+    from ontoloom.mcp_server import call
+
+    first = call(team.data_dir, "list_entities", {"limit": 4})
+    ids = [e["id"] for e in first.structuredContent["result"]]
+    assert len(ids) == 4 and ids == sorted(ids)
+    note = first.content[1].text
+    assert f'"after": "{ids[-1]}"' in note
+    rest = call(team.data_dir, "list_entities", {"limit": 4, "after": ids[-1]})
+    assert len(rest.structuredContent["result"]) == 2 and len(rest.content) == 1
+    assert team.json("list", "--limit", "0").exit_code == 2
 
 
 def test_read_only_commands_never_create_a_store(cli: Cli) -> None:

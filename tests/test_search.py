@@ -222,3 +222,26 @@ def test_results_equal_the_recorded_ones(tmp_path: Path) -> None:
         for case in recorded:
             found = g.search(case["query"], limit=case["limit"], **case["filters"])
             assert [h.to_json() for h in found] == case["hits"], case["query"]
+
+
+def test_a_query_matching_more_than_the_rank_window_says_so(
+    team: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ranking every match of a very common word costs; beyond RANK_WINDOW matches only the
+    newest are ranked, and the answer says so, on stderr and beside the MCP result."""
+    import ontoloom.search as search
+
+    with Graph.open(team.data_dir) as g:
+        everything = g.search("task", limit=50)
+        assert len(everything) > 4 and everything.note is None
+    monkeypatch.setattr(search, "RANK_WINDOW", 4)
+    with Graph.open(team.data_dir) as g:
+        page = g.search("task", limit=50)
+    assert page.note is not None and "more than 4 entries" in page.note
+    assert len(page) == 4  # the newest 4 matches, ranked
+    result = team("search", "task")
+    assert result.exit_code == 0 and "note: 'task' matches more than 4" in result.stderr
+    from ontoloom.mcp_server import call
+
+    answer = call(team.data_dir, "search", {"query": "task"})
+    assert [c.text for c in answer.content][1].startswith("note: 'task' matches more than 4")

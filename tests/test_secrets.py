@@ -3,12 +3,16 @@ refusals never print the value back; the rule cannot be switched off from the sc
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import Cli, quads_of
+from test_fast_path_vs_pyshacl import shape_subset
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
 GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -122,7 +126,6 @@ def test_the_secret_rule_judges_as_pyshacl_does() -> None:
     from ontoloom.store.terms import DefaultGraph, NamedNode, Quad
     from ontoloom.vocab import OL
     from shacl_keys import result_keys
-    from test_fast_path_vs_pyshacl import shape_subset
 
     _, shapes = builtin_triples()
     shapes = shape_subset(shapes, only=NamedNode(OL + "NoSecrets"))
@@ -153,3 +156,103 @@ def test_the_demo_never_prints_the_secret_it_tries_to_store(tmp_path: Path) -> N
     result = CliRunner().invoke(main, ["demo"])
     assert result.exit_code == 0, result.output
     assert "sk_live_123" not in result.output and "(redacted)" in result.output
+
+
+# The sieves as they were written first (one REGEX each): the oracle for the CONTAINS sieves
+# that replaced them (a constant REGEX is compiled for every row it tests, which cost most of
+# a write's validation).
+_REGEX_NAME_SIEVE = (
+    'FILTER (REGEX(STR(?path), "pass|pwd|otp|pin|pat|dsn|jwt|auth|key|secret|token|'
+    'credential|cookie|bearer|connection|mnemonic|seed", "i"))'
+)
+_REGEX_VALUE_SIEVE = (
+    'FILTER (REGEX(?text, "AKIA|ASIA|ABIA|ACCA|gh[pousr]_|github_pat_|glpat-|xox|_live_|'
+    '_test_|sk-|AIza|eyJ|PRIVATE KEY|[:=]"))'
+)
+
+
+@functools.cache
+def _secret_queries() -> tuple[list[str], list[str]]:
+    """The secret rule's two queries as shipped, and with the first REGEX sieves."""
+    import re
+
+    from ontoloom.schema import builtin_triples
+    from ontoloom.store.terms import NamedNode
+    from ontoloom.vocab import OL
+
+    _, shapes = builtin_triples()
+    rule = shape_subset(shapes, only=NamedNode(OL + "NoSecrets"))
+    shipped = sorted(
+        str(t.object.value)
+        for t in rule
+        if t.predicate == NamedNode("http://www.w3.org/ns/shacl#select")
+        and "$this" in t.object.value
+    )
+    sieve = re.compile(
+        r"# a cheap first sieve.*?\n(\s*BIND \(LCASE.*?\n)?\s*FILTER \(.*?\)\)\)*\n(?=\s*(BIND|FILTER) \()",
+        re.S,
+    )
+    original = []
+    for query in shipped:
+        old = _REGEX_NAME_SIEVE if "?path)) AS ?name" in query else _REGEX_VALUE_SIEVE
+        replaced, n = sieve.subn(lambda m, old=old: old + "\n", query, count=1)
+        assert n == 1, query
+        original.append(replaced)
+    return shipped, original
+
+
+_AWKWARD = st.text(
+    alphabet=st.sampled_from([*"abkpstwAKPST019 :=-_.", "\u017f", "\u212a", "\u0130", "ß"]),
+    max_size=24,
+)
+_TOKENS = st.sampled_from(
+    [
+        "pass",
+        "PASS",
+        "pa\u017f\u017f",
+        "\u212aEY",
+        "token",
+        "secret",
+        "AKIA",
+        "ghp_",
+        "eyJ",
+        "sk-",
+        ": ",
+        "=",
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.one_of(_AWKWARD, _TOKENS), max_size=4),
+            st.lists(st.one_of(_AWKWARD, _TOKENS), max_size=5),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_the_contains_sieves_pass_whatever_the_regex_sieves_passed(rows) -> None:
+    """Same answers from the shipped rule and from the rule with its first REGEX sieves, on
+    names and values built from case-folding look-alikes (long s, Kelvin sign, dotted I)."""
+    import urllib.parse
+
+    import pyoxigraph as ox
+
+    store = ox.Store()
+    for i, (name, value) in enumerate(rows):
+        local = urllib.parse.quote("".join(name) or "p", safe="")
+        store.add(
+            ox.Quad(
+                ox.NamedNode(f"http://example.org/s{i}"),
+                ox.NamedNode(f"http://example.org/{local}"),
+                ox.Literal("".join(value)),
+                ox.DefaultGraph(),
+            )
+        )
+    shipped, original = _secret_queries()
+    for new, old in zip(shipped, original, strict=True):
+        new_text, old_text = (q.replace("$this", "?this") for q in (new, old))
+        assert {str(r) for r in store.query(new_text)} == {str(r) for r in store.query(old_text)}

@@ -13,10 +13,32 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["BadInput", "Busy", "Graph", "NoStore", "NotFound", "OntoloomError", "ValidationFailed"]
+__all__ = [
+    "BadInput",
+    "Busy",
+    "Graph",
+    "NoStore",
+    "NotFound",
+    "OntoloomError",
+    "ValidationFailed",
+    "__version__",
+]
+
+
+def _version() -> str:
+    """The installed distribution's version: one source of truth (pyproject.toml), read from
+    the package metadata that pip wrote, so ``__version__`` and ``--version`` always agree."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ontoloom")
+    except PackageNotFoundError:  # imported from a source tree that was never installed
+        return "0+unknown"
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        return _version()
     if name == "Graph":
         from ontoloom.api import Graph
 

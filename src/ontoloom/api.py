@@ -32,9 +32,8 @@ from ontoloom.model import (
 )
 from ontoloom.owner import borrowed
 from ontoloom.schema import Schema
-from ontoloom.search import Hit, SearchIndex
-from ontoloom.store import Delta, Row, open_backend
-from ontoloom.store.embedded import EmbeddedBackend
+from ontoloom.search import Hits, SearchIndex
+from ontoloom.store import Backend, Delta, Row, open_backend
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import (
     DCTERMS_MODIFIED,
@@ -58,7 +57,7 @@ class Graph:
     """A typed, validated graph in one data dir."""
 
     def __init__(
-        self, backend: EmbeddedBackend, data_dir: Path | None = None, id_base: str | None = None
+        self, backend: Backend, data_dir: Path | None = None, id_base: str | None = None
     ) -> None:
         """A graph over ``backend``; ``data_dir`` is None for scratch graphs (no instance)."""
         self.backend = backend
@@ -99,7 +98,7 @@ class Graph:
         tags: Iterable[str] = (),
         rel: str | None = None,
         limit: int = 10,
-    ) -> list[Hit]:
+    ) -> Hits:
         """BM25 search; any text is a safe query. Catches the index up with the store first."""
         if not 1 <= limit <= 1000:
             raise BadInput(f"--limit must be between 1 and 1000, not {limit}")
@@ -256,15 +255,70 @@ class Graph:
     def entities(
         self, type_name: str | None = None, where: dict[str, Any] | None = None
     ) -> list[Entity]:
-        """Entities, optionally of one type and with given property values."""
-        if type_name is not None:
-            self.changes().type_iri(type_name, "(list)")
-        classes = (
+        """Entities, optionally of one type and with given property values, by type and id."""
+        classes, query, bindings = self._listing(type_name, where)
+        values = " ".join(str(c) for c in classes)
+        query = query.replace("#NODES#", f"VALUES ?t {{ {values} }} ?e {RDF_TYPE} ?t .")
+        entities = self._entities(self.backend.select(query, bindings or None))
+        return sorted(entities, key=lambda e: (e.type, e.id))
+
+    def entity_page(
+        self,
+        type_name: str | None = None,
+        where: dict[str, Any] | None = None,
+        *,
+        after: str | None = None,
+        limit: int = 100,
+    ) -> tuple[list[Entity], str | None]:
+        """One page of :meth:`entities` in id order, after the id ``after``, and the cursor of
+        the next page (None on the last). A keyset page read off the search index: its cost
+        does not grow with the graph (with ``where``, with the entities it passes over)."""
+        if not 1 <= limit <= 1000:
+            raise BadInput(f"--limit must be between 1 and 1000, not {limit}")
+        classes, query, bindings = self._listing(type_name, where)
+        if self.data_dir is None:
+            everything = sorted(self.entities(type_name, where), key=lambda e: e.id)
+            rest = [e for e in everything if after is None or e.id > after]
+            return rest[:limit], rest[limit - 1].id if len(rest) > limit else None
+        index = self._index()
+        index.sync(self.backend, self.ids)
+        names = [vocab_name(c) for c in classes]
+        found: list[Entity] = []
+        cursor = after
+        while len(found) <= limit:
+            candidates = index.object_ids(cursor, limit + 1, names)
+            if not candidates:
+                break
+            listed = " ".join(str(self.ids.iri(i)) for i in candidates)
+            typed = query.replace(
+                "#NODES#",
+                f"VALUES ?e {{ {listed} }} ?e {RDF_TYPE} ?t . FILTER(?t IN ({', '.join(str(c) for c in classes)}))",
+            )
+            page = self._entities(self.backend.select(typed, bindings or None))
+            found += sorted(page, key=lambda e: e.id)
+            cursor = candidates[-1]
+        return found[:limit], found[limit - 1].id if len(found) > limit else None
+
+    def _listing(
+        self, type_name: str | None, where: dict[str, Any] | None
+    ) -> tuple[list[Term], str, dict[str, Term]]:
+        """The classes a listing covers, its query (``#NODES#`` stands for the pattern that
+        binds ?e) and the query's bindings."""
+        if type_name is not None and type_name not in self.schema.types:
+            # A read with a wrong argument is bad input (exit 2), not a refused write (1).
+            known = ", ".join(sorted(self.schema.types))
+            raise BadInput(
+                f"unknown entity type {type_name!r}; known types: {known} "
+                "(`ontoloom schema list` shows them)"
+            )
+        classes = list(
             self.schema.hierarchy.subclasses(vocab_iri(type_name))
             if type_name
             else self.schema.object_classes()
         )
-        patterns, bindings, names = [], {}, []
+        patterns: list[str] = []
+        bindings: dict[str, Term] = {}
+        names: list[str] = []
         for i, (key, value) in enumerate(sorted((where or {}).items())):
             check_property_name(key)
             literals = literal_from_json(value, field_name=key)
@@ -274,13 +328,11 @@ class Graph:
             patterns.append(f"?e {vocab_iri(key)} ?{var} .")
             bindings[var] = literals[0]
             names.append(f"?{var}")
-        values = " ".join(str(c) for c in classes)
         query = (
-            f"SELECT DISTINCT ?e ?p ?o {' '.join(names)} WHERE {{ VALUES ?t {{ {values} }} "
-            f"?e {RDF_TYPE} ?t . {' '.join(patterns)} ?e ?p ?o }}"
+            f"SELECT DISTINCT ?e ?p ?o {' '.join(names)} WHERE {{ #NODES# "
+            f"{' '.join(patterns)} ?e ?p ?o }}"
         )
-        entities = self._entities(self.backend.select(query, bindings or None))
-        return sorted(entities, key=lambda e: (e.type, e.id))
+        return classes, query, bindings
 
     def relations(
         self, entity_id: str, rel: str | None = None, direction: str = "both"
@@ -337,7 +389,9 @@ class Graph:
         self, entity_id: str, rel: str | None = None, direction: str = "out", depth: int = 1
     ) -> list[dict[str, Any]]:
         """Everything reachable within ``depth`` hops (at most 5), each with its distance and
-        path; every node is reached once, at its shortest distance (cycle-safe)."""
+        path; every node is reached once, at its shortest distance (cycle-safe). ``edges``
+        gives each hop as stored, ``from`` → ``to`` (with ``direction="in"`` every hop runs
+        against the walk; a symmetric relation may run either way)."""
         if direction not in ("out", "in"):
             raise BadInput(f"direction must be out or in, not {direction!r}")
         if not 1 <= depth <= MAX_DEPTH:
@@ -346,7 +400,10 @@ class Graph:
         start = self.ids.iri(entity_id)
         rel_filter = f"VALUES ?p {{ {self.changes().relation(rel).iri} }}" if rel else ""
         symmetric = {s.iri for s in self.schema.relations.values() if s.symmetric}
-        reached: dict[Term, tuple[list[Term], list[str]]] = {start: ([start], [])}
+        # node → (path, relation names, each edge as stored: (from, rel, to))
+        reached: dict[Term, tuple[list[Term], list[str], list[tuple[Term, str, Term]]]] = {
+            start: ([start], [], [])
+        }
         frontier: list[Term] = [start]
         for _ in range(depth):
             if not frontier:
@@ -354,27 +411,40 @@ class Graph:
             listed = " ".join(str(n) for n in frontier)
             fwd = "?n ?p ?m" if direction == "out" else "?m ?p ?n"
             back = "?m ?p ?n" if direction == "out" else "?n ?p ?m"
+            # ?stored says which way the edge is stored: "nm" from ?n to ?m, "mn" the other.
             query = (
-                f"SELECT DISTINCT ?n ?p ?m WHERE {{ VALUES ?n {{ {listed} }} {rel_filter} "
-                f"{{ {fwd} }} UNION {{ {back} FILTER(?p IN ({', '.join(map(str, symmetric)) or '<urn:none>'})) }} "
+                f"SELECT DISTINCT ?n ?p ?m ?stored WHERE {{ VALUES ?n {{ {listed} }} {rel_filter} "
+                f'{{ {fwd} BIND("{"nm" if direction == "out" else "mn"}" AS ?stored) }} UNION '
+                f"{{ {back} FILTER(?p IN ({', '.join(map(str, symmetric)) or '<urn:none>'})) "
+                f'BIND("{"mn" if direction == "out" else "nm"}" AS ?stored) }} '
                 f"FILTER(isIRI(?m) && ?p != {RDF_TYPE}) }}"
             )
             nxt: list[Term] = []
             for row in sorted(
-                self.backend.select(query), key=lambda r: (str(r["n"]), str(r["p"]), str(r["m"]))
+                self.backend.select(query),
+                # the way the traversal goes first: a symmetric edge stored both ways
+                # is shown as the one that follows --direction
+                key=lambda r: (
+                    str(r["n"]),
+                    str(r["p"]),
+                    str(r["m"]),
+                    r["stored"].value != ("nm" if direction == "out" else "mn"),
+                ),
             ):
-                m, p = row["m"], row["p"]
+                m, p, n = row["m"], row["p"], row["n"]
                 if m in reached or not self.ids.is_instance(m) or not p.value.startswith(OL):
                     continue
-                path, rels = reached[row["n"]]
-                reached[m] = ([*path, m], [*rels, vocab_name(p)])
+                path, rels, edges = reached[n]
+                name = vocab_name(p)
+                edge = (n, name, m) if row["stored"].value == "nm" else (m, name, n)
+                reached[m] = ([*path, m], [*rels, name], [*edges, edge])
                 nxt.append(m)
             frontier = nxt
         del reached[start]
         types = self._types(reached)
         labels = {e.id: e.label for e in self._entities_by_id(reached)}
         results = []
-        for node, (path, rels) in reached.items():
+        for node, (path, rels, edges) in reached.items():
             node_id = self.ids.id_of(node)
             results.append(
                 {
@@ -384,6 +454,10 @@ class Graph:
                     "distance": len(rels),
                     "path": [self.ids.id_of(n) for n in path],
                     "rels": rels,
+                    "edges": [
+                        {"from": self.ids.id_of(a), "rel": r, "to": self.ids.id_of(b)}
+                        for a, r, b in edges
+                    ],
                 }
             )
         return sorted(results, key=lambda r: (r["distance"], r["id"]))

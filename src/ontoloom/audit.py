@@ -9,7 +9,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, ValidationFailed
-from ontoloom.findings import finding_from_result
+from ontoloom.findings import finding_from_result, report_json
 from ontoloom.model import Finding, vocab_name
 from ontoloom.schema import RelationSpec
 from ontoloom.shacl import Report, ShapeSet
@@ -42,19 +42,13 @@ class Audit:
         return not self.violations
 
     def to_json(self) -> dict[str, Any]:
-        counts: dict[str, int] = defaultdict(int)
-        for f in self.findings:
-            counts[f.severity] += 1
-        return {
-            "conforms": self.conforms,
-            "unsupported": [
+        return report_json(
+            self.findings,
+            conforms=self.conforms,
+            unsupported=[
                 {"shape": str(u.shape), "feature": u.feature} for u in self.report.unsupported
             ],
-            "violations": counts["Violation"],
-            "warnings": counts["Warning"],
-            "infos": counts["Info"],
-            "results": [f.to_audit_json() for f in self.findings],
-        }
+        )
 
 
 def audit(graph: Graph, *, allow_unsupported: bool = False) -> Audit:
@@ -277,7 +271,7 @@ class Repair:
             "action": self.action,
             "automatic": self.automatic,
             "description": self.description,
-            "finding": self.finding.to_audit_json(),
+            "finding": self.finding.to_json(),
         }
 
 

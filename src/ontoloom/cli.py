@@ -91,6 +91,62 @@ def _emit(data: Any, text: Callable[[], None] | str) -> None:
         click.echo(text)
 
 
+STDIO = "-"  # as a file argument, standard input; as an -o argument, standard output
+
+
+def _stdin_bytes() -> bytes:
+    """Everything on standard input (a forwarded command gets what its client read)."""
+    return sys.stdin.buffer.read()
+
+
+def _is_stdio(path: Path | str | None) -> bool:
+    return path is not None and str(path) == STDIO
+
+
+_RICH_ROWS = 500  # rich lays out ~1 ms a row: past this many, the plain aligner does it
+
+
+def _print_table(columns: list[str], rows: list[list[str]], *, right: tuple[int, ...] = ()) -> None:
+    """Aligned columns headed by ``columns``, two spaces apart, no trailing spaces, no
+    colour. On a terminal rich lays them out to its width (long cells wrap); piped, or past
+    ``_RICH_ROWS`` rows, the same layout is written without wrapping, so nothing is cut."""
+    if sys.stdout.isatty() and len(rows) <= _RICH_ROWS:
+        _rich_table(columns, rows, right)
+        return
+    from rich.cells import cell_len
+
+    grid = [[cell.split("\n") for cell in row] for row in [columns, *rows]]
+    widths = [max(cell_len(line) for row in grid for line in row[i]) for i in range(len(columns))]
+    for row in grid:
+        for k in range(max(len(cell) for cell in row)):
+            parts = []
+            for i, cell in enumerate(row):
+                text = cell[k] if k < len(cell) else ""
+                pad = " " * (widths[i] - cell_len(text))
+                parts.append(pad + text if i in right else text + pad)
+            click.echo("  ".join(parts).rstrip())
+
+
+def _rich_table(columns: list[str], rows: list[list[str]], right: tuple[int, ...]) -> None:
+    import io
+    import shutil
+
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None, show_edge=False, pad_edge=False, header_style="")
+    for i, column in enumerate(columns):
+        table.add_column(column, justify="right" if i in right else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))  # Text: a "[tag]" in a title stays
+    buffer = io.StringIO()
+    width = shutil.get_terminal_size().columns
+    Console(file=buffer, width=width, color_system=None, highlight=False).print(table)
+    for line in buffer.getvalue().splitlines():
+        click.echo(line.rstrip())
+
+
 def _graph(write: bool = False, create: bool = False):
     from ontoloom.api import Graph
 
@@ -158,7 +214,7 @@ class _Group(click.Group):
             sys.exit(2)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group("ontoloom", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -167,7 +223,7 @@ class _Group(click.Group):
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 @click.option("--quiet", is_flag=True, help="No progress bar on stderr for long work.")
-@click.version_option(package_name="ontoloom")
+@click.version_option(package_name="ontoloom", prog_name="ontoloom")
 @click.pass_context
 def main(ctx: click.Context, data_dir: Path | None, as_json: bool, quiet: bool) -> None:
     """ontoloom: a typed, validated knowledge graph shared by agents and people.
@@ -182,20 +238,35 @@ def main(ctx: click.Context, data_dir: Path | None, as_json: bool, quiet: bool) 
 # -- instance ----------------------------------------------------------------------------------
 @main.command()
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--endpoint", metavar="URL", help="Keep the graph in this SPARQL 1.1 store (its query URL)."
+)
+@click.option(
+    "--update-endpoint", metavar="URL", help="The store's SPARQL update URL (default: --endpoint)."
+)
 @_common
-def init(directory: Path | None) -> None:
+def init(directory: Path | None, endpoint: str | None, update_endpoint: str | None) -> None:
     """Make DIRECTORY (default: here) an ontoloom instance with an empty store.
 
+    With --endpoint, the graph lives in that SPARQL 1.1 store (see "Scaling out").
+
     \b
-    Example:
+    Examples:
       ontoloom init my-team
+      ontoloom init my-team --endpoint http://localhost:7878/query --update-endpoint http://localhost:7878/update
     """
     from ontoloom.instance import init_instance
 
-    result = init_instance(directory or Path.cwd(), _opts()["data_dir"])
+    result = init_instance(
+        directory or Path.cwd(),
+        _opts()["data_dir"],
+        endpoint=endpoint,
+        update_endpoint=update_endpoint,
+    )
     _emit(
         result,
-        f"{'initialised' if result['created'] else 'already initialised'}: {result['data_dir']}",
+        f"{'already initialised' if result['created'] is False else 'initialised'}: "
+        f"{result['data_dir']}",
     )
 
 
@@ -385,6 +456,9 @@ def relations(entity_id: str, rel: str | None, direction: str) -> None:
 def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> None:
     """Everything reachable from an entity within DEPTH hops, with distance and path.
 
+    Each edge of a path is drawn the way it runs: `a -blocks-> b`, and `a <-blocks- b` for
+    an edge from b to a (what --direction in follows).
+
     \b
     Example:
       ontoloom traverse task_a1b2c3d4 --rel blocks --depth 3
@@ -394,8 +468,11 @@ def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> Non
 
     def text() -> None:
         for r in found:
+            # Each edge drawn the way it runs: `a -blocks-> b`, or `a <-blocks- b` when the
+            # walk goes against it (--direction in).
             steps = "".join(
-                f" -{rel}-> {node}" for rel, node in zip(r["rels"], r["path"][1:], strict=True)
+                f" -{e['rel']}-> {node}" if e["to"] == node else f" <-{e['rel']}- {node}"
+                for e, node in zip(r["edges"], r["path"][1:], strict=True)
             )
             click.echo(
                 f"[{r['distance']}] {r['id']} ({r['type']}) {r['title']}   {r['path'][0]}{steps}"
@@ -411,21 +488,38 @@ def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> Non
 @click.option(
     "--where", "where", multiple=True, metavar="KEY=VALUE", help="Property filter; repeat it."
 )
+@click.option(
+    "--limit", type=int, help="A page of at most this many, in id order (1-1000); default: all."
+)
+@click.option("--after", metavar="ID", help="Start the page after this id (a page's last id).")
 @_common
-def list_(type_name: str | None, where: tuple[str, ...]) -> None:
+def list_(
+    type_name: str | None, where: tuple[str, ...], limit: int | None, after: str | None
+) -> None:
     """List entities, optionally by type and property values.
 
+    All of them by type and id; with --limit, one page in id order whose cost does not
+    grow with the graph, and a note on stderr giving the next page's --after.
+
     \b
-    Example:
+    Examples:
       ontoloom list --type Task --where status=open
+      ontoloom list --limit 100 --after task_a1b2c3d4
     """
     filters = parse_properties(where, None, option="--where")
     with _graph() as g:
-        found = g.entities(type_name, filters)
+        if limit is None and after is None:
+            found = g.entities(type_name, filters)
+        else:
+            found, cursor = g.entity_page(
+                type_name, filters, after=after, limit=100 if limit is None else limit
+            )
+            if cursor is not None:
+                click.echo(f"note: more follow: --after {cursor}", err=True)
 
     def text() -> None:
-        for e in found:
-            click.echo(f"{e.id}  {e.type:<12} {e.label}")
+        if found:
+            _print_table(["ID", "TYPE", "TITLE"], [[e.id, e.type, e.label] for e in found])
         click.echo(f"{len(found)} entit{'y' if len(found) == 1 else 'ies'}")
 
     _emit([e.to_json() for e in found], text)
@@ -435,20 +529,33 @@ def list_(type_name: str | None, where: tuple[str, ...]) -> None:
 @main.command()
 @click.option(
     "--keep",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Build the demo here and keep it.",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[DIR]",
+    help="Keep the demo instance: in DIR (new, empty or an earlier demo), or with no DIR in "
+    "the temporary directory; its path is printed. Without it nothing is left behind.",
 )
 @_common
-def demo(keep: Path | None) -> None:
+def demo(keep: str | None) -> None:
     """Build the bundled example instance and show what validation refuses.
+
+    The demo uses its own data dir inside the instance; ONTOLOOM_HOME is not read.
 
     \b
     Example:
       ontoloom demo
+      ontoloom demo --keep team-demo && cd team-demo && ontoloom list
     """
-    from ontoloom.demo import run_demo
+    from ontoloom.demo import render_text, run_demo
 
-    run_demo(keep, echo=click.echo)
+    if _opts()["data_dir"] is not None:
+        raise click.UsageError(
+            "demo builds its own instance and never uses a data dir: drop --data-dir "
+            "(--keep DIR keeps the demo where you want it)"
+        )
+    result = run_demo(Path(keep) if keep else None, keep_temp=keep == "")
+    _emit(result, lambda: render_text(result, echo=click.echo))
 
 
 # -- audit and validation ----------------------------------------------------------------------
@@ -509,12 +616,31 @@ def check(
       ontoloom check --repair          # then --repair --yes to apply
       ontoloom check --legacy-json graph.json --check cycles
     """
+    if legacy is not None:
+        # The sage-memory audit of a file: the store audit's options would be ignored.
+        store_only = {
+            "--repair": repair,
+            "--yes": yes,
+            "--explain": explain,
+            "--allow-unsupported": allow_unsupported,
+            f"--format {fmt}": fmt not in (None, "json"),
+        }
+        given = [name for name, on in store_only.items() if on]
+        if given:
+            raise click.UsageError(
+                f"{', '.join(given)}: only for the store audit; --legacy-json audits a file "
+                "and prints JSON"
+            )
+    elif checks:
+        raise click.UsageError(
+            "--check selects checks of --legacy-json; the store audit runs them all"
+        )
+    if yes and not repair:
+        raise click.UsageError("--yes applies the repairs of --repair: add --repair")
     fmt = "json" if _opts()["json"] and fmt is None else (fmt or "text")
     if legacy is not None:
         _legacy_check(legacy, checks)
         return
-    if checks:
-        raise BadInput("--check selects checks of --legacy-json; the store audit runs them all")
     from ontoloom.audit import apply_repairs, audit, audit_warnings, plan_repairs
 
     with _graph(write=repair and yes) as g:
@@ -613,25 +739,99 @@ def _legacy_check(source: str, checks: tuple[str, ...]) -> None:
     sys.exit(0 if result["valid"] else 1)
 
 
-@main.command()
-@click.argument("data", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+_FILE_FORMAT = click.Choice(
+    [
+        "auto",
+        "turtle",
+        "xml",
+        "json-ld",
+        "nt",
+        "n3",
+        "trig",
+        "nquads",
+        "ntriples",
+        "jsonld",
+        "rdfxml",
+        "ttl",
+    ],
+    case_sensitive=False,
+)
+
+
+@main.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("data", nargs=-1, required=True, metavar="DATA...")
 @click.option(
     "-s",
+    "--shacl",
     "--shapes",
     "shapes",
     multiple=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="A shapes file; repeat it. Default: ontoloom's shapes (or the data's own).",
+    metavar="FILE|-",
+    help="A shapes file; repeat it. Default: the data's own shapes, else ontoloom's.",
 )
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "turtle"]), default=None)
 @click.option(
-    "--data-format", help="RDF format of the data files when their extension does not tell."
+    "-e",
+    "--ont-graph",
+    "ontology",
+    multiple=True,
+    metavar="FILE|-",
+    help="An ontology whose RDFS/OWL axioms are mixed into the data (as pySHACL does).",
 )
-@click.option("--explain", is_flag=True, help="List which engine validated which shape.")
-@click.option("--allow-warnings", is_flag=True, help="Warnings and infos do not fail (exit 0).")
+@click.option(
+    "-i",
+    "--inference",
+    type=click.Choice(["none", "rdfs", "owlrl", "both"]),
+    default="none",
+    show_default=True,
+    help="Inference (owlrl) on the data before validating.",
+)
+@click.option(
+    "-m", "--metashacl", is_flag=True, help="Validate the shapes against shacl-shacl first."
+)
+@click.option(
+    "-im", "--imports", is_flag=True, help="Follow owl:imports of the shapes and ontology."
+)
 @click.option(
     "-a", "--advanced", is_flag=True, help="Run SHACL-AF rules (sh:rule) before validating."
 )
+@click.option("--abort", is_flag=True, help="Report only the first failing shape's results.")
+@click.option(
+    "-w",
+    "--allow-warnings",
+    "--allow-warning",
+    "allow_warnings",
+    is_flag=True,
+    help="Warnings and infos do not fail (exit 0, sh:conforms true).",
+)
+@click.option(
+    "--allow-infos", "--allow-info", "allow_infos", is_flag=True, help="Infos do not fail."
+)
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(["human", "table", "turtle", "xml", "json-ld", "nt", "n3", "text", "json"]),
+    default=None,
+    help="Output: pySHACL's human|table or the report graph (turtle|xml|json-ld|nt|n3); "
+    "ontoloom's text (default) or json (the findings report; same as --json).",
+)
+@click.option(
+    "-df",
+    "--data-file-format",
+    "--data-format",
+    "data_format",
+    type=_FILE_FORMAT,
+    default=None,
+    help="Format of the data files (default auto: by extension, else guessed).",
+)
+@click.option(
+    "-sf", "--shacl-file-format", "shapes_format", type=_FILE_FORMAT, help="Format of -s files."
+)
+@click.option(
+    "-ef", "--ont-file-format", "ontology_format", type=_FILE_FORMAT, help="Format of -e files."
+)
+@click.option("-o", "--output", metavar="FILE|-", help="Write the output there (- is stdout).")
+@click.option("--explain", is_flag=True, help="List which engine validated which shape.")
 @click.option(
     "--allow-unsupported",
     is_flag=True,
@@ -639,16 +839,26 @@ def _legacy_check(source: str, checks: tuple[str, ...]) -> None:
 )
 @_common
 def validate(
-    data: tuple[Path, ...],
-    shapes: tuple[Path, ...],
+    data: tuple[str, ...],
+    shapes: tuple[str, ...],
+    ontology: tuple[str, ...],
+    inference: str,
+    metashacl: bool,
+    imports: bool,
+    advanced: bool,
+    abort: bool,
+    allow_warnings: bool,
+    allow_infos: bool,
     fmt: str | None,
     data_format: str | None,
+    shapes_format: str | None,
+    ontology_format: str | None,
+    output: str | None,
     explain: bool,
-    allow_warnings: bool,
-    advanced: bool,
     allow_unsupported: bool,
 ) -> None:
-    """Validate RDF files against SHACL shapes, with no store (like `pyshacl -s`).
+    """Validate RDF files against SHACL shapes, with no store: pySHACL's command line
+    (`pyshacl DATA -s SHAPES ...`), option for option. DATA `-` is standard input.
 
     Exit 0 conforms, 1 does not conform, 2 load or usage error, or shapes using a feature
     ontoloom does not evaluate (sh:expression, SHACL-JS…) without --allow-unsupported.
@@ -656,36 +866,58 @@ def validate(
     \b
     Examples:
       ontoloom validate data.ttl -s shapes.ttl
-      ontoloom validate graph.ttl --format turtle
-      ontoloom validate data.ttl -s rules.ttl -a
+      ontoloom validate data.ttl -s shapes.ttl -e ontology.ttl -i rdfs -f turtle -o report.ttl
+      cat data.nt | ontoloom validate - -df nt -s shapes.ttl -w
     """
-    from ontoloom.validation import validate_files
+    from ontoloom.validation import Source, validate_files
 
     fmt = "json" if _opts()["json"] and fmt is None else (fmt or "text")
+    named = [*data, *shapes, *ontology]
+    if named.count("-") > 1:
+        raise click.UsageError("standard input (-) can be read once: give it to one option")
+    stdin = _read_stdin() if "-" in named else None
     outcome = validate_files(
-        list(data),
-        list(shapes),
-        data_format,
+        [Source(d, "-df/--data-file-format", data_format, stdin) for d in data],
+        [Source(s, "-sf/--shacl-file-format", shapes_format, stdin) for s in shapes],
+        ontology=[Source(e, "-ef/--ont-file-format", ontology_format, stdin) for e in ontology],
+        inference=inference,
+        metashacl=metashacl,
+        imports=imports,
         advanced=advanced,
+        abort=abort,
+        allow_warnings=allow_warnings,
+        allow_infos=allow_infos,
         allow_unsupported=allow_unsupported,
     )
     for warning in outcome.warnings:
         click.echo(f"warning: {warning}", err=True)
     report = outcome.report
-    failed = report.violations if allow_warnings else report.results
-    if fmt == "turtle":
-        click.echo(outcome.turtle(), nl=False)
-    elif fmt == "json":
-        out = outcome.to_json()
-        if explain:
-            out["engines"] = report.engines
-            out["as_written"] = report.as_written
-        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
+    if fmt == "json" and explain:
+        import json as json_
+
+        data_out = outcome.to_json()
+        data_out["engines"] = report.engines
+        data_out["as_written"] = report.as_written
+        text = json_.dumps(data_out, indent=2, ensure_ascii=False) + "\n"
     else:
-        click.echo(outcome.text())
-        if explain:
-            _explain_engines(report.engines, report.as_written)
-    sys.exit(1 if failed else 0)
+        text = outcome.render(fmt)
+    if output is not None and output != "-":
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise BadInput(f"-o {output}: cannot write ({exc.strerror or exc})") from None
+    else:
+        click.echo(text, nl=False)
+    if explain and fmt != "json":
+        _explain_engines(report.engines, report.as_written)
+    sys.exit(0 if outcome.conforms else 1)
+
+
+def _read_stdin() -> bytes:
+    """Standard input as bytes (RDF parsers sniff encodings themselves); a text-only stdin
+    (one handed over as a string) is UTF-8."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    return bytes(buffer.read()) if buffer is not None else sys.stdin.read().encode("utf-8")
 
 
 def _explain_engines(engines: dict[str, str], as_written: dict[str, int]) -> None:
@@ -707,37 +939,52 @@ def plan() -> None:
 
 
 @plan.command(name="apply")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--dry-run", is_flag=True, help="Validate and print the delta; store nothing.")
+@click.argument(
+    "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Validate and say what each step would change (the ids the real run assigns); "
+    "store nothing.",
+)
 @_common
 def plan_apply(file: Path, dry_run: bool) -> None:
-    """Apply a plan FILE (YAML or JSON) atomically, or refuse it whole naming the failing step.
+    """Apply a plan FILE (YAML or JSON; - reads standard input) atomically, or refuse it
+    whole naming the failing step.
 
     \b
-    Example:
+    Examples:
       ontoloom plan apply sprint.yaml --dry-run
+      cat sprint.yaml | ontoloom plan apply -
     """
     from ontoloom.plans import load_plan
 
-    steps = load_plan(file)
+    if _is_stdio(file):
+        try:
+            plan_text = _stdin_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInput("<stdin>: the plan is not UTF-8 text") from None
+        steps = load_plan(None, text=plan_text)
+    else:
+        steps = load_plan(file)
     with _graph(write=not dry_run, create=not dry_run) as g:
         result = g.apply_plan(steps, dry_run=dry_run)
 
     def text() -> None:
+        quads = f"+{len(result.adds)} -{len(result.removes)} quads"
         if dry_run:
+            verdict = "valid" if result.valid else "would be refused"
             click.echo(
-                f"dry run: {result.steps} step(s), {'valid' if result.valid else 'would be refused'}"
+                f"dry run: {result.steps} step(s), {verdict}, {quads} (--json lists them); "
+                "nothing stored"
             )
-            for q in result.removes:
-                click.echo(f"  - {q}")
-            for q in result.adds:
-                click.echo(f"  + {q}")
-            for f in result.findings:
-                click.echo(f"  ✗ {f.describe()}")
         else:
-            click.echo(
-                f"applied {result.steps} step(s): +{len(result.adds)} -{len(result.removes)} quads"
-            )
+            click.echo(f"applied {result.steps} step(s): {quads}")
+        for change in result.changes:
+            click.echo(f"  {change['step']}. {change['text']}")
+        for f in result.findings:
+            click.echo(f"  ✗ {f.describe()}")
         for alias, entity_id in result.aliases.items():
             click.echo(f"  {alias} = {entity_id}")
 
@@ -767,7 +1014,7 @@ def _show_term(g: Any, term: Any) -> str:
 
 
 @main.command()
-@click.argument("query_spec", metavar="QUERY|FILE.rq|NAME", required=False)
+@click.argument("query_spec", metavar="QUERY|FILE.rq|NAME|-", required=False)
 @click.option(
     "--format",
     "fmt",
@@ -801,7 +1048,10 @@ def query(
     infer: bool,
     timeout: float,
 ) -> None:
-    """Run a read-only SPARQL query: text, a .rq file, or a named query.
+    """Run a read-only SPARQL query: text, a .rq file, a named query, or - (standard input).
+
+    The prefixes ol, rdf, rdfs, owl, xsd, sh, prov, dcterms and schema are declared; the
+    query's own PREFIX lines add to them (and win for a name they redeclare).
 
     Every query runs under a deadline (--timeout) and is stopped when it passes it. SERVICE
     calls are refused unless ontoloom.toml lists the endpoint under [query] service_allow.
@@ -815,6 +1065,8 @@ def query(
     """
     from ontoloom.query import named_queries, run_query
 
+    if list_queries and query_spec:
+        raise click.UsageError("--list lists the named queries and runs none: drop the query")
     if list_queries:
         named = named_queries()
         data = [q.to_json() for q in named.values()]
@@ -829,6 +1081,13 @@ def query(
         return
     if not query_spec:
         raise click.UsageError("give a query, a .rq file or a named query (see --list)")
+    if _is_stdio(query_spec):
+        try:
+            query_spec = _stdin_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInput("<stdin>: the query is not UTF-8 text") from None
+        if not query_spec.strip():
+            raise BadInput("no query on standard input: pipe SPARQL text into `query -`")
     fmt = fmt or ("json" if _opts()["json"] else "table")
     bindings = {}
     for pair in params:
@@ -863,8 +1122,8 @@ def _table(g: Any, rows: list[dict[str, Any]]) -> None:
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld"]),
-    default="turtle",
-    show_default=True,
+    default=None,
+    help="Default: from the -o file's extension; Turtle on stdout.",
 )
 @click.option(
     "--graph",
@@ -876,23 +1135,39 @@ def _table(g: Any, rows: list[dict[str, Any]]) -> None:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here instead of stdout.",
+    metavar="FILE|-",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Write here instead of stdout (- is stdout).",
 )
 @click.option("--infer", is_flag=True, help="Add the inferred triples.")
 @_common
 @_with_progress
-def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
+def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> None:
     """Export graphs as RDF (TriG and N-Quads keep the named graphs).
 
-    \b
-    Example:
-      ontoloom export --format trig --graph all -o backup.trig
-    """
-    from ontoloom.interchange import export_graph
+    Turtle and TriG declare the prefixes they use; JSON-LD is compacted with an @context.
+    Without --format, the -o file's extension picks the format (.ttl .trig .nq .nt .jsonld),
+    and standard output gets Turtle.
 
+    \b
+    Examples:
+      ontoloom export --format trig --graph all -o backup.trig
+      ontoloom export --format jsonld -o - | jq .
+    """
+    from ontoloom.interchange import EXPORT_FORMATS, export_graph
+    from ontoloom.store.rdfio import guess_format
+
+    if fmt is None and output is not None and not _is_stdio(output):
+        guessed = guess_format(output)
+        if guessed not in EXPORT_FORMATS:
+            raise BadInput(
+                f"cannot tell which format to write {output} in: pass --format "
+                f"({', '.join(EXPORT_FORMATS)})"
+            )
+        fmt = guessed
+    fmt = fmt or "turtle"
     with _graph() as g:
-        if output is not None:
+        if output is not None and not _is_stdio(output):
             with output.open("wb") as out:
                 export_graph(g, out, fmt, which, infer)
             click.echo(f"exported {which} to {output}", err=True)
@@ -901,13 +1176,15 @@ def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
 
 
 @main.command(name="import")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+)
 @click.option(
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
     default=None,
-    help="Default: from the file extension.",
+    help="Default: from the file extension (required for -, standard input).",
 )
 @click.option(
     "--graph",
@@ -921,15 +1198,20 @@ def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
 def import_(file: Path, fmt: str | None, which: str | None) -> None:
     """Import RDF, validated together with the store: all of it, or nothing.
 
+    A file that holds no statement (an empty file, plain JSON read as JSON-LD) is refused.
+
     \b
-    Example:
+    Examples:
       ontoloom import team.ttl
+      curl -s https://example.org/team.nt | ontoloom import - --format ntriples
     """
     from ontoloom.interchange import import_file
 
+    data = _stdin_bytes() if _is_stdio(file) else None  # read before the store is locked
     with _graph(write=True, create=True) as g:
-        result = import_file(g, file, fmt, which)
-    _emit(result.to_json(), f"imported {result.quads} quads from {file}")
+        result = import_file(g, None if data is not None else file, fmt, which, data=data)
+    source = "standard input" if data is not None else file
+    _emit(result.to_json(), f"imported {result.quads} quads from {source}")
 
 
 @main.command()
@@ -949,12 +1231,15 @@ def summary() -> None:
             f"{data['objects']} objects, {data['relations']} relations (last change: {data['last_change'] or 'never'})"
         )
         for title, key in (
-            ("types", "types"),
-            ("relations", "relations_by_type"),
-            ("properties", "properties"),
+            ("TYPE", "types"),
+            ("RELATION", "relations_by_type"),
+            ("PROPERTY", "properties"),
         ):
             if data[key]:
-                click.echo(f"{title}: " + ", ".join(f"{k} {v}" for k, v in data[key].items()))
+                click.echo()
+                _print_table(
+                    [title, "COUNT"], [[k, str(v)] for k, v in data[key].items()], right=(1,)
+                )
 
     _emit(data, text)
 
@@ -1005,16 +1290,31 @@ def schema_list() -> None:
         data = describe_schema(g)
 
     def text() -> None:
-        click.echo("types:")
-        for t in data["types"]:
-            extra = "" if t["builtin"] else "  (extension)"
-            click.echo(f"  {t['type']:<14} required: {', '.join(t['required']) or '-'}{extra}")
-        click.echo("relations:")
-        for r in data["relations"]:
-            flags = " acyclic" if r["acyclic"] else ""
-            click.echo(
-                f"  {r['rel']:<14} {', '.join(r['from_types'])} → {', '.join(r['to_types'])}  {r['cardinality']}{flags}"
-            )
+        _print_table(
+            ["TYPE", "REQUIRED", "ORIGIN"],
+            [
+                [
+                    t["type"],
+                    ", ".join(t["required"]) or "-",
+                    "built in" if t["builtin"] else "extension",
+                ]
+                for t in data["types"]
+            ],
+        )
+        click.echo()
+        _print_table(
+            ["RELATION", "FROM", "TO", "CARDINALITY", "ACYCLIC"],
+            [
+                [
+                    r["rel"],
+                    ", ".join(r["from_types"]),
+                    ", ".join(r["to_types"]),
+                    r["cardinality"],
+                    "yes" if r["acyclic"] else "no",
+                ]
+                for r in data["relations"]
+            ],
+        )
 
     _emit(data, text)
 
@@ -1084,20 +1384,31 @@ def schema_add_relation(spec: str) -> None:
 
 
 @schema.command(name="add-shapes")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
+    default=None,
+    help="Default: from the file extension (required for -, standard input).",
+)
 @_common
-def schema_add_shapes(file: Path) -> None:
+def schema_add_shapes(file: Path, fmt: str | None) -> None:
     """Add a SHACL shapes file (checked against SHACL-SHACL and the data already stored).
 
     \b
-    Example:
+    Examples:
       ontoloom schema add-shapes team-rules.ttl
+      cat team-rules.ttl | ontoloom schema add-shapes - --format turtle
     """
     from ontoloom.extensions import add_shapes
 
+    raw = _stdin_bytes() if _is_stdio(file) else None
     with _graph(write=True, create=True) as g:
-        data = add_shapes(g, file)
-    lines = [f"added {data['triples']} shape triples from {file}"]
+        data = add_shapes(g, None if raw is not None else file, fmt, data=raw)
+    lines = [f"added {data['triples']} shape triples from {data['file']}"]
     lines += [f"  {c['shape']}: {c['how']}" for c in data["checks"]]
     _emit(data, "\n".join(lines))
 
@@ -1135,16 +1446,21 @@ def search(
         hits = g.search(text, types=types, tags=tags, rel=rel, limit=limit)
 
     def show() -> None:
-        for hit in hits:
-            flag = " [private]" if hit.private else ""
-            click.echo(f"{hit.score:7.2f}  {hit.id}  ({hit.type}) {hit.title}{flag}")
-            if hit.snippet and hit.snippet != hit.title:
-                click.echo(f"         {hit.snippet}")
-            for label in hit.relations[:3]:
-                click.echo(f"         · {label}")
         if not hits:
             click.echo("no matches")
+            return
+        rows = []
+        for hit in hits:
+            flag = " [private]" if hit.private else ""
+            context = [hit.snippet] if hit.snippet and hit.snippet != hit.title else []
+            context += [f"· {label}" for label in hit.relations[:3]]
+            rows.append(
+                [f"{hit.score:.2f}", hit.id, hit.type, hit.title + flag, "\n".join(context)]
+            )
+        _print_table(["SCORE", "ID", "TYPE", "TITLE", "MATCH"], rows, right=(0,))
 
+    if hits.note:
+        click.echo(f"note: {hits.note}", err=True)
     _emit([h.to_json() for h in hits], show)
 
 
@@ -1232,7 +1548,13 @@ def rebuild(full: bool) -> None:
     metavar="SLUG",
     help="Look up this failure class instead of matching text.",
 )
-@click.option("--limit", type=int, default=3, show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="At most this many failure classes.",
+)
 @_common
 def guard(text: str | None, class_ref: str | None, limit: int) -> None:
     """Is this a known recurring failure? Its recurrences and the remedy (rules, runbooks).
@@ -1311,19 +1633,45 @@ def hints(target: str) -> None:
       ontoloom hints rule:no-raw-control-bytes
     """
     from ontoloom.actions import hints as find
+    from ontoloom.proposals.confidence import confidence, load_usage, record_use
 
     with _graph() as g:
         found = find(g, target)
+        data_dir = g.data_dir
+    usage = load_usage(data_dir) if data_dir is not None else {}
+    shown = [
+        {
+            **p.to_json(),
+            "confidence": confidence(p.status, p.tier, usage.get(p.id))
+            if p.origin == "conversation"
+            else None,
+        }
+        for p in found
+    ]
+    if data_dir is not None:  # mined knowledge shown is mined knowledge used
+        record_use(data_dir, [p["id"] for p in shown if p["confidence"]])
 
     def show() -> None:
-        for p in found:
+        for p in shown:
+            if p["confidence"]:  # mined: hedged, labelled by confidence, never a fact
+                what = (
+                    f"{p['source']} may be a {p['target']}"
+                    if p["rel"] == "a"
+                    else f"perhaps {p['source']} {p['rel']} {p['target']}"
+                )
+                ev = p["evidence"]
+                click.echo(
+                    f"[unconfirmed, {p['confidence']} confidence, mined] {p['id']}: {what} "
+                    f'— "{ev.get("quote", "")}" ({ev.get("transcript")}, {(ev.get("time") or "")[:10]})'
+                )
+                continue
             click.echo(
-                f"[unconfirmed] {p.id}: {p.source} {p.rel} {p.target} ({p.origin}, tier {p.tier})"
+                f"[unconfirmed] {p['id']}: {p['source']} {p['rel']} {p['target']} ({p['origin']}, tier {p['tier']})"
             )
-        if not found:
+        if not shown:
             click.echo("no unconfirmed proposals")
 
-    _emit([p.to_json() for p in found], show)
+    _emit(shown, show)
 
 
 @main.group(invoke_without_command=True)
@@ -1433,15 +1781,19 @@ def gc(yes: bool) -> None:
 @click.option(
     "--ingest",
     "ingest",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    metavar="FILE|-",
     help="Check and store an agent's answer (a response JSON file, or - for stdin).",
 )
 @click.option(
     "--resolve-model", "resolve", is_flag=True, help="Print the model id for --role on --backend."
 )
 @click.option(
-    "--limit", type=int, default=50, show_default=True, help="With --emit: at most this many items."
+    "--limit",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="With --emit: at most this many items.",
 )
 @click.option(
     "--for", "for_target", metavar="TARGET", help="With --emit: only what is about TARGET."
@@ -1449,8 +1801,9 @@ def gc(yes: bool) -> None:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="With --emit: write here.",
+    metavar="FILE|-",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="With --emit: write here (- is stdout).",
 )
 @click.option("--backend", type=click.Choice(["claude", "codex"]), help="With --resolve-model.")
 @click.option(
@@ -1482,6 +1835,22 @@ def enrich(
     chosen = [x for x in (emit, ingest is not None, resolve) if x]
     if len(chosen) != 1:
         raise click.UsageError("choose one of --emit, --ingest FILE, --resolve-model")
+    # An option of another mode would be ignored: say so instead.
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    modes = {
+        "--emit": (emit, {"limit": "--limit", "for_target": "--for", "output": "-o/--output"}),
+        "--resolve-model": (resolve, {"backend": "--backend", "role": "--role"}),
+    }
+    for mode, (on, options) in modes.items():
+        stray = [
+            flag
+            for name, flag in options.items()
+            if not on and ctx.get_parameter_source(name) is not ParameterSource.DEFAULT
+        ]
+        if stray:
+            raise click.UsageError(f"{', '.join(stray)}: used only with {mode}")
     if resolve:
         from ontoloom.config import load_config, resolve_data_dir
         from ontoloom.proposals.policy import resolve_model
@@ -1499,7 +1868,7 @@ def enrich(
         with _graph() as g:
             request = emit_request(g, limit, for_target)
         text = json.dumps(request, indent=2, ensure_ascii=False)
-        if output is not None:
+        if output is not None and not _is_stdio(output):
             output.write_text(text + "\n", encoding="utf-8")
             click.echo(f"wrote {len(request['items'])} item(s) to {output}", err=True)
         else:
@@ -1510,7 +1879,11 @@ def enrich(
 
     assert ingest is not None
     try:
-        raw = sys.stdin.read() if str(ingest) == "-" else ingest.read_text(encoding="utf-8")
+        raw = (
+            _stdin_bytes().decode("utf-8")
+            if _is_stdio(ingest)
+            else ingest.read_text(encoding="utf-8")
+        )
         data = json.loads(raw)
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"{ingest}: cannot read it ({exc})") from None
@@ -1534,6 +1907,256 @@ def enrich(
             )
 
     _emit(summary, show)
+
+
+@main.command()
+@click.option(
+    "--scan",
+    "do_scan",
+    is_flag=True,
+    help="Request extraction of closed transcripts not yet mined.",
+)
+@click.option(
+    "--emit", "do_emit", is_flag=True, help="Print (or -o) the request document for the agent."
+)
+@click.option(
+    "--ingest",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Check and store the agent's answer (a response JSON file, or - for stdin).",
+)
+@click.option("--review", "do_review", is_flag=True, help="List mined proposals with confidence.")
+@click.option("--confirm", "confirm_id", metavar="ID", help="Confirm a mined proposal.")
+@click.option("--reject", "reject_id", metavar="ID", help="Reject a mined proposal.")
+@click.option("--reason", help="With --reject (or --correct): why.")
+@click.option(
+    "--correct", "correct_id", metavar="ID", help="Object to mined knowledge: its confidence drops."
+)
+@click.option(
+    "--write-record", "do_write", is_flag=True, help="Rewrite records/ontoloom/conversations.md."
+)
+@click.option(
+    "--cross-vendor-egress",
+    "cross_vendor",
+    is_flag=True,
+    default=None,
+    help="With --ingest: honour a second model's verdicts on what passes the egress gate; "
+    "with --emit: write the verification request (only triples and quotes).",
+)
+@click.option(
+    "--limit",
+    type=int,
+    default=20,
+    show_default=True,
+    help="With --scan/--emit: at most N transcripts.",
+)
+@click.option(
+    "--status",
+    type=click.Choice(["pending", "confirmed", "rejected", "all"]),
+    default="pending",
+    show_default=True,
+    help="With --review.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --emit: write here.",
+)
+@_common
+def mine(
+    do_scan: bool,
+    do_emit: bool,
+    ingest: Path | None,
+    do_review: bool,
+    confirm_id: str | None,
+    reject_id: str | None,
+    reason: str | None,
+    correct_id: str | None,
+    do_write: bool,
+    cross_vendor: bool | None,
+    limit: int,
+    status: str,
+    output: Path | None,
+) -> None:
+    """Mine closed conversation transcripts for proposals (opt-in: [mining] enabled = true).
+
+    Agent-mediated, as `enrich`: --scan/--emit write extraction requests, the agent answers,
+    --ingest checks every quote against its transcript and stores proposals (LOW, or MEDIUM
+    at most), --review lists them, --confirm/--reject decide. Confirmed knowledge is written to
+    records/ontoloom/conversations.md, which `rebuild` reads back. With mining off, --scan and
+    --emit record "skipped: off by design" (exit 0). Exit 2 on bad input.
+
+    \b
+    Examples:
+      ontoloom mine --scan --limit 5
+      ontoloom mine --emit -o request.json
+      ontoloom mine --ingest response.json --json
+      ontoloom mine --review
+      ontoloom mine --confirm 1a2b3c4d5e6f
+    """
+    from ontoloom.proposals import mine as mining
+
+    chosen = [
+        x
+        for x in (
+            do_scan,
+            do_emit,
+            ingest is not None,
+            do_review,
+            confirm_id,
+            reject_id,
+            correct_id,
+            do_write,
+        )
+        if x
+    ]
+    if len(chosen) != 1:
+        raise click.UsageError(
+            "choose one of --scan, --emit, --ingest FILE, --review, --confirm ID, --reject ID, "
+            "--correct ID, --write-record"
+        )
+    if limit < 0:
+        raise click.UsageError("--limit must be 0 or more")
+    if do_scan:
+        with _graph(write=True, create=True) as g:
+            result = mining.scan(g, limit).to_json()
+
+        def show_scan() -> None:
+            if result["state"] == "skipped":
+                click.echo(f"mining {mining.SKIPPED}: set [mining] enabled = true in ontoloom.toml")
+                return
+            click.echo(
+                f"{result['transcripts']} transcript(s): requested {len(result['requested'])}, "
+                f"already mined {result['already_mined']}, requested earlier "
+                f"{result['requested_earlier']}, still open {result['open']}, deferred "
+                f"{result['deferred']}, failed {len(result['failed'])}"
+                + (
+                    f"; edited {len(result['edited'])}, purged {result['purged']}"
+                    if result["edited"]
+                    else ""
+                )
+            )
+            for path in result["files"]:
+                click.echo(f"  request: {path}")
+            for failure in result["failed"]:
+                click.echo(f"  failed: {failure}", err=True)
+
+        _emit(result, show_scan)
+        return
+    if do_emit and cross_vendor:  # the verification request: only triples and quotes leave
+        with _graph() as g:
+            document = mining.verification_request(g)
+        text = json.dumps(document, indent=2, ensure_ascii=False)
+        if output is not None:
+            output.write_text(text + "\n", encoding="utf-8")
+            click.echo(f"wrote {len(document['items'])} item(s) to {output}", err=True)
+        else:
+            click.echo(text)
+        click.echo(
+            f"egress: {len(document['items'])} released, {document['withheld']['withheld']} withheld "
+            f"{document['withheld']['reasons'] or ''}",
+            err=True,
+        )
+        return
+    if do_emit:
+        with _graph(write=True, create=True) as g:
+            document = mining.emit(g, limit)
+        text = json.dumps(document, indent=2, ensure_ascii=False)
+        if document["state"] == "skipped":
+            click.echo(
+                f"mining {mining.SKIPPED}: set [mining] enabled = true in ontoloom.toml", err=True
+            )
+        if output is not None:
+            output.write_text(text + "\n", encoding="utf-8")
+            click.echo(f"wrote {len(document['requests'])} request(s) to {output}", err=True)
+        else:
+            click.echo(text)
+        return
+    if ingest is not None:
+        try:
+            raw = sys.stdin.read() if str(ingest) == "-" else ingest.read_text(encoding="utf-8")
+            data = json.loads(raw)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise BadInput(f"{ingest}: cannot read it ({exc})") from None
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"{ingest}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
+        with _graph(write=True) as g:
+            summary = mining.ingest(g, data, cross_vendor=cross_vendor).to_json()
+
+        def show_ingest() -> None:
+            stored = summary["stored"]
+            click.echo(
+                f"{summary['candidates']} candidate(s): stored MEDIUM {stored['MEDIUM']}, LOW "
+                f"{stored['LOW']}, rejected {stored['rejected']}; dropped {summary['dropped']} "
+                f"{summary['dropped_by_reason'] or ''}; refused {summary['refused']}; merges "
+                f"{summary['merged']}; corroborated {summary['corroborated']}; duplicate "
+                f"{summary['duplicate']}; demoted {summary['demoted']}"
+            )
+            click.echo(f"watermark: {summary['watermark']}")
+            for o in summary["outcomes"]:
+                what = (
+                    f"{o.get('type')} {o.get('title')!r}"
+                    if o["kind"] in ("object", "merge") and "type" in o
+                    else f"{o.get('source')} {o.get('relation')} {o.get('target')}"
+                )
+                detail = f" — {o['detail']}" if o.get("detail") else ""
+                click.echo(f"  [{o['outcome']}:{o['reason']}] {what}{detail}")
+
+        _emit(summary, show_ingest)
+        return
+    if do_review:
+        with _graph() as g:
+            found = mining.review(g, None if status == "all" else status)
+
+        def show_review() -> None:
+            if not found:
+                click.echo("no mined proposals")
+            for p in found:
+                label = "unconfirmed" if p["status"] == "pending" else p["status"]
+                what = (
+                    f'new {p["target"]} {p["source"]} "{p["properties"].get("title")}"'
+                    if p["kind"] == "object"
+                    else f'merge "{p["properties"].get("mention")}" into {p["source"]}'
+                    if p["kind"] == "merge"
+                    else f"{p['source']} {p['rel']} {p['target']}"
+                )
+                ev = p["evidence"]
+                click.echo(
+                    f"{p['id']}  [{label}, {p['confidence']} confidence, {p['tier']}, "
+                    f"{p['corroboration']} transcript(s)] {what}"
+                )
+                click.echo(
+                    f'    "{ev.get("quote")}" — {ev.get("transcript")} #{ev.get("message")} ({p["date"] or "no date"})'
+                )
+
+        _emit(found, show_review)
+        return
+    if confirm_id:
+        with _graph(write=True) as g:
+            result = mining.confirm(g, confirm_id)
+        p = result["proposal"]
+        record = result["record"]
+        text = ("already confirmed: " if result["already"] else "confirmed: ") + (
+            f"{p['source']} {p['rel']} {p['target']}"
+        )
+        if record and record["written"]:
+            text += f"\nwritten to {record['path']}"
+        _emit(result, text)
+        return
+    if reject_id:
+        with _graph(write=True) as g:
+            result = mining.reject(g, reject_id, reason)
+        _emit(result, ("already rejected " if result["already"] else "rejected ") + reject_id)
+        return
+    if correct_id:
+        with _graph(write=True) as g:
+            result = mining.correct(g, correct_id, reason)
+        _emit(result, f"corrected {correct_id}: confidence now {result['confidence']}")
+        return
+    with _graph(write=True) as g:
+        record = mining.write_record(g)
+    _emit(record, f"{'wrote' if record['written'] else 'unchanged'}: {record['path']}")
 
 
 def _proposal_line(p: Any) -> str:
@@ -1663,6 +2286,111 @@ def _recovered(messages: list[str]) -> None:
         click.echo(f"note: {message}", err=True)
 
 
+# -- the viewer --------------------------------------------------------------------------------
+@main.command()
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("ontoloom-view.html"),
+    show_default=True,
+    help="The file to write; - writes to stdout.",
+)
+@click.option("--focus", metavar="ID", help="Show this object (id, slug, title or alias) first.")
+@click.option(
+    "--depth",
+    type=click.IntRange(0, 10),
+    default=None,
+    help="With --focus: show what lies within N relations of it first (default 1).",
+)
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    metavar="T",
+    help="Only objects of this type (and its subtypes); repeatable.",
+)
+@click.option(
+    "--include-private",
+    is_flag=True,
+    help='Show private objects in full (by default each is shown only as "private").',
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["html", "json"]),
+    default="html",
+    show_default=True,
+    help="html: the page; json: the data it draws.",
+)
+@_common
+def view(
+    output: Path,
+    focus: str | None,
+    depth: int | None,
+    types: tuple[str, ...],
+    include_private: bool,
+    fmt: str,
+) -> None:
+    """Write the graph as one self-contained HTML file that works offline.
+
+    A force-directed drawing coloured by type, with a legend, a search box (ids, titles,
+    aliases), type and relation filters and a details panel (properties, relations with
+    their evidence, privacy class, expand neighbours). Pending proposals are drawn dashed and
+    labelled unconfirmed. Private objects appear only as "private" unless --include-private.
+
+    \b
+    Examples:
+      ontoloom view -o graph.html
+      ontoloom view --focus rule:no-raw-control-bytes --depth 2 --type Rule --type Decision
+    """
+    from ontoloom.view import render_page, view_data
+
+    if depth is not None and focus is None:
+        raise BadInput("--depth N goes with --focus ID: it says how far from ID to show first")
+    with _graph() as g:
+        data = view_data(
+            g,
+            focus=focus,
+            depth=1 if depth is None else depth,
+            types=types,
+            include_private=include_private,
+        )
+    if fmt == "html":
+        text = render_page("view", data)
+    else:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    meta = data["meta"]
+    if str(output) == "-":
+        click.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(
+            f"cannot write {output}: {exc.strerror or exc}; choose another file with -o"
+        ) from None
+    report = {
+        "path": str(output),
+        "format": fmt,
+        "bytes": len(text.encode("utf-8")),
+        "nodes": meta["nodes"],
+        "links": meta["links"],
+        "unconfirmed": meta["unconfirmed"],
+        "private_hidden": meta["private_hidden"],
+    }
+    hidden = (
+        f'; {meta["private_hidden"]} private object(s) shown only as "private"'
+        if meta["private_hidden"]
+        else ""
+    )
+    _emit(
+        report,
+        f"wrote {output}: {meta['nodes']} objects, {meta['links']} relations "
+        f"({meta['unconfirmed']} unconfirmed){hidden}",
+    )
+
+
 # -- agent integration: MCP server, Claude Code hooks, install ---------------------------------
 @main.command()
 @_common
@@ -1684,8 +2412,13 @@ def mcp() -> None:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--ui",
+    is_flag=True,
+    help="Also serve the graph view and the review page at /ui/ (same token).",
+)
 @_common
-def serve(host: str, port: int) -> None:
+def serve(host: str, port: int, ui: bool) -> None:
     """Serve the graph over HTTP: MCP at /mcp, SPARQL (read-only) at /sparql, JSON at /api/TOOL.
 
     Every request needs `Authorization: Bearer TOKEN`: ONTOLOOM_TOKEN, else the data dir's
@@ -1697,11 +2430,12 @@ def serve(host: str, port: int) -> None:
       ontoloom serve --port 8765 &
       curl -H "Authorization: Bearer $(cat .ontoloom/serve.token)" \\
            -d '{"query": "payment"}' http://127.0.0.1:8765/api/search
+      ontoloom serve --ui   # then open http://127.0.0.1:8765/ui/ and give the token
     """
     from ontoloom.config import resolve_data_dir
     from ontoloom.serve import serve as run
 
-    run(resolve_data_dir(_opts()["data_dir"]), host, port)
+    run(resolve_data_dir(_opts()["data_dir"]), host, port, ui=ui)
 
 
 @main.group()
@@ -1745,20 +2479,19 @@ def install() -> None:
 @install.command(name="claude-code")
 @click.option(
     "--project",
-    "scope",
-    flag_value="project",
-    default=True,
+    "project",
+    is_flag=True,
     help="This project: .claude/settings.json and .mcp.json (default).",
 )
 @click.option(
     "--global",
-    "scope",
-    flag_value="global",
+    "global_",
+    is_flag=True,
     help="Every project: ~/.claude/settings.json and ~/.claude.json.",
 )
 @click.option("--dry-run", is_flag=True, help="Print the diff; change nothing.")
 @_common
-def install_claude_code(scope: str, dry_run: bool) -> None:
+def install_claude_code(project: bool, global_: bool, dry_run: bool) -> None:
     """Add the MCP server and both hooks to Claude Code's settings (merged, idempotent).
 
     \b
@@ -1768,5 +2501,8 @@ def install_claude_code(scope: str, dry_run: bool) -> None:
     """
     from ontoloom.install import install_claude_code as run_install
 
-    result = run_install(scope=scope, dry_run=dry_run)
+    if project and global_:
+        # Two flags for one choice: the last one must not silently win (it writes to $HOME).
+        raise click.UsageError("--project and --global exclude each other: give one")
+    result = run_install(scope="global" if global_ else "project", dry_run=dry_run)
     _emit(result.to_json(), result.text)

@@ -15,7 +15,14 @@ from typing import Any
 
 from ontoloom.errors import BadInput
 
-__all__ = ["INSTANCE_MARKER", "Config", "find_instance", "load_config", "resolve_data_dir"]
+__all__ = [
+    "INSTANCE_MARKER",
+    "Config",
+    "MiningConfig",
+    "find_instance",
+    "load_config",
+    "resolve_data_dir",
+]
 
 INSTANCE_MARKER = "ontoloom.toml"
 DATA_DIR_NAME = ".ontoloom"
@@ -53,6 +60,14 @@ PRIVACY_CLASSES = ("public", "internal", "private")
 class DocumentRoot:
     root: str
     privacy: str = "internal"
+
+
+@dataclass
+class MiningConfig:
+    enabled: bool = False
+    transcripts: list[str] | None = None  # None: Claude Code's session files for the project
+    closed_after_minutes: float = 30.0
+    cross_vendor_egress: bool = False
 
 
 @dataclass
@@ -94,6 +109,39 @@ class Config:
     def path(self) -> Path | None:
         """The ``ontoloom.toml`` read, if any."""
         return self.instance / INSTANCE_MARKER if self.instance is not None else None
+
+    def mining(self) -> MiningConfig:
+        """``[mining]``: conversation mining (off unless ``enabled = true``).
+
+        :raises BadInput: a key of the wrong kind (named, with an example)."""
+        where = self.path or INSTANCE_MARKER
+        section = self.raw.get("mining", {})
+        if not isinstance(section, dict):
+            raise BadInput(f"{where}: [mining] must be a table, e.g. [mining] enabled = true")
+        out = MiningConfig()
+        for key in ("enabled", "cross_vendor_egress"):
+            value = section.get(key, False)
+            if not isinstance(value, bool):
+                raise BadInput(f"{where}: [mining] {key} must be true or false, not {value!r}")
+            setattr(out, key, value)
+        minutes = section.get("closed_after_minutes", out.closed_after_minutes)
+        if isinstance(minutes, bool) or not isinstance(minutes, int | float) or minutes < 0:
+            raise BadInput(
+                f"{where}: [mining] closed_after_minutes must be a number of minutes >= 0, "
+                f"not {minutes!r}"
+            )
+        out.closed_after_minutes = float(minutes)
+        listed = section.get("transcripts")
+        if listed is not None:
+            if isinstance(listed, str):
+                listed = [listed]
+            if not isinstance(listed, list) or not all(isinstance(x, str) and x for x in listed):
+                raise BadInput(
+                    f"{where}: [mining] transcripts must be a list of paths or globs relative "
+                    'to the instance, e.g. transcripts = ["transcripts/**/*.jsonl"]'
+                )
+            out.transcripts = list(listed)
+        return out
 
     def service_allow(self) -> frozenset[str]:
         """``[query] service_allow``: the SPARQL endpoints a query may call with SERVICE,

@@ -86,7 +86,7 @@ FORWARDED = {
         "search",
         "summary",
     ],
-    *["traverse", "unrelate", "update", "why"],
+    *["traverse", "unrelate", "update", "view", "why"],
 }
 
 
@@ -177,7 +177,8 @@ def main() -> None:
             sys.exit(code)
         from ontoloom.cli import main as cli_main
 
-        cli_main()
+        # The same program name whether run as the script or as ``python -m ontoloom``.
+        cli_main(prog_name="ontoloom")
         return
     name, data_dir = route
     try:

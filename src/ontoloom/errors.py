@@ -82,6 +82,11 @@ class Busy(OntoloomError):
     kind = "busy"
 
 
+class CommitConflict(Busy):
+    """Another writer committed between a delta's validation and its commit: validate
+    again against the new state and retry."""
+
+
 class UnsupportedQuery(OntoloomError):
     kind = "unsupported_query"
 
@@ -103,4 +108,6 @@ class ValidationFailed(OntoloomError):
         super().__init__("\n".join(lines))
 
     def to_json(self) -> dict[str, Any]:
-        return {"error": "validation", "results": [f.to_json() for f in self.findings]}
+        from ontoloom.findings import refusal_json
+
+        return refusal_json(self.findings, self.message)

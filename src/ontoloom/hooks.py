@@ -38,6 +38,7 @@ from ontoloom.lookups import (
     pending_proposals,
     pick_type,
 )
+from ontoloom.proposals.confidence import confidence, load_usage, record_use
 from ontoloom.search import STOPWORDS, SearchIndex
 from ontoloom.store import exists as store_exists
 from ontoloom.store import open_backend
@@ -70,6 +71,8 @@ NEVER_REBUILT = (
 )
 HOOK_STATE = "hook-state.json"
 MANIFEST = "records.json"  # written by rebuild (ontoloom.records.rebuild.MANIFEST)
+MINING_STATUS = "mining/status.json"  # written by `mine --scan` (ontoloom.proposals.mine)
+MINING_USAGE = "mining/usage.json"  # uses of mined knowledge (ontoloom.proposals.mine)
 
 # Strength of the best way an object was pointed at (ties in the ranking).
 _BY_SEARCH, _BY_NAME, _BY_ID = 0, 2, 3
@@ -256,7 +259,7 @@ def context(data_dir: Path, prompt: str) -> str:
         index = _index(data_dir)
         try:
             found = _find(backend, ids, index, prompt, terms)
-            return _render(backend, ids, found) if found else ""
+            return _render(backend, ids, found, data_dir) if found else ""
         finally:
             if index is not None:
                 index.close()
@@ -378,7 +381,9 @@ def _named(info: dict[str, Any]) -> str:
     return shown
 
 
-def _render(backend: Any, ids: IdSpace, shown: list[_Candidate]) -> str:
+def _render(
+    backend: Any, ids: IdSpace, shown: list[_Candidate], data_dir: Path | None = None
+) -> str:
     lines = [HEADER]
     per_object: list[list[tuple[tuple[Term, str, Term], str]]] = []
     heads: list[str] = []
@@ -416,7 +421,7 @@ def _render(backend: Any, ids: IdSpace, shown: list[_Candidate]) -> str:
     for head, picked in zip(heads, chosen, strict=True):
         lines.append(head)
         lines += picked
-    proposals = _proposals(backend, ids, [c.node for c in shown])
+    proposals = _proposals(backend, ids, [c.node for c in shown], data_dir)
     if proposals:
         lines.append(PROPOSALS_HEADER)
         lines += proposals
@@ -477,22 +482,49 @@ def _relations(
     ]
 
 
-def _proposals(backend: Any, ids: IdSpace, nodes: list[Term]) -> list[str]:
+def _proposals(
+    backend: Any, ids: IdSpace, nodes: list[Term], data_dir: Path | None = None
+) -> list[str]:
     found = pending_proposals(backend, ids, nodes)
     if not found:
         return []
-    ends = labels(backend, ids, (ids.iri(p[k]) for p in found for k in ("source", "target")))
-    lines = []
+    ends = labels(
+        backend,
+        ids,
+        (
+            ids.iri(p[k])
+            for p in found
+            for k in ("source", "target")
+            if p["rel"] != "a" or k == "source"
+        ),
+    )
+    usage = load_usage(data_dir) if data_dir is not None else {}
+    lines, used = [], []
     for p in found:
-        if any(ends.get(ids.iri(p[k]), {}).get("private") for k in ("source", "target")):
+        keys = ("source",) if p["rel"] == "a" else ("source", "target")
+        if any(ends.get(ids.iri(p[k]), {}).get("private") for k in keys):
             continue
-        how = ", ".join(x for x in (p["origin"], f"tier {p['tier']}" if p["tier"] else "") if x)
-        lines.append(
-            f"- [unconfirmed] {p['id']}: {p['source']} {p['rel']} {p['target']}"
-            + (f" ({how})" if how else "")
-        )
+        if p["origin"] == "conversation":
+            # Mined knowledge: hedged and labelled by confidence, never stated as fact.
+            level = confidence("pending", p["tier"], usage.get(p["id"]))
+            what = (
+                f"{p['source']} may be a {p['target']} not yet in the graph"
+                if p["rel"] == "a"
+                else f"perhaps {p['source']} {p['rel']} {p['target']}"
+            )
+            said = f' — said {p["time"][:10]}: "{_text(p["quote"], 80)}"' if p["quote"] else ""
+            lines.append(f"- [unconfirmed, {level} confidence, mined] {p['id']}: {what}{said}")
+            used.append(p["id"])
+        else:
+            how = ", ".join(x for x in (p["origin"], f"tier {p['tier']}" if p["tier"] else "") if x)
+            lines.append(
+                f"- [unconfirmed] {p['id']}: {p['source']} {p['rel']} {p['target']}"
+                + (f" ({how})" if how else "")
+            )
         if len(lines) == MAX_PROPOSALS:
             break
+    if data_dir is not None:
+        record_use(data_dir, used)
     return lines
 
 
@@ -516,7 +548,29 @@ def status(data_dir: Path) -> str:
     return (
         f"ontoloom: {counts['objects']} objects · {counts['relations']} relations · "
         f"{counts['proposals']} proposals pending · rebuilt {when}"
-    )
+    ) + _mining(data_dir)
+
+
+def _mining(data_dir: Path) -> str:
+    """The last mining scan's state (``mine --scan``/``--emit`` record it): off by design,
+    failed, or when it ran — "" when mining never ran here."""
+    try:
+        state = json.loads((data_dir / MINING_STATUS).read_text(encoding="utf-8"))
+    except Exception:
+        return ""
+    if not isinstance(state, dict):
+        return ""
+    if state.get("state") == "skipped":
+        return " · mining skipped: off by design"
+    stamp = state.get("at")
+    try:
+        when = dt.datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
+    except ValueError:
+        when = None
+    ago = f" {_ago(when)}" if when is not None else ""
+    if state.get("state") == "failed":
+        return f" · mining scan FAILED{ago} ({_text(str(state.get('reason') or 'see mine --scan'), 60)})"
+    return f" · mined{ago}"
 
 
 def _counts(backend: Any, ids: IdSpace, data_dir: Path) -> dict[str, int]:

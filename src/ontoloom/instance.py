@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,17 @@ runbooks  = "records/runbooks"
 """
 
 
-def init_instance(directory: Path, data_dir: Path | None = None) -> dict[str, Any]:
-    """Mark ``directory`` as an instance and create its store; idempotent."""
+def init_instance(
+    directory: Path,
+    data_dir: Path | None = None,
+    *,
+    endpoint: str | None = None,
+    update_endpoint: str | None = None,
+) -> dict[str, Any]:
+    """Mark ``directory`` as an instance and create its store; idempotent.
+
+    ``endpoint`` (and ``update_endpoint``, when updates go elsewhere): keep the graph in that
+    SPARQL 1.1 store, written to ``[store]`` in ontoloom.toml."""
     directory = directory.resolve()
     if directory.exists() and not directory.is_dir():
         raise BadInput(f"{directory} is a file, not a directory")
@@ -34,6 +44,10 @@ def init_instance(directory: Path, data_dir: Path | None = None) -> dict[str, An
     marker = directory / INSTANCE_MARKER
     if not marker.exists():
         marker.write_text(TEMPLATE, encoding="utf-8")
+    if endpoint is not None:
+        _set_endpoint(marker, endpoint, update_endpoint)
+    elif update_endpoint is not None:
+        raise BadInput("--update-endpoint goes with --endpoint (the query endpoint)")
     target = resolve_data_dir(data_dir) if data_dir else None
     if target is None:
         import os
@@ -43,10 +57,41 @@ def init_instance(directory: Path, data_dir: Path | None = None) -> dict[str, An
             if os.environ.get("ONTOLOOM_HOME")
             else (directory / DATA_DIR_NAME)
         )
-    created = not exists(target)
+    created = not exists(target) if endpoint is None else None
     with open_backend(target, write=True, create=True):
         pass
     gitignore = directory / ".gitignore"
     if target.parent == directory and not gitignore.exists():
         gitignore.write_text(f"{DATA_DIR_NAME}/\n", encoding="utf-8")
     return {"instance": str(directory), "data_dir": str(target), "created": created}
+
+
+def _set_endpoint(marker: Path, endpoint: str, update_endpoint: str | None) -> None:
+    """Write ``[store]`` into ontoloom.toml; the same endpoint again changes nothing, another
+    one is refused (moving a graph is export, then import)."""
+    import tomllib
+
+    from ontoloom.store.endpoint import EndpointConfig
+
+    table = {"endpoint": endpoint, "update_endpoint": update_endpoint or endpoint}
+    EndpointConfig.from_table(table, "--endpoint")  # the URLs are checked before anything
+    raw = tomllib.loads(marker.read_text(encoding="utf-8"))
+    current = raw.get("store")
+    if current is not None:
+        if {
+            **current,
+            "update_endpoint": current.get("update_endpoint", current.get("endpoint")),
+        } == table:
+            return
+        raise BadInput(
+            f"{marker} already names a store ({current.get('endpoint')}); an instance keeps one "
+            "store: move its graph with `ontoloom export` and `ontoloom import` into a new instance"
+        )
+    text = marker.read_text(encoding="utf-8")
+    text += (
+        "\n# The graph lives in this SPARQL 1.1 store (credentials: ONTOLOOM_ENDPOINT_TOKEN, or\n"
+        "# ONTOLOOM_ENDPOINT_USER and ONTOLOOM_ENDPOINT_PASSWORD, or .ontoloom/endpoint.credentials)\n"
+        f"[store]\nendpoint = {json.dumps(endpoint)}\n"
+        f"update_endpoint = {json.dumps(update_endpoint or endpoint)}\n"
+    )
+    marker.write_text(text, encoding="utf-8")

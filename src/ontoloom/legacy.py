@@ -13,8 +13,8 @@ from typing import Any
 
 from ontoloom.errors import BadInput
 from ontoloom.model import check_id, literal_from_json, vocab_iri
+from ontoloom.store import scratch
 from ontoloom.store.base import Delta
-from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.terms import Quad
 from ontoloom.vocab import FACTS, RDF_TYPE
 
@@ -38,7 +38,7 @@ def legacy_check(data: Any, checks: set[str] | None = None) -> dict[str, Any]:
 
     checks = set(CHECKS) if not checks or "all" in checks else checks
     entities, relations = _parse(data)
-    graph = Graph(EmbeddedBackend.scratch())
+    graph = Graph(scratch())
     quads: set[Quad] = set()
     warnings: list[str] = []
     known: dict[str, str] = {}

@@ -147,22 +147,26 @@ def pending_proposals(backend: Backend, ids: Any, nodes: Iterable[Term]) -> list
     subject, obj = f"<{RDF}subject>", f"<{RDF}object>"
     out: dict[str, dict[str, Any]] = {}
     for listed in _values(wanted):
-        query = f"""SELECT ?p ?s ?r ?o ?tier ?origin ?who ?created WHERE {{ GRAPH {PROPOSALS} {{
+        query = f"""SELECT ?p ?s ?r ?o ?tier ?origin ?who ?created ?quote ?time WHERE {{ GRAPH {PROPOSALS} {{
             {{ VALUES ?n {{ {listed} }} ?p {subject} ?n }} UNION {{ VALUES ?n {{ {listed} }} ?p {obj} ?n }}
             ?p {RDF_TYPE} {ol("Proposal")} ; {subject} ?s ; <{RDF}predicate> ?r ; {obj} ?o ;
                {ol("status")} "pending" .
             OPTIONAL {{ ?p {ol("tier")} ?tier }} OPTIONAL {{ ?p {ol("origin")} ?origin }}
             OPTIONAL {{ ?p <{PROV}wasAttributedTo> ?who }} OPTIONAL {{ ?p <{PROV}generatedAtTime> ?created }}
+            OPTIONAL {{ ?p {ol("evidenceQuote")} ?quote }} OPTIONAL {{ ?p {ol("evidenceTime")} ?time }}
         }} }}"""
         for row in backend.select(query):
             pid = row["p"].value.removeprefix(PROPOSAL_BASE)
+            typed = row["r"] == RDF_TYPE  # an object proposal: "<id> a <Type>"
             out.setdefault(
                 pid,
                 {
                     "id": pid,
                     "source": ids.id_of(row["s"]),
-                    "rel": vocab_name(row["r"]),
-                    "target": ids.id_of(row["o"]),
+                    "rel": "a" if typed else vocab_name(row["r"]),
+                    "target": vocab_name(row["o"]) if typed else ids.id_of(row["o"]),
+                    "quote": row["quote"].value if row["quote"] is not None else "",
+                    "time": row["time"].value if row["time"] is not None else "",
                     "tier": row["tier"].value if row["tier"] is not None else "",
                     "origin": row["origin"].value if row["origin"] is not None else "",
                     "proposer": row["who"].value if row["who"] is not None else "",

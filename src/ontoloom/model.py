@@ -4,7 +4,8 @@ JSON shapes follow the seeds' encoding, so agents recognise them:
 
 * entity   ``{"id", "type", "properties": {…}, "created", "updated"}``
 * relation ``{"id", "from_id", "from_type", "rel", "to_id", "to_type"}``
-* refusal  ``{"error": "validation", "results": [{"focus", "path", "constraint", "value", "message"}]}``
+* refusal  ``{"error": "validation", "message", …report, "results": [finding…]}``: the one
+  findings shape, defined in :mod:`ontoloom.findings`
 """
 
 from __future__ import annotations
@@ -302,25 +303,14 @@ class Finding:
     kind: str = "shape"  # shape | cycle | orphan
     cycle: tuple[str, ...] | None = None  # the ids around a cycle, first one repeated last
     step: int | None = None  # the plan step (1-based) it is blamed on
+    component: str | None = None  # the SHACL constraint component's IRI (shape findings)
+    source_shape: str | None = None  # the shape that found it (shape findings)
 
     def to_json(self) -> dict[str, Any]:
-        out = {
-            "focus": self.focus,
-            "path": self.path,
-            "constraint": self.constraint,
-            "value": self.value,
-            "message": self.message,
-        }
-        if self.step is not None:
-            out["step"] = self.step
-        return out
+        """The one findings shape (:mod:`ontoloom.findings`)."""
+        from ontoloom.findings import finding_json
 
-    def to_audit_json(self) -> dict[str, Any]:
-        """The refusal shape plus what an audit says about it."""
-        out = {**self.to_json(), "severity": self.severity, "kind": self.kind}
-        if self.cycle is not None:
-            out["cycle"] = list(self.cycle)
-        return out
+        return finding_json(self)
 
     def describe(self) -> str:
         where = (

@@ -14,6 +14,7 @@ This module imports only the standard library and the storage layer (hooks use i
 from __future__ import annotations
 
 import contextlib
+import heapq
 import json
 import re
 import sqlite3
@@ -42,6 +43,7 @@ CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
 CREATE INDEX IF NOT EXISTS docs_from ON docs(from_id);
 CREATE INDEX IF NOT EXISTS docs_to ON docs(to_id);
 CREATE INDEX IF NOT EXISTS docs_type ON docs(type);
+CREATE INDEX IF NOT EXISTS docs_type_id ON docs(type, id);
 CREATE TABLE IF NOT EXISTS tags (rowid INTEGER, tag TEXT);
 CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag, rowid);
 CREATE INDEX IF NOT EXISTS tags_row ON tags(rowid);
@@ -126,6 +128,19 @@ class Hit:
         }
 
 
+class Hits(list[Hit]):
+    """A page of hits, best first; ``note`` says how they were ranked when not every match
+    was (a query matching more than :data:`RANK_WINDOW` entries)."""
+
+    note: str | None = None
+
+
+# A query matching more entries than this is ranked among its newest this many matches:
+# BM25 costs about a microsecond per match, and tens of thousands of matches of one common
+# word are not worth ranking (the answer says so, and that more words narrow it).
+RANK_WINDOW = 1000
+
+
 class SearchIndex:
     """The FTS5 index of one data dir."""
 
@@ -173,15 +188,25 @@ class SearchIndex:
 
     # -- building --------------------------------------------------------------------------
     def sync(self, backend: Backend, ids: Any) -> bool:
-        """Rebuild when the index lags the store; True when it had to."""
+        """Catch up when the index lags the store — from the store's change log when it
+        reaches back far enough (another gateway's commits), else by rebuilding; True when
+        it had to."""
         if self.generation() == backend.generation():
             return False
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            if self.generation() != backend.generation():  # another process may have done it
-                self._clear()
-                self._index_all(backend, ids)
-                self._set_generation(backend.generation())
+            current, target = self.generation(), backend.generation()
+            if current != target:  # another process may have done it
+                changes = backend.changes_since(current) if current < target else None
+                if changes and changes[-1][0] == target:
+                    touched = {node for _, nodes in changes for node in nodes}
+                    for node in touched:
+                        self._forget(ids.id_of(node))
+                    self._index(backend, ids, touched)
+                else:
+                    self._clear()
+                    self._index_all(backend, ids)
+                self._set_generation(target)
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
@@ -426,14 +451,16 @@ class SearchIndex:
         tags: Iterable[str] = (),
         rel: str | None = None,
         limit: int = 10,
-    ) -> list[Hit]:
+    ) -> Hits:
         """The best ``limit`` hits, best first; equal scores in index order (rowid).
 
         Only the page is dressed: snippets and relation labels are read for the hits
-        returned, each in one statement, never for every match."""
+        returned, never for every match. A query matching more than :data:`RANK_WINDOW`
+        entries is ranked among the newest of them, and the page's ``note`` says so."""
         types, tags = [t for t in types], [t.lower() for t in tags]
         where, params = _filters(types, tags, rel)
         hits: dict[str, Hit] = {}
+        note: str | None = None
         exact = text.strip()
         if exact:
             for row in self.db.execute(
@@ -448,23 +475,27 @@ class SearchIndex:
         if terms:
             informative, all_required = self._informative(terms)
             expression = _match_expression(informative, all_required)
-            ranked = self._ranked(expression, where, params, limit + len(hits))
-            for _rowid, kind, id_, type_, title, private, score, snippet in ranked:
+            ranked, window = self._ranked(expression, where, params, limit + len(hits))
+            if window:
+                words = " ".join(informative)
+                note = (
+                    f"'{words}' matches more than {RANK_WINDOW} entries: these are the best of "
+                    f"the newest {RANK_WINDOW}; add words (or a type or tag filter) to narrow it"
+                )
+            for _rowid, kind, id_, type_, title, private, score in ranked:
                 if id_ not in hits:
-                    hits[id_] = Hit(
-                        id_,
-                        type_,
-                        title,
-                        score,
-                        snippet if "[" in snippet else title,
-                        kind,
-                        bool(private),
-                    )
+                    hits[id_] = Hit(id_, type_, title, score, title, kind, bool(private))
+            snippets = self._snippets(expression, [r[0] for r in ranked])
+            for rowid, kind, id_, *_ in ranked:
+                snippet = snippets.get(rowid, "")
+                if "[" in snippet and hits[id_].kind == kind:
+                    hits[id_].snippet = snippet
         if not terms and not hits and where:  # filters alone: list what they select
             sql = f"SELECT d.kind, d.id, d.type, d.title, d.private FROM docs d WHERE 1 {where} ORDER BY d.title LIMIT ?"
             for kind, id_, type_, title, private in self.db.execute(sql, (*params, limit)):
                 hits[id_] = Hit(id_, type_, title, 0.0, title, kind, bool(private))
-        page = sorted(hits.values(), key=lambda h: -h.score)[:limit]
+        page = Hits(sorted(hits.values(), key=lambda h: -h.score)[:limit])
+        page.note = note
         labels = self._relation_labels_of([h.id for h in page if h.kind == "object"])
         for hit in page:
             hit.relations = labels.get(hit.id, []) if hit.kind == "object" else []
@@ -472,32 +503,67 @@ class SearchIndex:
 
     def _ranked(
         self, expression: str, where: str, params: list[Any], need: int
-    ) -> list[tuple[int, str, str, str, str, int, float, str]]:
-        """The ``need`` best matches (rowid, kind, id, type, title, private, score, snippet):
-        BM25, relations weighted down, equal scores by rowid. FTS5 computes BM25 for every
-        match (ORDER BY rank too: it cannot stop early). The snippet costs little here, in
-        the scan; a second MATCH for the page's snippets would evaluate the query again."""
+    ) -> tuple[list[tuple[int, str, str, str, str, int, float]], bool]:
+        """The ``need`` best matches (rowid, kind, id, type, title, private, score) by BM25,
+        relations weighted down, equal scores by rowid; and whether only the newest
+        :data:`RANK_WINDOW` matches were ranked (FTS5 computes BM25 for every match it ranks:
+        ORDER BY rank cannot stop early)."""
         weights = ", ".join(str(w) for w in _WEIGHTS)
+        matches = f"FROM fts JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ? {where}"
+        # The RANK_WINDOW-th newest match, if there are more: rowids only, no scoring.
+        oldest = self.db.execute(
+            f"SELECT fts.rowid {matches} ORDER BY fts.rowid DESC LIMIT 1 OFFSET ?",
+            (expression, *params, RANK_WINDOW),
+        ).fetchone()
+        window = ""
+        if oldest is not None:
+            window = f"AND fts.rowid > {int(oldest[0])}"
         sql = (
             f"SELECT d.rowid, d.kind, d.id, d.type, d.title, d.private, "
-            f"-bm25(fts, {weights}) * (CASE d.kind WHEN 'object' THEN 1.0 ELSE {_RELATION_WEIGHT} END) AS score, "
-            f"snippet(fts, 2, '[', ']', '…', 12) FROM fts JOIN docs d ON d.rowid = fts.rowid "
-            f"WHERE fts MATCH ? {where} ORDER BY score DESC, d.rowid LIMIT ?"
+            f"-bm25(fts, {weights}) * (CASE d.kind WHEN 'object' THEN 1.0 ELSE {_RELATION_WEIGHT} END) AS score "
+            f"{matches} {window} ORDER BY score DESC, d.rowid LIMIT ?"
         )
-        return [
-            (r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), r[7])
+        rows = [
+            (r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]))
             for r in self.db.execute(sql, (expression, *params, need))
         ]
+        return rows, oldest is not None
 
-    def object_ids(self, after: str | None, limit: int) -> list[str]:
-        """Up to ``limit`` indexed object ids greater than ``after``, in order: a keyset page
-        read off the ``docs_id`` index, whose cost does not grow with the graph."""
-        rows = self.db.execute(
-            "SELECT id FROM docs INDEXED BY docs_id WHERE id > ? AND kind = 'object' "
-            "ORDER BY id LIMIT ?",
-            (after or "", limit),
-        )
-        return [r[0] for r in rows]
+    def _snippets(self, expression: str, rowids: list[int]) -> dict[int, str]:
+        """The body snippet of each of ``rowids`` (a rowid look-up each: cheap in FTS5)."""
+        sql = "SELECT snippet(fts, 2, '[', ']', '…', 12) FROM fts WHERE fts MATCH ? AND rowid = ?"
+        out = {}
+        for rowid in rowids:
+            row = self.db.execute(sql, (expression, rowid)).fetchone()
+            if row is not None:
+                out[rowid] = row[0]
+        return out
+
+    def object_ids(
+        self, after: str | None, limit: int, types: Iterable[str] | None = None
+    ) -> list[str]:
+        """Up to ``limit`` indexed object ids greater than ``after``, in order (of these
+        ``types`` only, when given): a keyset page read off an index, one seek per type, whose
+        cost does not grow with the graph."""
+        if types is None:
+            rows = self.db.execute(
+                "SELECT id FROM docs INDEXED BY docs_id WHERE id > ? AND kind = 'object' "
+                "ORDER BY id LIMIT ?",
+                (after or "", limit),
+            )
+            return [r[0] for r in rows]
+        per_type = [
+            [
+                r[0]
+                for r in self.db.execute(
+                    "SELECT id FROM docs INDEXED BY docs_type_id WHERE type = ? AND id > ? "
+                    "AND kind = 'object' ORDER BY id LIMIT ?",
+                    (name, after or "", limit),
+                )
+            ]
+            for name in types
+        ]
+        return list(heapq.merge(*per_type))[:limit]
 
     def object_hits(
         self, terms: list[str], *, each: int = 3, together: int = 10, max_docs: int = 2000

@@ -4,7 +4,12 @@
 * ``/sparql`` — the SPARQL 1.1 Protocol, query only (GET ``?query=``, POST form or
   ``application/sparql-query``); updates are refused;
 * ``/api/{tool}`` — POST the tool's arguments as JSON, get its result as JSON: the CLI's
-  refusals with their meanings as HTTP statuses (:data:`STATUS`).
+  refusals with their meanings as HTTP statuses (:data:`STATUS`);
+* ``/ui/`` and ``/ui/review`` (with ``--ui``) — the graph view and the review page. The pages
+  carry no data: they fetch it from ``/ui/api/…`` with the same bearer token (taken from the
+  address's ``#token=`` fragment or typed in), so every byte of the graph still needs it. A
+  review decision runs the CLI's own command line (:func:`run_command`), where the graph is
+  open, exactly as ``ontoloom proposals confirm ID`` would.
 
 Every request needs ``Authorization: Bearer <token>``: ``ONTOLOOM_TOKEN``, else the token
 file in the data dir (created 0600 on first start, on loopback only). Every call goes
@@ -20,13 +25,14 @@ import ipaddress
 import json
 import os
 import secrets
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from ontoloom.errors import BadInput
 
-__all__ = ["STATUS", "TOKEN_FILE", "build_app", "resolve_token", "serve"]
+__all__ = ["STATUS", "TOKEN_FILE", "build_app", "resolve_token", "run_command", "serve"]
 
 TOKEN_FILE = "serve.token"
 
@@ -81,8 +87,40 @@ def resolve_token(data_dir: Path, host: str) -> str:
     return token
 
 
-def build_app(data_dir: Path, token: str) -> Any:
-    """The Starlette app serving ``data_dir`` (no owner claimed here: see :func:`serve`)."""
+# The CLI's output is captured by swapping sys.stdout: one command line at a time.
+_command_lock = threading.Lock()
+
+
+def run_command(data_dir: Path, argv: list[str]) -> tuple[int, Any]:
+    """Run ``ontoloom --json ARGV`` on ``data_dir`` as the CLI would — in the data dir's
+    owner when another process owns it — and return (HTTP status, its JSON)."""
+    from click.testing import CliRunner
+
+    from ontoloom.cli import main
+    from ontoloom.owner import borrowed
+
+    # When this process owns the data dir, its owner also runs forwarded command lines by
+    # swapping sys.stdout: holding the owner's lock keeps the two from crossing.
+    with _command_lock, borrowed(data_dir):
+        result = CliRunner().invoke(main, ["--data-dir", str(data_dir), "--json", *argv])
+    try:
+        data = json.loads(result.stdout) if result.stdout.strip() else None
+    except json.JSONDecodeError:
+        data = None
+    if result.exit_code == 0 and data is not None:
+        return 200, data
+    if isinstance(data, dict) and "error" in data:
+        return STATUS.get(data["error"], 400), data
+    message = (result.stderr or "").strip() or f"the command exited {result.exit_code}"
+    message = message.removeprefix("error: ").removeprefix("Error: ")
+    if result.exit_code == 2:  # a usage error (click's, e.g. --depth abc): the request's fault
+        return 400, {"error": "bad_input", "message": message.splitlines()[-1]}
+    return 500, {"error": "internal", "message": message}
+
+
+def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
+    """The Starlette app serving ``data_dir`` (no owner claimed here: see :func:`serve`);
+    ``ui`` adds the pages under ``/ui/``."""
     import anyio
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.applications import Starlette
@@ -173,26 +211,140 @@ def build_app(data_dir: Path, token: str) -> Any:
         async with sessions.run():
             yield
 
-    return Starlette(
-        routes=[
-            Route("/api/{tool}", api, methods=["POST"]),
-            Route("/sparql", sparql, methods=["GET", "POST"]),
-            Mount("/mcp", app=mcp_endpoint),
-        ],
-        lifespan=lifespan,
-    )
+    routes: list[Any] = [
+        Route("/api/{tool}", api, methods=["POST"]),
+        Route("/sparql", sparql, methods=["GET", "POST"]),
+        Mount("/mcp", app=mcp_endpoint),
+    ]
+    if ui:
+        routes += _ui_routes(data_dir, authorised, unauthorised)
+    return Starlette(routes=routes, lifespan=lifespan)
 
 
-def serve(data_dir: Path, host: str = "127.0.0.1", port: int = 8765) -> None:
+# What the review page may ask for, as the CLI command line that does it.
+_ACTIONS = {
+    "confirm": lambda a: ["proposals", "confirm", "--", a["id"]],
+    "reject": lambda a: [
+        "proposals",
+        "reject",
+        *(["--reason", a["reason"]] if a.get("reason") else []),
+        "--",
+        a["id"],
+    ],
+    "type": lambda a: ["links", "type", "--", a["id"], a["rel"]],
+    "dismiss": lambda a: ["links", "dismiss", "--", a["id"]],
+}
+_NEEDS = {"confirm": ("id",), "reject": ("id",), "type": ("id", "rel"), "dismiss": ("id",)}
+
+
+def _ui_routes(data_dir: Path, authorised: Any, unauthorised: Any) -> list[Any]:
+    import anyio
+    from starlette.requests import Request
+    from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+    from starlette.routing import Route
+
+    from ontoloom.view import render_page
+
+    headers = {
+        "Cache-Control": "no-store",
+        "X-Frame-Options": "DENY",
+        "Referrer-Policy": "no-referrer",
+        "X-Content-Type-Options": "nosniff",
+    }
+
+    async def command(argv: list[str]) -> Response:
+        status, body = await anyio.to_thread.run_sync(run_command, data_dir, argv)
+        return JSONResponse(body, status_code=status, headers=headers)
+
+    def bad(message: str) -> Response:
+        return JSONResponse({"error": "bad_input", "message": message}, 400, headers=headers)
+
+    async def page(request: Request) -> Response:
+        kind = "review" if request.url.path.endswith("/review") else "view"
+        return HTMLResponse(render_page(kind), headers=headers)
+
+    async def view(request: Request) -> Response:
+        if not authorised(request.headers):
+            return unauthorised()
+        q = request.query_params
+        argv = ["view", "--format", "json", "-o", "-"]
+        if q.get("focus"):
+            argv += ["--focus", q["focus"], "--depth", q.get("depth") or "1"]
+        for name in q.getlist("type"):
+            argv += ["--type", name]
+        if q.get("include_private") in ("1", "true"):
+            argv.append("--include-private")
+        return await command(argv)
+
+    async def queue(request: Request) -> Response:
+        if not authorised(request.headers):
+            return unauthorised()
+        out: dict[str, Any] = {}
+        for key, argv in (
+            ("proposals", ["proposals", "--status", "pending"]),
+            ("candidates", ["links"]),
+            ("schema", ["schema", "list"]),
+        ):
+            status, body = await anyio.to_thread.run_sync(run_command, data_dir, argv)
+            if status != 200:
+                return JSONResponse(body, status_code=status, headers=headers)
+            out[key] = body
+        schema = out.pop("schema")
+        out["relations"] = [r["rel"] for r in schema.get("relations", [])]
+        return JSONResponse(out, headers=headers)
+
+    async def act(request: Request) -> Response:
+        if not authorised(request.headers):
+            return unauthorised()
+        action = request.path_params["action"]
+        if action not in _ACTIONS:
+            return JSONResponse(
+                {"error": "not_found", "message": f"no action {action!r}: {', '.join(_ACTIONS)}"},
+                404,
+                headers=headers,
+            )
+        try:
+            body = json.loads(await request.body() or b"{}")
+        except json.JSONDecodeError as exc:
+            return bad(f"the body is not JSON ({exc.msg})")
+        if not isinstance(body, dict):
+            return bad('the body is a JSON object, e.g. {"id": "1a2b3c4d5e6f"}')
+        for key in _NEEDS[action]:
+            if not isinstance(body.get(key), str) or not body[key]:
+                return bad(f'{action} needs "{key}" (a string)')
+        if body.get("reason") is not None and not isinstance(body["reason"], str):
+            return bad('"reason" is a string')
+        return await command(_ACTIONS[action](body))
+
+    return [
+        Route("/ui", lambda request: RedirectResponse("/ui/"), methods=["GET"]),
+        Route("/ui/", page, methods=["GET"]),
+        Route("/ui/review", page, methods=["GET"]),
+        Route("/ui/api/view", view, methods=["GET"]),
+        Route("/ui/api/review", queue, methods=["GET"]),
+        Route("/ui/api/review/{action}", act, methods=["POST"]),
+    ]
+
+
+def serve(data_dir: Path, host: str = "127.0.0.1", port: int = 8765, ui: bool = False) -> None:
     """Serve until interrupted; this process owns the data dir while it can."""
+    import sys
+
     import uvicorn
 
     from ontoloom.owner import Owner
 
     token = resolve_token(data_dir, host)
     owner = Owner.claim(data_dir)
+    if ui:
+        where = "ONTOLOOM_TOKEN" if os.environ.get("ONTOLOOM_TOKEN") else data_dir / TOKEN_FILE
+        shown = f"[{host}]" if ":" in host else host
+        sys.stderr.write(
+            f"ui: http://{shown}:{port}/ui/ — the page asks for the token ({where}); or open "
+            f"http://{shown}:{port}/ui/#token=TOKEN\n"
+        )
     try:
-        uvicorn.run(build_app(data_dir, token), host=host, port=port, log_level="warning")
+        uvicorn.run(build_app(data_dir, token, ui), host=host, port=port, log_level="warning")
     finally:
         if owner is not None:
             owner.close()

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from ontoloom.errors import BadInput, OntoloomError, ValidationFailed
+from ontoloom.errors import BadInput, Busy, CommitConflict, OntoloomError, ValidationFailed
 from ontoloom.findings import finding_from_result
 from ontoloom.model import Finding, IdSpace
 from ontoloom.schema import RelationSpec, Schema, is_acyclic
@@ -37,8 +37,8 @@ from ontoloom.shacl.neighbourhood import Changed, Walker
 from ontoloom.shacl.reach import GLOBAL, UNBOUNDED, Reach, merge, reach_of
 from ontoloom.shacl.redact import redacted
 from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures
+from ontoloom.store import scratch
 from ontoloom.store.base import Backend, Delta
-from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.terms import BlankNode, Quad, Term
 from ontoloom.vocab import META, SCHEMA_GRAPH
 
@@ -46,6 +46,7 @@ __all__ = ["Cycle", "WritePath"]
 
 _LARGE = 1000  # focus nodes beyond which the scratch store is validated whole
 _COPY_ALL = 20  # a bulk delta copies the whole store when it has ≤ this many quads per node
+COMMIT_ATTEMPTS = 5  # validations of one delta when other writers keep committing first
 
 Listener = Callable[[Delta, int], None]
 
@@ -97,15 +98,28 @@ class WritePath:
             return self.backend.generation()
         if any(q.graph_name == META for q in (*delta.adds, *delta.removes)):
             raise OntoloomError("the bookkeeping graph is written by the store alone")
-        if trusted is None:
-            if self._touches_schema(delta):
-                findings = self._schema_findings(delta)
-            else:
-                findings = self.check(delta)
-            findings = [f for f in findings if tolerate is None or not tolerate(f)]
-            if findings:
-                raise ValidationFailed(findings)
-        generation = self.backend.apply(delta)
+        for _attempt in range(COMMIT_ATTEMPTS):
+            # Validated against this generation, committed only while it still stands:
+            # another gateway writing to the same store in between makes it check again.
+            expected = self.backend.generation()
+            if trusted is None:
+                if self._touches_schema(delta):
+                    findings = self._schema_findings(delta)
+                else:
+                    findings = self.check(delta)
+                findings = [f for f in findings if tolerate is None or not tolerate(f)]
+                if findings:
+                    raise ValidationFailed(findings)
+            try:
+                generation = self.backend.apply(delta, expected)
+                break
+            except CommitConflict:
+                continue
+        else:
+            raise Busy(
+                f"other writers kept committing first ({COMMIT_ATTEMPTS} attempts, each "
+                "validated again): nothing was stored; try again"
+            )
         for listener in self.after_commit:
             listener(delta, generation)
         return generation
@@ -131,9 +145,10 @@ class WritePath:
         validator, hierarchy = self.schema.write_validator, self.schema.hierarchy
         plans, copied = self.scope(changed)
         whole = any(focus is None for _, focus in plans)
-        after = EmbeddedBackend.scratch(copied)
+        after = scratch(copied)
         after.patch(delta)
-        before: Backend = self.backend if whole else EmbeddedBackend.scratch(copied)
+        # A remote store is read into a local copy: validation is evaluated by one engine.
+        before: Backend = self.backend if whole and not self.backend.remote else scratch(copied)
         new: list[Result] = []
         for group, focus in plans:
             found = self._violations(after, focus, group, hierarchy, validator)
@@ -239,9 +254,11 @@ class WritePath:
         try:
             after_schema = Schema.load(extensions)
             _refuse_rules(after_schema)
-            after = EmbeddedBackend.scratch(self.walker.everything())
+            everything = self.walker.everything()
+            after = scratch(everything)
             after.patch(delta)
-            before_results = _audit(self.backend, self.schema)
+            before_store = scratch(everything) if self.backend.remote else self.backend
+            before_results = _audit(before_store, self.schema)
             known = {_key(r) for r in before_results}
             broken = [r for r in _audit(after, after_schema) if _key(r) not in known]
         except UnsupportedFeatures as exc:

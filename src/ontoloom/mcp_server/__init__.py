@@ -159,10 +159,11 @@ def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallTool
         return _error(message, {"error": "internal", "message": message})
     structured = data if isinstance(data, dict) else {"result": data}
     text = known.render(data) if known.render is not None else _text(data)
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
-        structuredContent=structured,
-    )
+    content = [types.TextContent(type="text", text=text)]
+    note = getattr(data, "note", None)
+    if note:
+        content.append(types.TextContent(type="text", text=f"note: {note}"))
+    return types.CallToolResult(content=content, structuredContent=structured)
 
 
 def dispatch(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallToolResult:

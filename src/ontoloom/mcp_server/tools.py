@@ -146,7 +146,22 @@ def _listed(value: Any) -> list[str]:
 
 
 def _list(g: Graph, a: dict[str, Any]) -> Any:
-    return [e.to_json() for e in g.entities(a.get("type"), a.get("where") or {})]
+    found, cursor = g.entity_page(
+        a.get("type"), a.get("where") or {}, after=a.get("after"), limit=a.get("limit", 100)
+    )
+    page = Noted(e.to_json() for e in found)
+    if cursor is not None:
+        page.note = (
+            f"{len(found)} entities shown, in id order; more follow: call list_entities "
+            f'again with the same arguments and "after": "{cursor}"'
+        )
+    return page
+
+
+class Noted(list[Any]):
+    """A JSON list result with a note for the agent beside it (a second text item)."""
+
+    note: str | None = None
 
 
 def _search(g: Graph, a: dict[str, Any]) -> Any:
@@ -157,7 +172,9 @@ def _search(g: Graph, a: dict[str, Any]) -> Any:
         rel=a.get("rel"),
         limit=a.get("limit", 10),
     )
-    return [h.to_json() for h in hits]
+    page = Noted(h.to_json() for h in hits)
+    page.note = hits.note
+    return page
 
 
 def _check(g: Graph, a: dict[str, Any]) -> Any:
@@ -335,12 +352,24 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
         ToolSpec(
             "list_entities",
             "List entities",
-            "Entities, optionally of one type and with given property values.",
+            "Entities, optionally of one type and with given property values: a page of "
+            "`limit` in id order; when more follow, a note gives the `after` of the next page.",
             {
                 "type": {"type": "string", "enum": all_types, "description": "Only this type."},
                 "where": {
                     "type": "object",
                     "description": 'Property filters, e.g. {"status": "open"}.',
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 1000,
+                    "default": 100,
+                    "description": "Entities per page.",
+                },
+                "after": {
+                    "type": "string",
+                    "description": "The id the previous page ended at (from its note).",
                 },
             },
             _list,

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CONVERSATIONS_RECORD", "confirm", "get_proposal", "reject"]
 
-CONVERSATIONS_RECORD = "ontoloom/conversations.md"  # confirmed knowledge from transcripts
+CONVERSATIONS_RECORD = "records/ontoloom/conversations.md"  # confirmed knowledge from transcripts
 CONVERSATIONS_HEADER = "# Knowledge confirmed from conversations (written by ontoloom)\n"
 
 
@@ -59,6 +59,25 @@ def confirm(graph: Graph, pid: str) -> dict[str, Any]:
             "proposal": proposal.to_json(),
             "already": True,
             "writeback": None,
+            "recovered": recovered,
+        }
+    if proposal.kind != "relation" and proposal.status == "pending":
+        # An object or merge mined from a conversation: confirmed where mining keeps them.
+        from ontoloom.proposals.mine import confirm as confirm_mined
+
+        done = confirm_mined(graph, pid)
+        record = done["record"]
+        return {
+            "proposal": done["proposal"],
+            "already": False,
+            "writeback": {
+                "path": record["path"],
+                "written": record["written"],
+                "reason": record["reason"],
+                "pending": False,
+            }
+            if record
+            else None,
             "recovered": recovered,
         }
     if proposal.status == "rejected":

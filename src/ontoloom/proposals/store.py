@@ -8,6 +8,7 @@ takes it for a fact.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,8 +21,10 @@ if TYPE_CHECKING:
     from ontoloom.api import Graph
 
 __all__ = [
+    "OBJECT_REL",
     "PROPOSAL_BASE",
     "Proposal",
+    "corroboration_text",
     "list_proposals",
     "proposal_id",
     "proposal_quads",
@@ -41,7 +44,10 @@ _FIELDS = (
     "evidenceTime",
     "reason",
     "sentenceKey",
+    "kind",
+    "proposedProperties",
 )
+OBJECT_REL = "a"  # the ``rel`` of an object (or merge) proposal: "<id> a <Type>"
 
 
 def proposal_id(source: str, rel: str, target: str) -> str:
@@ -61,10 +67,14 @@ class Proposal:
     evidence: dict[str, Any] = field(default_factory=dict)  # source path, quote, line, message…
     created: str | None = None
     reason: str | None = None
+    kind: str = "relation"  # relation | object (a new object) | merge (an existing one, again)
+    properties: dict[str, Any] = field(default_factory=dict)  # an object proposal's values
+    corroboration: list[dict[str, Any]] = field(default_factory=list)  # further evidence
 
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
+            "kind": self.kind,
             "source": self.source,
             "rel": self.rel,
             "target": self.target,
@@ -76,6 +86,11 @@ class Proposal:
             "created": self.created,
             "reason": self.reason,
             "label": "unconfirmed" if self.status == "pending" else self.status,
+            **(
+                {"properties": self.properties, "corroboration": self.corroboration}
+                if self.kind != "relation" or self.corroboration
+                else {}
+            ),
         }
 
 
@@ -85,17 +100,30 @@ def node_of(pid: str) -> NamedNode:
 
 def proposal_quads(graph: Graph, p: Proposal) -> set[Quad]:
     node, g = node_of(p.id), PROPOSALS
+    typed = p.rel == OBJECT_REL
     quads = {
         Quad(node, RDF_TYPE, vocab_iri("Proposal"), g),
         Quad(node, NamedNode(RDF + "subject"), graph.ids.iri(p.source), g),
-        Quad(node, NamedNode(RDF + "predicate"), vocab_iri(p.rel), g),
-        Quad(node, NamedNode(RDF + "object"), graph.ids.iri(p.target), g),
+        Quad(node, NamedNode(RDF + "predicate"), RDF_TYPE if typed else vocab_iri(p.rel), g),
+        Quad(
+            node,
+            NamedNode(RDF + "object"),
+            vocab_iri(p.target) if typed else graph.ids.iri(p.target),
+            g,
+        ),
         Quad(node, vocab_iri("status"), Literal(p.status), g),
         Quad(node, vocab_iri("tier"), Literal(p.tier), g),
         Quad(node, vocab_iri("origin"), Literal(p.origin), g),
         Quad(node, NamedNode(PROV + "wasAttributedTo"), Literal(p.proposer), g),
         Quad(node, NamedNode(PROV + "generatedAtTime"), now_literal(), g),
     }
+    if p.kind != "relation":
+        quads.add(Quad(node, vocab_iri("kind"), Literal(p.kind), g))
+    if p.properties:
+        text = json.dumps(p.properties, sort_keys=True, ensure_ascii=False)
+        quads.add(Quad(node, vocab_iri("proposedProperties"), Literal(text), g))
+    for extra in p.corroboration:
+        quads.add(Quad(node, vocab_iri("corroboration"), Literal(corroboration_text(extra)), g))
     for key, value in p.evidence.items():
         if value is None:
             continue
@@ -106,6 +134,10 @@ def proposal_quads(graph: Graph, p: Proposal) -> set[Quad]:
         )
         quads.add(Quad(node, vocab_iri("evidence" + key[:1].upper() + key[1:]), literal, g))
     return quads
+
+
+def corroboration_text(evidence: dict[str, Any]) -> str:
+    return json.dumps(evidence, sort_keys=True, ensure_ascii=False)
 
 
 def list_proposals(
@@ -124,17 +156,22 @@ def list_proposals(
         pid = row["p"].value.removeprefix(PROPOSAL_BASE)
         p = found.get(pid)
         if p is None:
+            typed = row["r"] == RDF_TYPE
             p = found[pid] = Proposal(
                 pid,
                 graph.ids.id_of(row["s"]),
-                vocab_name(row["r"]),
-                graph.ids.id_of(row["o"]),
+                OBJECT_REL if typed else vocab_name(row["r"]),
+                vocab_name(row["o"]) if typed else graph.ids.id_of(row["o"]),
                 created=row["created"].value if row["created"] is not None else None,
             )
         name = vocab_name(row["field"]) if row["field"] is not None else ""
         value = row["value"].value if row["value"] is not None else None
-        if name in ("status", "tier", "origin", "reason"):
+        if name in ("status", "tier", "origin", "reason", "kind"):
             setattr(p, name, value)
+        elif name == "proposedProperties" and value:
+            p.properties = json.loads(value)
+        elif name == "corroboration" and value:
+            p.corroboration.append(json.loads(value))
         elif row["field"] is not None and row["field"].value == PROV + "wasAttributedTo":
             p.proposer = value or p.proposer
         elif name.startswith("evidence"):
@@ -148,6 +185,8 @@ def list_proposals(
         and (tier is None or p.tier == tier)
         and (touching is None or touching in (p.source, p.target))
     ]
+    for p in out:
+        p.corroboration.sort(key=lambda e: json.dumps(e, sort_keys=True))
     return sorted(out, key=lambda p: (p.created or "", p.id))
 
 

@@ -83,6 +83,8 @@ class Extracted:
     candidates: list[Candidate] = field(default_factory=list)
     classes: dict[str, dict[str, Any]] = field(default_factory=dict)  # failure-class id → info
     notes: list[Note] = field(default_factory=list)
+    # (object reference, alias, line): names a conversation gave an existing object (merges:)
+    aliases: list[tuple[str, str, int | None]] = field(default_factory=list)
 
 
 def _privacy(value: Any, default: str) -> str:
@@ -390,13 +392,73 @@ def wikilinks(source: str, path: str, body: str, body_line: int) -> list[Candida
 
 
 def extract_confirmed(record: ParsedRecord, raw: str) -> Extracted:
-    """A record ontoloom writes itself: only its ``ontoloom:`` entries count."""
+    """A record ontoloom writes itself: its ``objects:`` (objects confirmed from
+    conversations) and its ``ontoloom:`` entries (confirmed relations) count."""
     out = Extracted(notes=list(record.notes))
     if record.ok:
+        _confirmed_objects(record, record.meta.get("objects"), out)
+        for i, item in enumerate(record.meta.get("merges") or []):
+            line = record.line_of("merges", i)
+            if isinstance(item, dict) and isinstance(item.get("into"), str) and item.get("alias"):
+                out.aliases.append((item["into"], str(item["alias"]), line))
+            else:
+                out.notes.append(
+                    Note(record.path, line, "rejected", "a merges: entry needs into and alias")
+                )
         _confirmed_block(
             record, record.meta.get("ontoloom"), raw.replace("\r\n", "\n").split("\n"), out
         )
     return out
+
+
+_CONFIRMED_OBJECT_KEYS = {"id", "type", "title", "aliases", "properties", "date", "privacy"}
+
+
+def _confirmed_objects(record: ParsedRecord, block: Any, out: Extracted) -> None:
+    """``objects:`` entries: ``{id, type, title, aliases?, properties?, date?}`` (anchors
+    such as transcript, message and quote are kept as provenance, not read)."""
+    if block is None:
+        return
+    if not isinstance(block, list):
+        out.notes.append(
+            Note(record.path, record.line_of("objects"), "rejected", "objects: is a list")
+        )
+        return
+    privacy_default = _privacy(record.meta.get("privacy"), "internal")
+    for i, item in enumerate(block):
+        line = record.line_of("objects", i) or 1
+        if (
+            not isinstance(item, dict)
+            or not all(
+                isinstance(item.get(k), str) and item.get(k) for k in ("id", "type", "title")
+            )
+            or ":" not in str(item["id"])
+            or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", str(item["type"]))
+        ):
+            out.notes.append(
+                Note(
+                    record.path,
+                    line,
+                    "rejected",
+                    "an objects: entry needs id (prefix:slug), type (a schema type) and title",
+                )
+            )
+            continue
+        props = item.get("properties") or {}
+        aliases = item.get("aliases") or []
+        out.objects.append(
+            RecordObject(
+                str(item["id"]),
+                str(item["type"]),
+                str(item["title"]),
+                record.path,
+                line,
+                _privacy(item.get("privacy"), privacy_default),
+                aliases=[str(a) for a in aliases] if isinstance(aliases, list) else [],
+                date=str(item["date"]) if item.get("date") else None,
+                properties={str(k): v for k, v in props.items()} if isinstance(props, dict) else {},
+            )
+        )
 
 
 def extract_decision_log(record: ParsedRecord, default_privacy: str) -> Extracted:

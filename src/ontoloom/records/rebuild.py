@@ -110,6 +110,7 @@ def collect(graph: Graph) -> tuple[Path, list[RecordFile], list[Note]]:
         files += walk_root(config.instance, root, kind, "internal", notes)
     # Records ontoloom writes itself (knowledge confirmed from conversations).
     files += walk_root(config.instance, "ontoloom", "confirmed", "internal", notes)
+    files += walk_root(config.instance, "records/ontoloom", "confirmed", "internal", notes)
     seen_docs: dict[str, str] = {}
     for doc_root in config.document_roots():
         for f in walk_root(config.instance, doc_root.root, "documents", doc_root.privacy, notes):
@@ -256,6 +257,13 @@ def rebuild(
             accepted[path].append((entry, source, target))
             if entry.rel in acyclic:
                 acyclic[entry.rel][source].add(target)
+
+    for path in order:
+        for ref, alias, line in extracted.get(path, Extracted()).aliases:
+            if resolver.resolve(ref).id is None:
+                report.notes.append(
+                    Note(path, line, "rejected", f"merges: {alias!r} into {ref} — no such object")
+                )
 
     # Wikilinks that resolve to nothing are reported; the rest go on the worklist.
     for path in order:
@@ -527,6 +535,10 @@ def _delta(
                     )
         for cand in ex.candidates:
             adds |= _candidate_quads(graph, cand, resolver, g)
+        for ref, alias, _line in ex.aliases:  # merges confirmed from conversations
+            merged = resolver.resolve(ref).id
+            if merged is not None:
+                adds.add(Quad(iri(merged), vocab_iri("aliases"), Literal(alias), g))
     # Failure classes: one derived graph each, remade when any occurrence of it changed.
     touched = {c for ex in extracted.values() for c in ex.classes}
     touched |= {c for p in [*extracted, *removed] for c in old.get(p, {}).get("classes", {})}

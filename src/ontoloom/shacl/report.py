@@ -18,11 +18,14 @@ def _sh(local: str) -> NamedNode:
     return NamedNode(SH + local)
 
 
-def report_triples(results: Iterable[Result], shapes: ShapeSet | None = None) -> list[Triple]:
+def report_triples(
+    results: Iterable[Result], shapes: ShapeSet | None = None, *, conforms: bool | None = None
+) -> list[Triple]:
     """The report graph: one sh:ValidationResult per result. It stands on its own: a path is
     written out as a fresh structure per result (as the W3C test suite compares them), and
     a blank source shape or source constraint is described by its triples in the shapes
-    graph, once, as pySHACL does."""
+    graph, once, as pySHACL does. ``conforms`` defaults to "no results"; pySHACL's
+    allow-warnings mode reports true beside results of the allowed severities."""
     results = list(results)
     described: dict[Term, None] = {}
     report = BlankNode()
@@ -31,7 +34,10 @@ def report_triples(results: Iterable[Result], shapes: ShapeSet | None = None) ->
         Triple(
             report,
             _sh("conforms"),
-            Literal("true" if not results else "false", datatype=NamedNode(XSD + "boolean")),
+            Literal(
+                "true" if (not results if conforms is None else conforms) else "false",
+                datatype=NamedNode(XSD + "boolean"),
+            ),
         ),
     ]
     for r in results:
@@ -97,10 +103,12 @@ def _list(out: list[Triple], members: list[Term]) -> Term:
     return head
 
 
-def report_turtle(report: Report, shapes: ShapeSet | None = None) -> str:
+def report_turtle(
+    report: Report, shapes: ShapeSet | None = None, *, conforms: bool | None = None
+) -> str:
     buffer = BytesIO()
     serialize(
-        report_triples(report.results, shapes),
+        report_triples(report.results, shapes, conforms=conforms),
         buffer,
         RdfFormat.TURTLE,
         prefixes={"sh": SH, "xsd": XSD, "ol": "https://ontoloom.dev/ns#"},

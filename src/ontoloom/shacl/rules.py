@@ -18,7 +18,7 @@ from ontoloom.shacl.expressions import Expressions, NotEvaluable
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.prefixes import functions_called
 from ontoloom.shacl.shapes import Shape, ShapesError, ShapeSet, Unsupported, ValidationFailure, sh
-from ontoloom.store.embedded import EmbeddedBackend
+from ontoloom.store import Backend, scratch
 from ontoloom.store.terms import DefaultGraph, Literal, Quad, Term, Triple
 
 __all__ = ["MAX_ROUNDS", "RuleSet"]
@@ -125,7 +125,7 @@ class RuleSet:
         self.unsupported.append(Unsupported(shape.node, feature))
 
     # -- running ---------------------------------------------------------------------------------
-    def run(self, data: EmbeddedBackend, hierarchy: Hierarchy) -> EmbeddedBackend:
+    def run(self, data: Backend, hierarchy: Hierarchy) -> Backend:
         """The data with every inferred triple in its default graph, once nothing new comes.
         Each rule sees what the rules before it inferred (as in pySHACL): a copy is made
         whenever a rule infers something (``data`` itself is never written to).
@@ -143,13 +143,13 @@ class RuleSet:
                         for t in self._infer(data, rule, focus)
                     }
                     if new - set(data.quads()):
-                        data = EmbeddedBackend.scratch([*data.quads(), *new], union=data.union)
+                        data = scratch([*data.quads(), *new], union=data.union)
                         added = True
             if not added:
                 return data
         raise ValidationFailure(f"the rules still inferred new triples after {MAX_ROUNDS} rounds")
 
-    def _infer(self, data: EmbeddedBackend, rule: Rule, focus: list[Term]) -> set[Triple]:
+    def _infer(self, data: Backend, rule: Rule, focus: list[Term]) -> set[Triple]:
         out: set[Triple] = set()
         for node in focus:
             if rule.construct is not None:
@@ -163,7 +163,7 @@ class RuleSet:
                                 out.add(Triple(subject, predicate, obj))
         return out
 
-    def _focus_nodes(self, data: EmbeddedBackend, shape: Shape, rule: Rule) -> list[Term]:
+    def _focus_nodes(self, data: Backend, shape: Shape, rule: Rule) -> list[Term]:
         key = (shape.node, frozenset(rule.conditions))
         if key not in self._conditions:
             self._conditions[key] = self._focus_query(shape, rule.conditions)

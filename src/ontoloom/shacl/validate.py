@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from ontoloom.shacl.engine import Report, Validator
 from ontoloom.shacl.rules import RuleSet
 from ontoloom.shacl.shapes import ShapesError, ShapeSet, Unsupported, UnsupportedFeatures, sh
-from ontoloom.store.embedded import EmbeddedBackend
+from ontoloom.store import Backend, scratch
 from ontoloom.store.terms import DefaultGraph, NamedNode, Quad, Term, Triple
 
 __all__ = ["SHAPES_GRAPH", "ShapesGraphError", "infer_graphs", "validate_graphs"]
@@ -45,7 +45,7 @@ def validate_graphs(
     shape_set = ShapeSet(shapes, prefixes=prefixes)
     quads = [Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in data]
     quads += [Quad(t.subject, t.predicate, t.object, SHAPES_GRAPH) for t in shapes]
-    backend = EmbeddedBackend.scratch(quads, union=False)
+    backend: Backend = scratch(quads, union=False)
     notes: list[str] = []
     not_run: list[Unsupported] = []
     rules = None
@@ -87,7 +87,7 @@ def infer_graphs(
     """
     shapes = list(shapes)
     shape_set = ShapeSet(shapes)
-    backend = EmbeddedBackend.scratch(
+    backend = scratch(
         [Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in data], union=False
     )
     rules = RuleSet(shape_set)

@@ -6,25 +6,29 @@ Nothing outside this package imports pyoxigraph.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ontoloom.errors import NoStore
-from ontoloom.store.base import Backend, Delta, Row
+from ontoloom.errors import BadInput, NoStore
+from ontoloom.store.base import Backend, Delta, Row, Scratch
 from ontoloom.store.lock import DataDirLock
+from ontoloom.store.terms import Quad
 
 if TYPE_CHECKING:
     from ontoloom.store.embedded import EmbeddedBackend
+    from ontoloom.store.endpoint import EndpointConfig
 
 __all__ = [
     "Backend",
     "Delta",
     "EmbeddedBackend",
     "Row",
+    "Scratch",
     "lock_timeout",
     "open_backend",
+    "scratch",
     "store_path",
 ]
 
@@ -39,6 +43,53 @@ def __getattr__(name: str) -> Any:
 
         return EmbeddedBackend
     raise AttributeError(name)
+
+
+def scratch(quads: Iterable[Quad] = (), *, union: bool = True) -> Scratch:
+    """A local, in-memory working copy of ``quads`` (as written), whatever the store is:
+    validation and inference read what they need into one and work there."""
+    from ontoloom.store.embedded import EmbeddedBackend
+
+    return EmbeddedBackend.scratch(quads, union=union)
+
+
+def endpoint_of(data_dir: Path) -> EndpointConfig | None:
+    """The SPARQL endpoint ``[store]`` in the instance's ontoloom.toml names, if any."""
+    from ontoloom.config import load_config
+
+    config = load_config(data_dir)
+    table = config.raw.get("store")
+    if table is None:
+        return None
+    from ontoloom.store.endpoint import EndpointConfig
+
+    if not isinstance(table, dict):
+        raise BadInput(f"{config.instance}/ontoloom.toml: [store] must be a table")
+    return EndpointConfig.from_table(table, f"{config.instance}/ontoloom.toml")
+
+
+@contextmanager
+def _endpoint_backend(
+    data_dir: Path, endpoint: EndpointConfig, *, write: bool, create: bool, wait: float | None
+) -> Iterator[Backend]:
+    from ontoloom.store.endpoint import SparqlEndpointBackend, credentials
+
+    backend = SparqlEndpointBackend(endpoint, writable=write or create, auth=credentials(data_dir))
+    try:
+        if not create and not backend.is_initialised():  # before anything is made here
+            raise NoStore(
+                f"no ontoloom store at the SPARQL endpoint {endpoint.query_url}: run "
+                "`ontoloom init --endpoint URL` in your instance"
+            )
+        data_dir.mkdir(parents=True, exist_ok=True)  # the lock, search index and caches
+        wait = lock_timeout() if wait is None else wait
+        with DataDirLock(data_dir, exclusive=write or create, wait=wait) as lock:
+            backend.lock = lock
+            if create and not backend.is_initialised():
+                backend.initialise()
+            yield backend
+    finally:
+        backend.close()
 
 
 def lock_timeout() -> float:
@@ -59,7 +110,7 @@ def exists(data_dir: Path) -> bool:
 @contextmanager
 def open_backend(
     data_dir: Path, *, write: bool, create: bool = False, wait: float | None = None
-) -> Iterator[EmbeddedBackend]:
+) -> Iterator[Backend]:
     """Lock the data dir and open its store for as long as the block runs.
 
     :raises NoStore: when there is no store and ``create`` is false.
@@ -71,6 +122,11 @@ def open_backend(
         if owned is not None:  # this process owns the data dir: its store is open
             yield owned.backend
             return
+    endpoint = endpoint_of(data_dir)
+    if endpoint is not None:
+        with _endpoint_backend(data_dir, endpoint, write=write, create=create, wait=wait) as b:
+            yield b
+        return
     if not exists(data_dir):
         if not create:
             raise NoStore(

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ontoloom.store.terms import Quad, Term, Triple
 
-__all__ = ["Backend", "Delta", "Row"]
+if TYPE_CHECKING:
+    from ontoloom.store.lock import DataDirLock
+
+__all__ = ["Backend", "Delta", "Row", "Scratch"]
 
 Row = Mapping[str, Any]  # variable name → term (None when unbound)
 
@@ -52,9 +55,15 @@ class Delta:
 
 
 class Backend(Protocol):
-    """What ontoloom needs from a triple store."""
+    """What ontoloom needs from a triple store: everything above ``ontoloom.store`` reads
+    and writes through these methods only."""
 
     writable: bool
+    # Whether queries see every graph as the default graph (a scratch copy validating a
+    # standalone data graph turns it off); a store's own backends always do.
+    union: bool
+    lock: DataDirLock | None  # the data dir's, held while the backend is open
+    remote: bool  # a store over the network (validation then works on local copies)
 
     def select(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[Row]:
         """Run a SELECT; ``bindings`` pre-bind variables to typed terms (never pasted).
@@ -85,14 +94,55 @@ class Backend(Protocol):
         """What queries see as the default graph, as written (the bookkeeping graph aside)."""
         ...
 
-    def apply(self, delta: Delta) -> int:
-        """Commit ``delta`` atomically and bump the change generation; return it."""
+    def apply(self, delta: Delta, expected: int | None = None) -> int:
+        """Commit ``delta`` atomically and bump the change generation; return it.
+
+        ``expected``: commit only while the generation is still this one (the one the delta
+        was validated against).
+
+        :raises CommitConflict: it is not (another writer committed first).
+        """
+        ...
+
+    def changes_since(self, generation: int) -> list[tuple[int, list[Term]]] | None:
+        """The nodes each commit after ``generation`` touched, oldest first, from the
+        store's change log; None when there is none reaching back that far."""
         ...
 
     def generation(self) -> int:
         """The change generation: how many deltas were ever committed."""
         ...
 
+    def serialize_results(
+        self,
+        sparql: str,
+        bindings: Mapping[str, Term] | None,
+        format_name: str,
+        timeout: float | None = None,
+    ) -> tuple[str, bytes]:
+        """Run any read query and serialise its result: SPARQL 1.1 results formats (json,
+        csv, tsv, xml) for SELECT and ASK, RDF (turtle, ntriples) for CONSTRUCT/DESCRIBE.
+        Returns (kind, bytes), kind one of select, ask, graph.
+
+        :raises QueryTimeout: ``timeout`` seconds passed first (where the store can stop).
+        """
+        ...
+
+    def named_graphs(self) -> Iterator[Term]: ...
+
+    def last_change(self) -> str | None:
+        """When the last delta was committed (xsd:dateTime text), if ever."""
+        ...
+
     def dump(self, out: IO[bytes], format_name: str, graphs: list[Term] | None) -> None: ...
 
+    def flush(self) -> None: ...
+
     def close(self) -> None: ...
+
+
+class Scratch(Backend, Protocol):
+    """A local working copy (validation overlays, inference): a backend that a delta can be
+    laid over without generation or atomicity."""
+
+    def patch(self, delta: Delta) -> None: ...

@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING
 
 import pyoxigraph
 
-from ontoloom.errors import BadInput, OntoloomError
+from ontoloom.errors import BadInput, CommitConflict, OntoloomError
 from ontoloom.store.base import Delta, Row
 from ontoloom.store.lexical import (
     DATATYPE,
@@ -95,6 +95,8 @@ class EmbeddedBackend:
     ['x']
     """
 
+    remote = False
+
     def __init__(self, store: pyoxigraph.Store, *, writable: bool, union: bool = True) -> None:
         self._store = store
         self.writable = writable
@@ -161,7 +163,11 @@ class EmbeddedBackend:
         return self._query(sparql, bindings)
 
     def serialize_results(
-        self, sparql: str, bindings: Mapping[str, Term] | None, format_name: str
+        self,
+        sparql: str,
+        bindings: Mapping[str, Term] | None,
+        format_name: str,
+        timeout: float | None = None,  # in-process: callers isolate a query to bound it
     ) -> tuple[str, bytes]:
         """Run any read query and serialise its result: SPARQL 1.1 results formats (json,
         csv, tsv, xml) for SELECT and ASK, RDF (turtle, ntriples) for CONSTRUCT/DESCRIBE.
@@ -192,7 +198,7 @@ class EmbeddedBackend:
         return iter(self._store.named_graphs())
 
     # -- writes --------------------------------------------------------------------------
-    def apply(self, delta: Delta) -> int:
+    def apply(self, delta: Delta, expected: int | None = None) -> int:
         """Commit removes then adds, and bump the generation, in one update request.
 
         An add-only delta goes in as one ``extend`` transaction (much faster than parsing an
@@ -202,6 +208,8 @@ class EmbeddedBackend:
 
         :raises BadInput: two literals the store would keep as one value.
         """
+        if expected is not None and expected != self.generation():
+            raise CommitConflict(f"the store moved on from generation {expected}")
         plan = self._as_stored(delta.normalized())
         self._dirty = True
         if plan.adds and not plan.removes and not plan.drops:
@@ -333,6 +341,10 @@ class EmbeddedBackend:
     def generation(self) -> int:
         found = self._store.quads_for_pattern(STORE_NODE, GENERATION, None, META)
         return max((int(q.object.value) for q in found), default=0)
+
+    def changes_since(self, generation: int) -> list[tuple[int, list[Term]]] | None:
+        """None: one process writes an embedded store and follows its own commits."""
+        return None
 
     def last_change(self) -> str | None:
         found = self._store.quads_for_pattern(STORE_NODE, LAST_CHANGE, None, META)

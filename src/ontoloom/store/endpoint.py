@@ -1,0 +1,676 @@
+"""The endpoint backend: any SPARQL 1.1 store behind the :class:`Backend` seam, over HTTP.
+
+What crosses the wire is standard SPARQL 1.1 (Query and Update protocols) and nothing that
+depends on one engine's defaults:
+
+* the store must present the union of its graphs as the default graph (oxigraph serve
+  ``--union-default-graph``, Virtuoso by default, GraphDB, Stardog ``query.all.graphs``):
+  :meth:`SparqlEndpointBackend.check_union` asks it once and refuses a store that does not;
+* bindings are written in as a ``VALUES`` block opening the query's WHERE group (there is no
+  SEP-0007 substitution over HTTP);
+* blank nodes never cross: they are skolemised to well-known IRIs on the way in and turned
+  back on the way out (:func:`skolem`, :func:`unskolem`);
+* every commit is one SPARQL update guarded by the store's generation — it applies only if
+  the generation is still the one the write was validated against — and stamped with a
+  commit token that is read back afterwards, so a lost answer never leaves the caller in
+  doubt (:meth:`SparqlEndpointBackend.apply`);
+* each commit leaves a change-log entry (the generation, the token and the nodes it
+  touched) in the bookkeeping graph, so derived indexes on any gateway can catch up.
+
+Literals are kept as written as the embedded backend keeps them (:mod:`ontoloom.store.lexical`);
+records are keyed by the literal as Oxigraph would store it, whatever form this store
+returns, so the lookup holds for any engine's canonical forms.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+import uuid
+from collections.abc import Generator, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import httpx
+import pyoxigraph
+
+from ontoloom.errors import BadInput, CommitConflict, OntoloomError, QueryTimeout
+from ontoloom.store.base import Delta, Row
+from ontoloom.store.lexical import (
+    DATATYPE,
+    LEXICAL_FORM,
+    record_iri,
+    record_quads,
+    stored_form,
+    stored_quads,
+    written_literal,
+)
+from ontoloom.store.terms import (
+    BlankNode,
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    Quad,
+    RdfFormat,
+    Term,
+    Triple,
+    serialize,
+)
+from ontoloom.vocab import GENERATION, LAST_CHANGE, META, OL, STORE_NODE, XSD
+
+if TYPE_CHECKING:
+    from ontoloom.store.lock import DataDirLock
+
+__all__ = ["EndpointConfig", "EndpointError", "SparqlEndpointBackend", "skolem", "unskolem"]
+
+GENID = "https://ontoloom.dev/.well-known/genid/"
+CREDENTIALS_FILE = "endpoint.credentials"
+COMMIT = NamedNode(OL + "commit")
+TOUCHED = NamedNode(OL + "touched")
+CHANGE_BASE = "urn:ontoloom:change:"
+CHANGES_KEPT = 1000  # change-log entries kept; an index further behind rebuilds
+_UNION_PROBE = NamedNode("urn:ontoloom:union-probe")
+_INTEGER = NamedNode(XSD + "integer")
+_JSON_RESULTS = "application/sparql-results+json"
+_NTRIPLES = "application/n-triples"
+
+
+class EndpointError(OntoloomError):
+    """The SPARQL endpoint failed, named with what failed; nothing was committed unless the
+    message says so."""
+
+
+# -- configuration ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EndpointConfig:
+    """Where the store is: ``[store]`` in ontoloom.toml (``endpoint``, ``update_endpoint``,
+    ``timeout``). Credentials never come from ontoloom.toml: ``ONTOLOOM_ENDPOINT_TOKEN`` (a
+    bearer token) or ``ONTOLOOM_ENDPOINT_USER`` and ``ONTOLOOM_ENDPOINT_PASSWORD`` (basic),
+    else the data dir's ``endpoint.credentials`` (JSON, readable by its owner only)."""
+
+    query_url: str
+    update_url: str
+    timeout: float = 30.0
+
+    @classmethod
+    def from_table(cls, table: Mapping[str, Any], where: str) -> EndpointConfig:
+        for key in table:
+            if key not in ("endpoint", "update_endpoint", "timeout"):
+                lowered = key.lower()
+                if any(w in lowered for w in ("password", "token", "secret", "user", "auth")):
+                    raise BadInput(
+                        f"{where}: [store] {key}: credentials are never kept in ontoloom.toml; "
+                        "set ONTOLOOM_ENDPOINT_TOKEN (or ONTOLOOM_ENDPOINT_USER and "
+                        f"ONTOLOOM_ENDPOINT_PASSWORD), or write them to the data dir's "
+                        f"{CREDENTIALS_FILE} (mode 0600)"
+                    )
+                raise BadInput(
+                    f"{where}: [store] {key}: unknown key; use endpoint, update_endpoint, timeout"
+                )
+        query = _url(table.get("endpoint"), f"{where}: [store] endpoint")
+        update = _url(table.get("update_endpoint", query), f"{where}: [store] update_endpoint")
+        timeout = table.get("timeout", 30.0)
+        if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
+            raise BadInput(f"{where}: [store] timeout must be a number of seconds above 0")
+        return cls(query, update, float(timeout))
+
+
+def _url(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise BadInput(f"{where}: give the endpoint's URL, e.g. http://localhost:7878/query")
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BadInput(f"{where}: {value!r} is not an http(s) URL")
+    if parts.username is not None or parts.password is not None:
+        raise BadInput(
+            f"{where}: the URL carries credentials; remove them from the URL and set "
+            "ONTOLOOM_ENDPOINT_USER and ONTOLOOM_ENDPOINT_PASSWORD (or ONTOLOOM_ENDPOINT_TOKEN)"
+        )
+    return value
+
+
+def credentials(data_dir: Path | None) -> httpx.Auth | None:
+    """The endpoint's credentials: from the environment, else the data dir's file."""
+    token = os.environ.get("ONTOLOOM_ENDPOINT_TOKEN")
+    user = os.environ.get("ONTOLOOM_ENDPOINT_USER")
+    if token:
+        return _Bearer(token)
+    if user:
+        return httpx.BasicAuth(user, os.environ.get("ONTOLOOM_ENDPOINT_PASSWORD", ""))
+    if data_dir is None:
+        return None
+    path = data_dir / CREDENTIALS_FILE
+    if not path.exists():
+        return None
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise BadInput(
+            f"{path}: readable by others (mode {mode:o}); `chmod 600 {path}` and try again"
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BadInput(
+            f"{path}: not JSON ({type(exc).__name__}); write "
+            '{"user": …, "password": …} or {"token": …}'
+        ) from None
+    if isinstance(data, dict) and isinstance(data.get("token"), str):
+        return _Bearer(data["token"])
+    if isinstance(data, dict) and isinstance(data.get("user"), str):
+        return httpx.BasicAuth(data["user"], str(data.get("password", "")))
+    raise BadInput(f'{path}: write {{"user": …, "password": …}} or {{"token": …}}')
+
+
+class _Bearer(httpx.Auth):
+    def __init__(self, token: str) -> None:
+        self._header = f"Bearer {token}"
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = self._header
+        yield request
+
+
+# -- blank nodes and bindings -------------------------------------------------------------------
+def skolem(term: Term) -> Term:
+    """A blank node as the well-known IRI that stands for it in the store."""
+    return NamedNode(GENID + term.value) if isinstance(term, BlankNode) else term
+
+
+def unskolem(term: Term) -> Term:
+    if isinstance(term, NamedNode) and term.value.startswith(GENID):
+        return BlankNode(term.value[len(GENID) :])
+    return term
+
+
+def _skolem_quad(quad: Quad) -> Quad:
+    return Quad(skolem(quad.subject), quad.predicate, skolem(quad.object), quad.graph_name)
+
+
+def _unskolem_quad(quad: Quad) -> Quad:
+    return Quad(unskolem(quad.subject), quad.predicate, unskolem(quad.object), quad.graph_name)
+
+
+def with_values(sparql: str, bindings: Mapping[str, Term] | None) -> str:
+    """``sparql`` with ``bindings`` as a VALUES block opening its WHERE group.
+
+    The group is found by reading the text as SPARQL tokens (comments, strings and IRIs are
+    skipped): the first top-level ``{`` — the second for a CONSTRUCT with a template.
+
+    >>> with_values('SELECT ?o WHERE { ?s ?p ?o } # {', {"s": NamedNode("http://a")})
+    'SELECT ?o WHERE { VALUES (?s) { (<http://a>) } ?s ?p ?o } # {'
+    """
+    if not bindings:
+        return sparql
+    names = sorted(bindings)
+    row = " ".join(str(skolem(bindings[n])) for n in names)
+    block = f" VALUES ({' '.join('?' + n for n in names)}) {{ ({row}) }}"
+    opening = _where_brace(sparql)
+    return sparql[: opening + 1] + block + sparql[opening + 1 :]
+
+
+def _where_brace(text: str) -> int:
+    keyword_construct = False
+    seen_groups = 0
+    i, n = 0, len(text)
+    word = ""
+    while i < n:
+        c = text[i]
+        if c == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if c in "\"'":
+            quote = text[i : i + 3] if text[i : i + 3] in ('"""', "'''") else c
+            i += len(quote)
+            while i < n and not text.startswith(quote, i):
+                i += 2 if text[i] == "\\" else 1
+            i += len(quote)
+            continue
+        if c == "<":
+            end = i + 1
+            while end < n and text[end] not in '<>"{}|^`\\ \t\r\n':
+                end += 1
+            if end < n and text[end] == ">":
+                i = end + 1
+                continue
+        if c.isalpha():
+            start = i
+            while i < n and (text[i].isalnum() or text[i] == "_"):
+                i += 1
+            word = text[start:i].upper()
+            if word == "CONSTRUCT":
+                keyword_construct = True
+            continue
+        if c == "{":
+            if keyword_construct and seen_groups == 0 and word != "WHERE":
+                seen_groups = 1
+                depth, i = 1, i + 1
+                while i < n and depth:  # skip the template
+                    depth += {"{": 1, "}": -1}.get(text[i], 0)
+                    i += 1
+                word = ""
+                continue
+            return i
+        i += 1
+    raise BadInput("a query with bindings needs a WHERE group")
+
+
+# -- the backend --------------------------------------------------------------------------------
+class SparqlEndpointBackend:
+    """A SPARQL 1.1 endpoint behind the :class:`~ontoloom.store.base.Backend` seam."""
+
+    union = True
+    remote = True
+
+    def __init__(
+        self,
+        config: EndpointConfig,
+        *,
+        writable: bool,
+        auth: httpx.Auth | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.config = config
+        self.writable = writable
+        self.lock: DataDirLock | None = None
+        self._client = httpx.Client(
+            auth=auth, timeout=config.timeout, transport=transport, follow_redirects=False
+        )
+
+    # -- HTTP ----------------------------------------------------------------------------------
+    def _post(
+        self,
+        url: str,
+        data: dict[str, str],
+        accept: str | None,
+        what: str,
+        timeout: float | None = None,
+    ) -> bytes:
+        headers = {"Accept": accept} if accept else {}
+        try:
+            limit = httpx.USE_CLIENT_DEFAULT if timeout is None else timeout
+            response = self._client.post(url, data=data, headers=headers, timeout=limit)
+            body = response.read()
+        except httpx.TimeoutException:
+            if timeout is not None:
+                raise QueryTimeout(
+                    f"the query ran longer than {timeout:g} s and was stopped (waiting for it: "
+                    f"the store at {url} may finish it under its own time limit)"
+                ) from None
+            raise EndpointError(
+                f"the SPARQL endpoint {url} did not answer {what} within "
+                f"{self.config.timeout:g} s ([store] timeout in ontoloom.toml)"
+            ) from None
+        except httpx.HTTPError as exc:
+            raise EndpointError(
+                f"the SPARQL endpoint {url} cannot be reached for {what}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
+        if response.status_code in (401, 403):
+            raise EndpointError(
+                f"the SPARQL endpoint {url} refused {what} (HTTP {response.status_code}): "
+                "check ONTOLOOM_ENDPOINT_TOKEN / ONTOLOOM_ENDPOINT_USER or the data dir's "
+                f"{CREDENTIALS_FILE}"
+            )
+        if response.status_code == 400:
+            detail = body.decode("utf-8", "replace").strip().splitlines()[:3]
+            raise BadInput(
+                f"the SPARQL endpoint {url} rejected {what} as malformed: {' '.join(detail)[:300]}"
+            )
+        if response.status_code >= 300:
+            raise EndpointError(
+                f"the SPARQL endpoint {url} failed {what} (HTTP {response.status_code})"
+            )
+        return body
+
+    def _query(self, sparql: str, accept: str, timeout: float | None = None) -> bytes:
+        return self._post(self.config.query_url, {"query": sparql}, accept, "a query", timeout)
+
+    def _update(self, sparql: str, what: str = "an update") -> None:
+        if not self.writable:
+            raise OntoloomError("this store is open read-only")
+        self._post(self.config.update_url, {"update": sparql}, None, what)
+
+    def _results(self, sparql: str) -> Any:
+        body = self._query(sparql, _JSON_RESULTS)
+        try:
+            return pyoxigraph.parse_query_results(body, format=pyoxigraph.QueryResultsFormat.JSON)
+        except (SyntaxError, ValueError) as exc:
+            raise EndpointError(
+                f"the SPARQL endpoint {self.config.query_url} sent an incomplete or "
+                f"unreadable answer ({exc})"
+            ) from None
+
+    # -- reads ---------------------------------------------------------------------------------
+    def select(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[Row]:
+        solutions = self._results(with_values(sparql, bindings))
+        names = [v.value for v in solutions.variables]
+        rows = []
+        for solution in solutions:
+            rows.append(
+                {
+                    name: None if solution[name] is None else unskolem(solution[name])
+                    for name in names
+                }
+            )
+        return iter(rows)
+
+    def ask(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> bool:
+        return bool(self._results(with_values(sparql, bindings)))
+
+    def construct(
+        self, sparql: str, bindings: Mapping[str, Term] | None = None
+    ) -> Iterator[Triple]:
+        body = self._query(with_values(sparql, bindings), _NTRIPLES)
+        try:
+            triples = list(pyoxigraph.parse(body, format=RdfFormat.N_TRIPLES))
+        except SyntaxError as exc:
+            raise EndpointError(
+                f"the SPARQL endpoint {self.config.query_url} sent an unreadable graph ({exc})"
+            ) from None
+        return iter(Triple(unskolem(t.subject), t.predicate, unskolem(t.object)) for t in triples)
+
+    def serialize_results(
+        self,
+        sparql: str,
+        bindings: Mapping[str, Term] | None,
+        format_name: str,
+        timeout: float | None = None,
+    ) -> tuple[str, bytes]:
+        # Parsed and written again by the local serialisers: the same bytes as embedded.
+        accept = f"{_JSON_RESULTS}, {_NTRIPLES};q=0.9"
+        body = self._query(with_values(sparql, bindings), accept, timeout)
+        try:
+            parsed = pyoxigraph.parse_query_results(body, format=pyoxigraph.QueryResultsFormat.JSON)
+        except (SyntaxError, ValueError):
+            try:
+                graph = [
+                    _unskolem_triple(t) for t in pyoxigraph.parse(body, format=RdfFormat.N_TRIPLES)
+                ]
+            except SyntaxError as exc:
+                raise EndpointError(
+                    f"the SPARQL endpoint {self.config.query_url} sent an unreadable answer ({exc})"
+                ) from None
+            out = BytesIO()
+            fmt = RdfFormat.N_TRIPLES if format_name == "ntriples" else RdfFormat.TURTLE
+            serialize(graph, out, fmt)
+            return "graph", out.getvalue()
+        out = BytesIO()
+        fmt_results = {
+            "csv": pyoxigraph.QueryResultsFormat.CSV,
+            "tsv": pyoxigraph.QueryResultsFormat.TSV,
+            "xml": pyoxigraph.QueryResultsFormat.XML,
+        }.get(format_name, pyoxigraph.QueryResultsFormat.JSON)
+        parsed.serialize(out, fmt_results)
+        kind = "ask" if isinstance(parsed, pyoxigraph.QueryBoolean) else "select"
+        return kind, out.getvalue()
+
+    def quads(self, graph: Term | None = None) -> Iterator[Quad]:
+        if graph is None:
+            query = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
+            rows = self.select(query)
+            found = [Quad(r["s"], r["p"], r["o"], r["g"]) for r in rows]
+        else:
+            rows = self.select(f"SELECT ?s ?p ?o WHERE {{ GRAPH {skolem(graph)} {{ ?s ?p ?o }} }}")
+            found = [Quad(r["s"], r["p"], r["o"], graph) for r in rows]
+        return self.as_written(found)
+
+    def named_graphs(self) -> Iterator[Term]:
+        rows = self.select("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
+        return iter([r["g"] for r in rows])
+
+    def _records(self) -> dict[Term, Literal]:
+        rows = self.select(
+            f"SELECT ?r ?l ?d WHERE {{ GRAPH {META} {{ ?r {LEXICAL_FORM} ?l ; {DATATYPE} ?d }} }}"
+        )
+        return {r["r"]: written_literal(r["l"], r["d"]) for r in rows}
+
+    def as_written(self, quads: Iterable[Quad]) -> Iterator[Quad]:
+        quads = list(quads)
+        records = self._records()
+        if not records:
+            return iter(quads)
+        out = []
+        for quad in quads:
+            literal = None
+            if isinstance(quad.object, Literal):
+                key = Quad(quad.subject, quad.predicate, stored_form(quad.object), quad.graph_name)
+                literal = records.get(record_iri(key))
+            out.append(
+                quad
+                if literal is None
+                else Quad(quad.subject, quad.predicate, literal, quad.graph_name)
+            )
+        return iter(out)
+
+    def rewritten(self) -> list[Quad]:
+        records = self._records()
+        if not records:
+            return []
+        out = []
+        for quad in self.quads():
+            if quad.graph_name != META and isinstance(quad.object, Literal):
+                key = Quad(quad.subject, quad.predicate, stored_form(quad.object), quad.graph_name)
+                if record_iri(key) in records:
+                    out.append(quad)
+        return out
+
+    def data_quads(self) -> Iterator[Quad]:
+        return iter([q for q in self.quads() if q.graph_name != META])
+
+    def generation(self) -> int:
+        rows = self.select(f"SELECT ?n WHERE {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?n }} }}")
+        return max((int(r["n"].value) for r in rows), default=0)
+
+    def last_change(self) -> str | None:
+        rows = self.select(
+            f"SELECT ?t WHERE {{ GRAPH {META} {{ {STORE_NODE} {LAST_CHANGE} ?t }} }}"
+        )
+        return max((r["t"].value for r in rows), default=None)
+
+    def changes_since(self, generation: int) -> list[tuple[int, list[Term]]] | None:
+        """The nodes each commit after ``generation`` touched, oldest first; None when the
+        change log no longer reaches back that far (a derived index then rebuilds)."""
+        rows = self.select(
+            f"SELECT ?n ?t WHERE {{ GRAPH {META} {{ ?c {GENERATION} ?n ; {TOUCHED} ?t "
+            f'FILTER(STRSTARTS(STR(?c), "{CHANGE_BASE}") && ?n > {int(generation)}) }} }}'
+        )
+        found = sorted((int(r["n"].value), r["t"].value) for r in rows)
+        current = self.generation()
+        if current > generation and (not found or found[0][0] != generation + 1):
+            return None
+        out = []
+        for n, text in found:
+            nodes = [
+                unskolem(t.subject)
+                for t in pyoxigraph.parse(text.encode(), format=RdfFormat.N_TRIPLES)
+            ]
+            out.append((n, nodes))
+        return out
+
+    # -- writes --------------------------------------------------------------------------------
+    def initialise(self) -> None:
+        """Give a store that has never held ontoloom data its generation 0, refusing one
+        whose default graph is not the union of its graphs."""
+        self.check_union()
+        self._update(
+            f"INSERT {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} 0 }} }} WHERE {{ "
+            f"FILTER NOT EXISTS {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?n }} }} }}",
+            "setting the generation up",
+        )
+
+    def is_initialised(self) -> bool:
+        return self.ask(f"ASK {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?n }} }}")
+
+    def check_union(self) -> None:
+        """Refuse a store whose default graph is not the union of its named graphs: every
+        query ontoloom sends reads the default graph so."""
+        probe = Quad(_UNION_PROBE, _UNION_PROBE, Literal("probe"), _UNION_PROBE)
+        self._update(f"INSERT DATA {{ {_data(probe)} }}", "a probe of the default graph")
+        try:
+            seen = self.ask(f'ASK {{ {_UNION_PROBE} {_UNION_PROBE} "probe" }}')
+        finally:
+            self._update(f"DELETE DATA {{ {_data(probe)} }}", "removing the probe")
+        if not seen:
+            raise EndpointError(
+                f"the SPARQL endpoint {self.config.query_url} does not show its named graphs "
+                "in the default graph; ontoloom reads the default graph as their union: "
+                "start oxigraph with `serve --union-default-graph` (Virtuoso, GraphDB do "
+                "this by default; Stardog: query.all.graphs=true)"
+            )
+
+    def apply(self, delta: Delta, expected: int | None = None) -> int:
+        """Commit ``delta`` in one SPARQL update that applies only while the store's
+        generation is ``expected`` (the current one when None); read back afterwards by its
+        commit token. Returns the new generation.
+
+        :raises Busy: another gateway committed first (the caller re-validates and retries).
+        :raises EndpointError: the endpoint failed; the message says whether the commit is
+            known not to have happened.
+        """
+        delta = delta.normalized()
+        if expected is None:
+            expected = self.generation()
+        new = expected + 1
+        token = uuid.uuid4().hex
+        plan = self._plan(delta)
+        change = NamedNode(f"{CHANGE_BASE}{new}")
+        touched = _touched(delta)
+        now = f'"{_now()}"^^<{XSD}dateTime>'
+        delete = [f"GRAPH {META} {{ {STORE_NODE} {GENERATION} ?gen }}"]
+        delete += [f"GRAPH {META} {{ {STORE_NODE} {LAST_CHANGE} ?last }}"]
+        delete += [_data(q) for q in plan["removes"]]
+        where_records = []
+        for i, record in enumerate(plan["drops"]):
+            delete.append(
+                f"GRAPH {META} {{ {record} {LEXICAL_FORM} ?l{i} . {record} {DATATYPE} ?d{i} }}"
+            )
+            where_records.append(
+                f"OPTIONAL {{ GRAPH {META} {{ {record} {LEXICAL_FORM} ?l{i} . {record} {DATATYPE} ?d{i} }} }}"
+            )
+        insert = [
+            f"GRAPH {META} {{ {STORE_NODE} {GENERATION} {new} . {STORE_NODE} {LAST_CHANGE} {now} . "
+            f'{change} {GENERATION} {new} ; {COMMIT} "{token}" ; {TOUCHED} {_string(touched)} }}'
+        ]
+        insert += [_data(q) for q in plan["adds"]]
+        update = (
+            f"DELETE {{ {' '.join(delete)} }}\nINSERT {{ {' '.join(insert)} }}\n"
+            f"WHERE {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?gen }} FILTER(?gen = {expected}) "
+            f"OPTIONAL {{ GRAPH {META} {{ {STORE_NODE} {LAST_CHANGE} ?last }} }} "
+            f"{' '.join(where_records)} }}"
+        )
+        try:
+            self._update(update, f"the commit of generation {new}")
+        except EndpointError as exc:
+            # The answer was lost, not necessarily the commit: ask the store.
+            outcome = self._committed(change, token)
+            if outcome is None:
+                raise EndpointError(
+                    f"{exc.message}; whether generation {new} was committed is unknown "
+                    f"(commit token {token}): `ontoloom check` once the endpoint answers"
+                ) from None
+            if not outcome:
+                raise EndpointError(f"{exc.message}; nothing was committed") from None
+            return new
+        if self._committed(change, token):
+            self._compact(new)
+            return new
+        raise CommitConflict(
+            f"another gateway committed to {self.config.update_url} first (generation "
+            f"{expected} is gone)"
+        )
+
+    def _committed(self, change: NamedNode, token: str) -> bool | None:
+        try:
+            return self.ask(f'ASK {{ GRAPH {META} {{ {change} {COMMIT} "{token}" }} }}')
+        except EndpointError:
+            return None
+
+    def _compact(self, generation: int) -> None:
+        oldest = generation - CHANGES_KEPT
+        if oldest <= 0 or generation % 100:
+            return
+        with contextlib.suppress(EndpointError):  # housekeeping: the next one catches up
+            self._update(
+                f"DELETE {{ GRAPH {META} {{ ?c ?p ?o }} }} WHERE {{ GRAPH {META} {{ "
+                f'?c {GENERATION} ?n ; ?p ?o FILTER(STRSTARTS(STR(?c), "{CHANGE_BASE}") '
+                f"&& ?n <= {oldest}) }} }}",
+                "compacting the change log",
+            )
+
+    def _plan(self, delta: Delta) -> dict[str, Any]:
+        forms = stored_quads([*delta.adds, *delta.removes])
+        removes = [_skolem_quad(forms[q]) for q in delta.removes]
+        drops = sorted(
+            {record_iri(forms[q]) for q in delta.removes if isinstance(q.object, Literal)},
+            key=str,
+        )
+        written: dict[Quad, Quad] = {}
+        records: list[Quad] = []
+        for quad in delta.adds:
+            stored = forms[quad]
+            if written.setdefault(stored, quad) != quad:
+                raise BadInput(
+                    f"{quad.subject} {quad.predicate}: cannot hold both {written[stored].object} "
+                    f"and {quad.object} — the store keeps literals by value and these two are "
+                    "one value; write one of them"
+                )
+            if stored != quad:
+                records += record_quads(quad, stored)
+        adds = [_skolem_quad(q) for q in [*written, *records]]
+        return {"removes": removes, "drops": drops, "adds": adds}
+
+    def dump(self, out: IO[bytes], format_name: str, graphs: list[Term] | None) -> None:
+        from ontoloom.store.embedded import EmbeddedBackend
+
+        quads = (
+            list(self.data_quads())
+            if graphs is None
+            else [q for g in graphs for q in self.quads(g)]
+        )
+        EmbeddedBackend.scratch(quads).dump(out, format_name, None)
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _data(quad: Quad) -> str:
+    quad = _skolem_quad(quad)
+    triple = f"{quad.subject} {quad.predicate} {quad.object} ."
+    if isinstance(quad.graph_name, DefaultGraph):
+        return triple
+    return f"GRAPH {quad.graph_name} {{ {triple} }}"
+
+
+def _string(text: str) -> str:
+    return str(Literal(text))
+
+
+def _touched(delta: Delta) -> str:
+    """The nodes a delta touched, as N-Triples lines ``<node> <node> <node> .`` (a literal
+    in the log, never an edge that queries would see)."""
+    nodes = {
+        skolem(t)
+        for q in (*delta.adds, *delta.removes)
+        for t in (q.subject, q.object)
+        if isinstance(t, NamedNode | BlankNode)
+    }
+    return "".join(f"{n} {n} {n} .\n" for n in sorted(nodes, key=str))
+
+
+def _unskolem_triple(t: Triple) -> Triple:
+    return Triple(unskolem(t.subject), t.predicate, unskolem(t.object))
+
+
+def _now() -> str:
+    import datetime as dt
+
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

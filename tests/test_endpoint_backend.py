@@ -1,0 +1,273 @@
+"""The SPARQL endpoint backend (issue 13): the same validated graph on a SPARQL 1.1 store.
+
+Against a real `oxigraph serve` started by the fixtures; the embedded backend is the oracle
+where the two must agree (an instance moved by export and import answers the same)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ontoloom.api import Graph
+from ontoloom.cli import main
+from ontoloom.errors import BadInput, CommitConflict, ValidationFailed
+from ontoloom.store.endpoint import EndpointConfig, credentials, with_values
+from ontoloom.store.terms import BlankNode, Literal, NamedNode
+
+HERE = Path(__file__).parent
+pytestmark = pytest.mark.endpoint
+
+
+# -- no server needed -------------------------------------------------------------------------
+def test_bindings_open_the_where_group_whatever_precedes_it() -> None:
+    a = {"s": NamedNode("http://a")}
+    assert with_values("ASK { ?s ?p ?o }", a) == "ASK { VALUES (?s) { (<http://a>) } ?s ?p ?o }"
+    text = 'PREFIX x: <http://x/> SELECT ("{" AS ?b) ?s # { not here\nWHERE { ?s ?p ?o }'
+    assert with_values(text, a).endswith("WHERE { VALUES (?s) { (<http://a>) } ?s ?p ?o }")
+    construct = "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }"
+    assert with_values(construct, a) == (
+        "CONSTRUCT { ?s ?p ?o } WHERE { VALUES (?s) { (<http://a>) } ?s ?p ?o }"
+    )
+    assert "VALUES (?s) { (<https://ontoloom.dev/.well-known/genid/b1>) }" in with_values(
+        "SELECT ?s WHERE { ?s ?p ?o }", {"s": BlankNode("b1")}
+    )
+    assert '"""}"""' in with_values('SELECT ?s WHERE { ?s ?p """}""" }', a)
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"endpoint": "http://u:p@h/q"}, "carries credentials"),
+        ({"endpoint": "http://h/q", "password": "x"}, "never kept in ontoloom.toml"),
+        ({"endpoint": "ftp://h/q"}, "is not an http"),
+        ({"endpoint": "http://h/q", "timeout": 0}, "timeout"),
+        ({"endpoint": "http://h/q", "graph": "x"}, "unknown key"),
+    ],
+)
+def test_a_store_table_that_is_wrong_is_refused_by_name(table: dict, message: str) -> None:
+    with pytest.raises(BadInput, match=message):
+        EndpointConfig.from_table(table, "ontoloom.toml")
+
+
+def test_credentials_come_from_the_environment_or_an_owner_only_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ONTOLOOM_ENDPOINT_TOKEN", "ONTOLOOM_ENDPOINT_USER"):
+        monkeypatch.delenv(name, raising=False)
+    assert credentials(tmp_path) is None
+    path = tmp_path / "endpoint.credentials"
+    path.write_text(json.dumps({"token": "t0ken"}))
+    path.chmod(0o644)
+    with pytest.raises(BadInput, match="chmod 600") as refused:
+        credentials(tmp_path)
+    assert "t0ken" not in str(refused.value)
+    path.chmod(0o600)
+    assert credentials(tmp_path) is not None
+    monkeypatch.setenv("ONTOLOOM_ENDPOINT_USER", "ann")
+    assert credentials(None) is not None
+
+
+# -- against oxigraph serve -------------------------------------------------------------------
+def _init(tmp_path: Path, server, name: str = "inst") -> Path:
+    root = tmp_path / name
+    result = CliRunner().invoke(
+        main,
+        ["init", str(root), "--endpoint", server.query_url, "--update-endpoint", server.update_url],
+    )
+    assert result.exit_code == 0, result.output
+    return root / ".ontoloom"
+
+
+def _cli(data_dir: Path, *args: str):
+    return CliRunner().invoke(main, ["--data-dir", str(data_dir), *args])
+
+
+def _stored(server) -> set[str]:
+    import httpx
+
+    body = httpx.post(
+        server.query_url,
+        data={"query": "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"},
+        headers={"Accept": "application/sparql-results+json"},
+    ).json()
+    return {json.dumps(b, sort_keys=True) for b in body["results"]["bindings"]}
+
+
+def test_writes_are_validated_and_a_refusal_leaves_the_store_as_it_was(
+    tmp_path: Path, oxigraph_server
+) -> None:
+    data_dir = _init(tmp_path, oxigraph_server)
+    assert (
+        _cli(
+            data_dir, "create", "Task", "-p", "title=A", "-p", "status=open", "--id", "task_a"
+        ).exit_code
+        == 0
+    )
+    assert (
+        _cli(
+            data_dir, "create", "Task", "-p", "title=B", "-p", "status=open", "--id", "task_b"
+        ).exit_code
+        == 0
+    )
+    assert _cli(data_dir, "relate", "task_a", "blocks", "task_b").exit_code == 0
+    before = _stored(oxigraph_server)
+    cycle = _cli(data_dir, "relate", "task_b", "blocks", "task_a")
+    assert cycle.exit_code == 1 and "cycle" in cycle.output
+    wrong = _cli(data_dir, "create", "Task", "-p", "title=C", "-p", "status=wip")
+    assert wrong.exit_code == 1
+    assert _stored(oxigraph_server) == before
+    got = json.loads(_cli(data_dir, "get", "task_a", "--json").output)
+    assert got["properties"] == {"title": "A", "status": "open"}
+    assert _cli(data_dir, "check").exit_code == 0
+
+
+def test_literals_and_blank_nodes_come_back_as_written(tmp_path: Path, oxigraph_server) -> None:
+    data_dir = _init(tmp_path, oxigraph_server)
+    source = tmp_path / "in.ttl"
+    source.write_text(
+        "@prefix ex: <http://example.org/> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
+        'ex:a ex:n "007"^^xsd:integer ; ex:d "1.50"^^xsd:decimal ; ex:b [ ex:label "inner" ] .\n'
+    )
+    assert _cli(data_dir, "import", str(source)).exit_code == 0
+    out = tmp_path / "out.nt"
+    assert _cli(data_dir, "export", "-o", str(out), "--format", "ntriples").exit_code == 0
+    text = out.read_text()
+    assert '"007"^^<http://www.w3.org/2001/XMLSchema#integer>' in text
+    assert '"1.50"^^<http://www.w3.org/2001/XMLSchema#decimal>' in text
+    assert "_:" in text and ".well-known/genid" not in text
+
+
+def test_an_instance_moved_onto_an_endpoint_conforms_and_answers_the_same(
+    tmp_path: Path, oxigraph_server
+) -> None:
+    from ontoloom.demo import load_entities
+
+    embedded = tmp_path / "embedded" / ".ontoloom"
+    with Graph.open(embedded, write=True, create=True) as g:
+        load_entities(g, HERE.parent / "examples" / "team" / "entities.json")
+    dump = tmp_path / "team.trig"
+    assert _cli(embedded, "export", "-o", str(dump), "--format", "trig").exit_code == 0
+    remote = _init(tmp_path, oxigraph_server, "remote")
+    moved = _cli(remote, "import", str(dump))
+    assert moved.exit_code == 0, moved.output
+    assert _cli(remote, "check").exit_code == 0
+    queries = [
+        # the bookkeeping graph aside: generations and the change log are the store's own
+        "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } FILTER(?g != <https://ontoloom.dev/graph/meta>) } ORDER BY ?s ?p ?o",
+        "SELECT ?t (COUNT(?e) AS ?n) WHERE { ?e a ?t } GROUP BY ?t ORDER BY ?t",
+        "SELECT ?a ?b WHERE { ?a ol:blocks+ ?b } ORDER BY ?a ?b",
+    ]
+    for text in queries:
+        here = _cli(embedded, "query", text, "--format", "csv")
+        there = _cli(remote, "query", text, "--format", "csv")
+        assert here.exit_code == there.exit_code == 0, (here.output, there.output)
+        assert here.output == there.output, text
+    for args in (["list", "--json"], ["traverse", "task_deploy", "--depth", "3", "--json"]):
+        assert _cli(embedded, *args).output == _cli(remote, *args).output
+
+
+def test_a_commit_validated_against_a_generation_another_gateway_moved_is_checked_again(
+    tmp_path: Path, oxigraph_server
+) -> None:
+    """Two gateways (two data dirs, one store): each link alone is fine, both close a cycle.
+    The one validated before the other committed must be validated again — and refused."""
+    first = _init(tmp_path, oxigraph_server, "gw1")
+    second = _init(tmp_path, oxigraph_server, "gw2")
+    with Graph.open(first, write=True) as g:
+        g.create("Task", {"title": "X", "status": "open"}, id="task_x")
+        g.create("Task", {"title": "Y", "status": "open"}, id="task_y")
+    with Graph.open(first, write=True) as g1, Graph.open(second, write=True) as g2:
+        backend = g1.backend
+        apply = backend.apply
+        raced: list[int] = []
+
+        def interleaved(delta, expected=None):  # the other gateway commits in between
+            if not raced:
+                raced.append(expected)
+                g2.relate("task_y", "blocks", "task_x")
+            return apply(delta, expected)
+
+        backend.apply = interleaved  # type: ignore[method-assign]
+        with pytest.raises(ValidationFailed, match="cycle"):
+            g1.relate("task_x", "blocks", "task_y")
+        assert raced
+    assert _cli(first, "check").exit_code == 0
+
+
+def test_a_stale_generation_is_never_committed(tmp_path: Path, oxigraph_server) -> None:
+    from ontoloom.store.base import Delta
+    from ontoloom.store.terms import Quad
+
+    data_dir = _init(tmp_path, oxigraph_server)
+    with Graph.open(data_dir, write=True) as g:
+        now = g.backend.generation()
+        quad = Quad(
+            NamedNode("http://example.org/a"),
+            NamedNode("http://example.org/p"),
+            Literal("x"),
+            NamedNode("http://example.org/g"),
+        )
+        assert g.backend.apply(Delta(adds={quad}), now) == now + 1
+        with pytest.raises(CommitConflict):
+            g.backend.apply(Delta(removes={quad}), now)
+        assert g.backend.generation() == now + 1
+        assert g.backend.changes_since(now) == [(now + 1, [NamedNode("http://example.org/a")])]
+
+
+def test_a_gateways_search_index_catches_up_from_the_change_log(
+    tmp_path: Path, oxigraph_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ontoloom.search as search
+
+    writer, reader = _init(tmp_path, oxigraph_server, "w"), _init(tmp_path, oxigraph_server, "r")
+    with Graph.open(writer, write=True) as g:
+        g.create("Task", {"title": "Rotate the ledger", "status": "open"}, id="task_one")
+    with Graph.open(reader) as g:
+        assert [h.id for h in g.search("ledger")] == ["task_one"]  # built whole, once
+
+    def never(*_: object) -> None:
+        raise AssertionError("rebuilt whole instead of following the change log")
+
+    monkeypatch.setattr(search, "_all_objects", never)
+    with Graph.open(writer, write=True) as g:
+        g.create("Task", {"title": "Ledger migration", "status": "open"}, id="task_mig")
+        g.update("task_one", {"title": "Rotate the keys"}, [])
+    with Graph.open(reader) as g:
+        assert [h.id for h in g.search("ledger")] == ["task_mig"]
+
+
+def test_concurrent_gateways_lose_no_acknowledged_write(tmp_path: Path, oxigraph_server) -> None:
+    gateways = [_init(tmp_path, oxigraph_server, f"gw{i}") for i in range(3)]
+    made: list[str] = []
+    errors: list[BaseException] = []
+
+    def write(data_dir: Path, n: int) -> None:
+        try:
+            for i in range(6):
+                with Graph.open(data_dir, write=True) as g:
+                    made.append(g.create("Task", {"title": f"T{n}-{i}", "status": "open"}).id)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(d, n)) for n, d in enumerate(gateways)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    listed = json.loads(_cli(gateways[0], "list", "--json").output)
+    assert sorted(e["id"] for e in listed) == sorted(made) and len(made) == 18
+    assert _cli(gateways[1], "check").exit_code == 0
+
+
+def test_the_endpoint_down_is_one_clear_error(tmp_path: Path) -> None:
+    root = tmp_path / "inst"
+    result = CliRunner().invoke(main, ["init", str(root), "--endpoint", "http://127.0.0.1:9/query"])
+    assert result.exit_code != 0
+    assert "http://127.0.0.1:9/query" in result.output and "Traceback" not in result.output
+    assert os.environ.get("ONTOLOOM_ENDPOINT_TOKEN") is None or "token" not in result.output

@@ -1,0 +1,304 @@
+"""The viewer in a real browser (issue 17): Debian's Chromium driven by Playwright by its
+executable path — Playwright never downloads a browser. One browser for the module; every
+request that is not the file or the local server is refused and counted. Screenshots of the
+example instance go to tests/artefacts/ (gitignored) and are checked to be non-blank."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from tests.view_instance import PENDING_RECORD, PENDING_SOURCE, example_instance, png_colours
+
+from ontoloom.cli import main
+
+CHROMIUM = os.environ.get("ONTOLOOM_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTEFACTS = Path(__file__).parent / "artefacts"
+
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright for Python is not installed (pip install -e '.[dev]')"
+)
+pytestmark = [
+    pytest.mark.skipif(
+        not os.access(CHROMIUM, os.X_OK),
+        reason=f"no Chromium at {CHROMIUM}: apt-get install chromium (.ci/run does) to run the browser tests",
+    ),
+    pytest.mark.skipif(sys.platform == "win32", reason="Debian's Chromium"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    os.environ["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"
+    with playwright_api.sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),  # a fresh user-data-dir
+            executable_path=CHROMIUM,
+            args=ARGS,
+            headless=True,
+            viewport={"width": 1280, "height": 800},
+        )
+        yield context
+        context.close()
+
+
+class Watched:
+    """A page whose console errors and refused (non-local) requests are recorded."""
+
+    def __init__(self, context: Any, allowed: str) -> None:
+        self.page = context.new_page()
+        self.errors: list[str] = []
+        self.foreign: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+        def route(r: Any) -> None:
+            url = r.request.url
+            if url.startswith(allowed) or url.startswith("data:") or url.startswith("blob:"):
+                r.continue_()
+            else:
+                self.foreign.append(url)
+                r.abort()
+
+        self.page.route("**/*", route)
+
+    def settle(self) -> None:
+        self.page.wait_for_function(
+            "() => document.getElementById('status').textContent.includes('shown')"
+        )
+        self.page.wait_for_timeout(1500)  # the layout runs a little before the picture
+
+    def visible(self) -> dict[str, Any]:
+        result: dict[str, Any] = self.page.evaluate("window.ontoloomView.visible()")
+        return result
+
+    def close(self) -> None:
+        assert self.errors == [] and self.foreign == []
+        self.page.close()
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    return example_instance(tmp_path_factory.mktemp("browser") / "team")
+
+
+def write_view(root: Path, out: Path, *args: str) -> Path:
+    result = CliRunner().invoke(
+        main, ["--data-dir", str(root / ".ontoloom"), "view", "-o", str(out), *args]
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def unlabelled_controls(page: Any) -> list[str]:
+    found: list[str] = page.evaluate(
+        """[...document.querySelectorAll('input, select, button')].filter(e =>
+             !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.textContent.trim()
+           ).map(e => e.outerHTML)"""
+    )
+    return found
+
+
+def shot(page: Any, name: str) -> bytes:
+    ARTEFACTS.mkdir(exist_ok=True)
+    data: bytes = page.screenshot(path=str(ARTEFACTS / name))
+    assert png_colours(data) >= 16, f"{name} looks blank"
+    return data
+
+
+def test_the_file_loads_offline_and_search_filter_expand_work(
+    browser: Any, example: tuple[Path, str], tmp_path: Path
+) -> None:
+    root, _ = example
+    out = write_view(
+        root, tmp_path / "graph.html", "--focus", "rule:no-raw-control-bytes", "--depth", "0"
+    )
+    w = Watched(browser, "file://")
+    w.page.goto(out.as_uri())
+    w.settle()
+    assert w.visible()["nodes"] == ["rule:no-raw-control-bytes"]
+    # Expand: the focus's neighbours join it.
+    w.page.click("#expand")
+    grown = w.visible()["nodes"]
+    assert len(grown) > 1 and "rule:no-raw-control-bytes" in grown
+    # Show everything, then search: Enter opens the first match in the details panel.
+    w.page.click("#show-all")
+    total = len(w.visible()["nodes"])
+    w.page.fill("#search", "escape everything")
+    assert w.page.locator("#results li").count() == 1
+    w.page.press("#search", "Enter")
+    assert "decision:2026-11-12-escape-hook-output" in w.page.locator("#details").inner_text()
+    assert w.page.evaluate("document.activeElement.id") == "details"
+    # Type filter: untick Decision and no decision is drawn; relation filter drops links.
+    w.page.get_by_label("Decision (", exact=False).uncheck()
+    left = w.visible()["nodes"]
+    assert left and not any(n.startswith("decision:") for n in left) and len(left) < total
+    links = w.visible()["links"]
+    w.page.get_by_label("recurs-as", exact=True).uncheck()
+    assert w.visible()["links"] < links
+    # The pending proposal is drawn, labelled unconfirmed, in its source's details.
+    w.page.fill("#search", PENDING_SOURCE)
+    w.page.press("#search", "Enter")
+    assert "unconfirmed" in w.page.locator("#details").inner_text()
+    w.close()
+
+
+def test_keyboard_focus_is_visible_and_every_control_labelled(
+    browser: Any, example: tuple[Path, str], tmp_path: Path
+) -> None:
+    root, _ = example
+    out = write_view(root, tmp_path / "graph.html")
+    w = Watched(browser, "file://")
+    w.page.goto(out.as_uri())
+    w.settle()
+    assert unlabelled_controls(w.page) == []
+    order = []
+    for _ in range(4):
+        w.page.keyboard.press("Tab")
+        order.append(
+            w.page.evaluate("document.activeElement.id || document.activeElement.className")
+        )
+        outline = w.page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+        assert outline not in ("none", ""), order
+    assert order[:2] == ["skip", "search"] and order[2].startswith("type-")
+    w.page.fill("#search", "strip control")
+    w.page.keyboard.press("Tab")  # from the search box to the first match
+    w.page.keyboard.press("Enter")
+    assert "action:strip-control-bytes" in w.page.locator("#details").inner_text()
+    # A click on a node on the canvas opens it too (once the layout has settled; force-graph
+    # finds what is under the pointer on its next frame, so the pointer rests there first).
+    w.page.wait_for_function("() => window.ontoloomView.settled()", timeout=30000, polling=100)
+    w.page.wait_for_timeout(700)
+    at = w.page.evaluate("window.ontoloomView.screenOf('rule:no-raw-control-bytes')")
+    box = w.page.locator("#graph").bounding_box()
+    x, y = box["x"] + at["x"], box["y"] + at["y"]
+    w.page.mouse.move(x, y)
+    w.page.wait_for_timeout(300)
+    w.page.mouse.move(x + 1, y)
+    w.page.wait_for_timeout(300)
+    w.page.mouse.click(x + 1, y)
+    w.page.wait_for_function(
+        "() => document.querySelector('#details h2').textContent.startsWith('Never write')",
+        timeout=5000,
+        polling=100,
+    )
+    assert "rule:no-raw-control-bytes" in w.page.locator("#details").inner_text()
+    shot(w.page, "view-example.png")
+    w.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def live(example: tuple[Path, str], tmp_path: Path) -> Iterator[tuple[str, str, Path, str]]:
+    root = tmp_path / "team"
+    shutil.copytree(example[0], root)
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "ONTOLOOM_TOKEN"}
+    env["ONTOLOOM_LOCK_TIMEOUT"] = "10"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ontoloom.entry",
+            "--data-dir",
+            str(root / ".ontoloom"),
+            "serve",
+            "--ui",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+    token = (root / ".ontoloom" / "serve.token").read_text().strip()
+    try:
+        yield f"http://127.0.0.1:{port}", token, root, example[1]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def test_serve_ui_view_and_a_confirm_from_the_review_page(
+    browser: Any, live: tuple[str, str, Path, str]
+) -> None:
+    url, token, root, pid = live
+    w = Watched(browser, url)
+    # No token in the address: the page asks for it.
+    w.page.goto(f"{url}/ui/")
+    w.page.fill("#token", token)
+    w.page.keyboard.press("Enter")
+    w.settle()
+    assert PENDING_SOURCE in w.visible()["nodes"]
+    w.page.goto(f"{url}/ui/review#token={token}")
+    w.page.wait_for_selector(f"article[data-id='{pid}']")
+    assert "#token" not in w.page.url  # taken out of the address bar
+    assert unlabelled_controls(w.page) == []
+    shot(w.page, "review-example.png")
+    # A refusal is shown with its report, and nothing changes.
+    candidate = w.page.locator("#candidates article").filter(has_text="decision:2026-11-10")
+    candidate.locator("select").select_option("applies")
+    candidate.locator("button.type").click()
+    w.page.wait_for_selector("#outcome-body .error")
+    assert "is not one" in w.page.locator("#outcome-body").inner_text()
+    # The refusal's HTTP status (422) is the only thing the browser logs about it.
+    assert [e for e in w.errors if "422" not in e] == []
+    w.errors.clear()
+    before = (root / PENDING_RECORD).read_text()
+    w.page.locator(f"article[data-id='{pid}'] button.confirm").click()
+    w.page.wait_for_selector("#outcome-body .ok")
+    assert "written back to " + PENDING_RECORD in w.page.locator("#outcome-body").inner_text()
+    after = (root / PENDING_RECORD).read_text()
+    assert after != before and "resolved-by" in after
+    listed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ontoloom.entry",
+            "--data-dir",
+            str(root / ".ontoloom"),
+            "--json",
+            "proposals",
+            "--status",
+            "confirmed",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ONTOLOOM_LOCK_TIMEOUT": "10"},
+    )
+    assert pid in listed.stdout, listed.stderr
+    w.close()
