@@ -28,6 +28,9 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
         "--json", "as_json", is_flag=True, default=None, help="Machine-readable JSON output."
     )(f)
     f = click.option(
+        "--quiet", is_flag=True, default=None, help="No progress bar on stderr for long work."
+    )(f)
+    f = click.option(
         "--data-dir",
         type=click.Path(file_okay=False, path_type=Path),
         default=None,
@@ -35,12 +38,15 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
     @functools.wraps(f)
-    def wrapper(*args: Any, data_dir: Path | None, as_json: bool | None, **kwargs: Any) -> Any:
+    def wrapper(
+        *args: Any, data_dir: Path | None, as_json: bool | None, quiet: bool | None, **kwargs: Any
+    ) -> Any:
         ctx = click.get_current_context()
         root = ctx.find_root().obj or {}
         ctx.obj = {
             "data_dir": data_dir or root.get("data_dir"),
             "json": bool(as_json if as_json is not None else root.get("json")),
+            "quiet": bool(quiet if quiet is not None else root.get("quiet")),
         }
         try:
             return f(*args, **kwargs)
@@ -61,6 +67,19 @@ def _fail(exc: OntoloomError, as_json: bool) -> None:
 
 def _opts() -> dict[str, Any]:
     return click.get_current_context().obj
+
+
+def _with_progress(f: Callable[..., Any]) -> Callable[..., Any]:
+    """A progress bar on stderr while the command runs (terminal only; see progress.py)."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ontoloom.progress import shown
+
+        with shown(quiet=_opts()["quiet"], as_json=_opts()["json"]):
+            return f(*args, **kwargs)
+
+    return wrapper
 
 
 def _emit(data: Any, text: Callable[[], None] | str) -> None:
@@ -208,16 +227,17 @@ class _Group(click.Group):
     help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+@click.option("--quiet", is_flag=True, help="No progress bar on stderr for long work.")
 @click.version_option(package_name="ontoloom", prog_name="ontoloom")
 @click.pass_context
-def main(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:
+def main(ctx: click.Context, data_dir: Path | None, as_json: bool, quiet: bool) -> None:
     """ontoloom: a typed, validated knowledge graph shared by agents and people.
 
     \b
     Example:
       ontoloom init && ontoloom create Task -p title="Ship it" -p status=open
     """
-    ctx.obj = {"data_dir": data_dir, "json": as_json}
+    ctx.obj = {"data_dir": data_dir, "json": as_json, "quiet": quiet}
 
 
 # -- instance ----------------------------------------------------------------------------------
@@ -583,6 +603,7 @@ _SEVERITY_MARK = {"Violation": "✗", "Warning": "!", "Info": "i"}
     help="Audit the rest when shapes use features ontoloom does not evaluate (named on stderr).",
 )
 @_common
+@_with_progress
 def check(
     fmt: str | None,
     explain: bool,
@@ -1129,6 +1150,7 @@ def _table(g: Any, rows: list[dict[str, Any]]) -> None:
 )
 @click.option("--infer", is_flag=True, help="Add the inferred triples.")
 @_common
+@_with_progress
 def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> None:
     """Export graphs as RDF (TriG and N-Quads keep the named graphs).
 
@@ -1192,6 +1214,7 @@ def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> Non
     "--dry-run", is_flag=True, help="With --from: report what would happen; store nothing."
 )
 @_common
+@_with_progress
 def import_(
     file: Path, fmt: str | None, which: str | None, source: str | None, dry_run: bool
 ) -> None:
@@ -1279,6 +1302,7 @@ def summary() -> None:
 
 @main.command()
 @_common
+@_with_progress
 def infer() -> None:
     """Materialise OWL RL consequences (inverses, alignments) into the inferred graph.
 
@@ -1498,6 +1522,7 @@ def search(
 
 @main.command()
 @_common
+@_with_progress
 def reindex() -> None:
     """Rebuild the full-text search index from the store.
 
@@ -1529,6 +1554,7 @@ _NOTE_TITLES = {
     "--full", is_flag=True, help="Re-read every record (default: only those whose content changed)."
 )
 @_common
+@_with_progress
 def rebuild(full: bool) -> None:
     """Read the instance's records (failures, decisions, rules, runbooks, documents) into the graph.
 
@@ -1538,18 +1564,10 @@ def rebuild(full: bool) -> None:
     Example:
       ontoloom rebuild && ontoloom rebuild --full
     """
-    from rich.progress import Progress
+    from ontoloom.progress import task
 
-    with _graph(write=True, create=True) as g:
-        interactive = sys.stderr.isatty() and not _opts()["json"]
-        with Progress(transient=True, disable=not interactive) as bar:
-            task = bar.add_task("reading records", total=None)
-
-            def progress(done: int, total: int) -> None:
-                if total > 100:
-                    bar.update(task, completed=done, total=total)
-
-            report = g.rebuild(full=full, progress=progress)
+    with _graph(write=True, create=True) as g, task("reading records") as advance:
+        report = g.rebuild(full=full, progress=lambda done, total: advance(done, total))
 
     def text() -> None:
         if report.nothing_changed:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ontoloom import progress
 from ontoloom.errors import BadInput
 from ontoloom.store.base import Delta
 from ontoloom.store.rdfio import guess_format, read_quads
@@ -83,6 +84,13 @@ def export_graph(
         backend = scratch([*(q for g in chosen for q in graph.backend.quads(g)), *extra])
     else:
         graphs = graph_names(graph, which)
+    with progress.task("exporting"):
+        _write(graph, backend, graphs, out, format_name)
+
+
+def _write(
+    graph: Graph, backend: Any, graphs: list[Term] | None, out: IO[bytes], format_name: str
+) -> None:
     if format_name in ("nquads", "ntriples"):  # no prefixes: streamed as they are
         backend.dump(out, format_name, graphs)
         return
@@ -205,11 +213,12 @@ def import_file(
         raise BadInput(
             f"cannot tell the RDF format of {label}: pass --format ({', '.join(IMPORT_FORMATS)})"
         )
-    if data is not None:
-        quads = read_quads(data=data, format_name=name, label="<stdin>")
-    else:
-        assert path is not None
-        quads = read_quads(path=path, format_name=name, base_iri=path.resolve().as_uri())
+    with progress.task(f"reading {label}"):
+        if data is not None:
+            quads = read_quads(data=data, format_name=name, label="<stdin>")
+        else:
+            assert path is not None
+            quads = read_quads(path=path, format_name=name, base_iri=path.resolve().as_uri())
     if not quads:
         hint = (
             " (JSON without an @context names no IRIs: is it JSON-LD? plain JSON is not RDF)"
@@ -224,7 +233,8 @@ def import_file(
         raise BadInput("the file writes ontoloom's bookkeeping graph; leave it out")
     # One delta, schema and data together: validated against the schema in effect plus the
     # schema the file brings, and committed whole or not at all.
-    graph.writes.commit(Delta(adds=placed))
+    with progress.task(f"validating and storing {len(placed)} quads"):
+        graph.writes.commit(Delta(adds=placed))
     counts: dict[str, int] = {}
     for q in placed:
         key = (
