@@ -1688,24 +1688,10 @@ def hints(target: str) -> None:
     Example:
       ontoloom hints rule:no-raw-control-bytes
     """
-    from ontoloom.actions import hints as find
-    from ontoloom.proposals.confidence import confidence, load_usage, record_use
+    from ontoloom.actions import labelled_hints
 
     with _graph() as g:
-        found = find(g, target)
-        data_dir = g.data_dir
-    usage = load_usage(data_dir) if data_dir is not None else {}
-    shown = [
-        {
-            **p.to_json(),
-            "confidence": confidence(p.status, p.tier, usage.get(p.id))
-            if p.origin == "conversation"
-            else None,
-        }
-        for p in found
-    ]
-    if data_dir is not None:  # mined knowledge shown is mined knowledge used
-        record_use(data_dir, [p["id"] for p in shown if p["confidence"]])
+        shown = labelled_hints(g, target)
 
     def show() -> None:
         for p in shown:
