@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test test-wheel soak check bench bench-mcp eval-mining clean
+.PHONY: demo test test-wheel soak check bench bench-mcp eval eval-mining clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,8 +31,8 @@ soak: $(STAMP)
 		$(PY) -m pytest -n 2 tests/reliability tests/test_differential_generated.py
 
 check: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench
-	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/ruff check src tests bench eval
+	$(VENV)/bin/ruff format --check src tests bench eval
 	$(VENV)/bin/mypy
 
 bench: $(STAMP)
@@ -41,6 +41,11 @@ bench: $(STAMP)
 # MCP servers over stdio, side by side; peers are installed under bench/.peers/ on first use.
 bench-mcp: $(STAMP)
 	$(PY) bench/mcp_bench.py
+
+# The prompt hook scored on a labelled prompt set (eval/hook_prompts.json): precision, recall,
+# quiet rate and tokens injected, for the tuning part, the held-out part and all prompts.
+eval: $(STAMP)
+	$(PY) eval/hook_eval.py
 
 # Conversation mining scored on shipped fixtures with a canned extractor answer (no model).
 eval-mining: $(STAMP)

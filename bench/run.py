@@ -6,13 +6,17 @@ ratios against a baseline measured in the same process, never absolute promises.
 Targets: validated create/relate p50 at 100k entities ≤ 1.5 × p50 at 1k; full audit ≥ 10×
 faster than pySHACL (pySHACL runs only up to --oracle-max triples: it needs ~50 s at 10k
 triples and ~600 s at 128k on this schema); validated import ≥ 100k triples/s; the prompt
-hook, as a fresh process, p50 ≤ 150 ms wall at 100k entities.
+hook, as a fresh process, p50 ≤ 150 ms wall at 100k entities. Long work (``--only long``):
+validated import ≥ 100k triples/s and ``infer`` ≤ 10 s at 123k quads, ``reindex`` of 25k
+objects ≤ 2 s, each beside a baseline measured in the same run (raw pyoxigraph bulk load,
+owlrl, a plain read of every quad).
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import random
 import statistics
 import sys
@@ -305,6 +309,65 @@ def bench_import(triples: int) -> tuple[int, float]:
     return result.quads, elapsed
 
 
+def _median_of(fn: Callable[[], object], repeat: int) -> float:
+    return statistics.median(timed(fn, repeat))
+
+
+def bench_long(quads_wanted: int, repeat: int, owlrl_max: int) -> list[tuple[str, int, float, str]]:
+    """Import, infer and reindex on the synthetic team graph of ``quads_wanted`` quads (the
+    same generator as every other row: 19,219 entities make 123k quads), each with its
+    baseline: (row, quads, median s, what it is compared with)."""
+    import pyoxigraph
+
+    from ontoloom.infer import compute_owlrl, infer
+    from ontoloom.interchange import import_file
+    from ontoloom.store.terms import RdfFormat, serialize
+
+    rows: list[tuple[str, int, float, str]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        with Graph.open(Path(tmp) / "src", write=True, create=True) as g:
+            quads = synthetic_quads(g, entities_for(quads_wanted))
+        n = len(quads)
+        path = Path(tmp) / "data.nq"
+        with path.open("wb") as out:
+            serialize(quads, out, RdfFormat.N_QUADS)
+        # 1M quads are 144 MiB of N-Quads, above the default input limit (64 MiB)
+        os.environ["ONTOLOOM_MAX_INPUT_BYTES"] = str(max(path.stat().st_size, 64 << 20))
+        runs = iter(range(10**6))
+
+        def raw() -> None:
+            store = pyoxigraph.Store(str(Path(tmp) / f"raw{next(runs)}"))
+            store.bulk_load(path=str(path), format=pyoxigraph.RdfFormat.N_QUADS)
+            store.flush()
+
+        base = _median_of(raw, repeat)
+        rows.append(("raw pyoxigraph bulk load", n, base, "baseline"))
+
+        def imported() -> None:
+            with Graph.open(Path(tmp) / f"imp{next(runs)}", write=True, create=True) as g:
+                import_file(g, path)
+
+        took = _median_of(imported, repeat)
+        rows.append(
+            ("validated import", n, took, f"{n / took:,.0f} triples/s, {took / base:.1f}x raw")
+        )
+        with Graph.open(Path(tmp) / "infer", write=True, create=True) as g:
+            g.writes.commit(Delta(adds=set(quads)), trusted="bench: synthetic data")
+            read = _median_of(lambda: sum(1 for _ in g.backend.quads()), repeat)
+            rows.append(("read every quad", n, read, "baseline"))
+            took = _median_of(lambda: infer(g), repeat)
+            note = f"{took / read:.1f}x read"
+            if n <= owlrl_max:
+                oracle = _median_of(lambda: compute_owlrl(g), 1)
+                rows.append(("infer (owlrl)", n, oracle, "baseline"))
+                note += f", {oracle / took:.0f}x faster than owlrl"
+            rows.append(("infer", n, took, note))
+            took = _median_of(g.reindex, repeat)
+            objects = entities_for(quads_wanted)
+            rows.append(("reindex", n, took, f"{objects} objects, {took / read:.1f}x read"))
+    return rows
+
+
 def bench_search(entities: int, repeat: int) -> tuple[int, list[float], list[float]]:
     """Search latency over a realistic query mix (title words and ids of random entities,
     one to three words), and the worst case: one term found in a fifth of all documents."""
@@ -560,6 +623,7 @@ def main() -> None:
             "hook",
             "view",
             "mcp",
+            "long",
         ],
         action="append",
     )
@@ -588,11 +652,34 @@ def main() -> None:
         help="largest graph (triples) pySHACL's full validation is run on",
     )
     parser.add_argument("--import-triples", type=int, default=100000)
+    parser.add_argument(
+        "--long-quads",
+        default="10000,123000,1000000",
+        help="graph sizes (quads) for import, infer and reindex",
+    )
+    parser.add_argument("--long-repeat", type=int, default=3, help="runs per long row")
+    parser.add_argument(
+        "--owlrl-max", type=int, default=15000, help="largest graph (quads) owlrl is run on"
+    )
+    parser.add_argument(
+        "--reindex-objects", type=int, default=25000, help="entities for the reindex target"
+    )
     parser.add_argument("--cycle-edges", default="10000,100000", help="edges, for cycle detection")
     args = parser.parse_args()
     only = set(
         args.only
-        or ["writes", "shapes", "audit", "cycles", "import", "search", "records", "hook", "view"]
+        or [
+            "writes",
+            "shapes",
+            "audit",
+            "cycles",
+            "import",
+            "search",
+            "records",
+            "hook",
+            "view",
+            "long",
+        ]
     )
     if "writes" in only:
         bench_all_writes(args)
@@ -681,6 +768,8 @@ def main() -> None:
             "(target ≥ 100,000/s)"
         )
 
+    if "long" in only:
+        bench_all_long(args)
     if "view" in only:
         print(
             f"\n{'ontoloom view':<16}{'entities':>10}{'relations':>11}{'generate s':>12}"
@@ -763,6 +852,37 @@ def _first_render(path: Path, tmp: str) -> tuple[float, float] | None:
         )
         context.close()
     return float(first) / 1000, float(fps)
+
+
+def bench_all_long(args: argparse.Namespace) -> None:
+    print(f"\n{'long work':<26}{'quads':>10}{'median s':>10}  compared", flush=True)
+    for size in (int(x) for x in args.long_quads.split(",")):
+        # a single run at the largest sizes: each takes minutes on a shared machine
+        repeat = args.long_repeat if size <= 200000 else 1
+        for name, n, median, note in bench_long(size, repeat, args.owlrl_max):
+            print(f"{name:<26}{n:>10}{median:>10.2f}  {note}", flush=True)
+    n, objects, median, read = bench_reindex(args.reindex_objects, args.long_repeat)
+    print(
+        f"{'reindex':<26}{n:>10}{median:>10.2f}  {objects} objects, {median / read:.1f}x read",
+        flush=True,
+    )
+    print(
+        "targets: validated import ≥ 100,000 triples/s; infer ≤ 10 s at 123k quads; "
+        "reindex of 25k objects ≤ 2 s"
+    )
+
+
+def bench_reindex(entities: int, repeat: int) -> tuple[int, int, float, float]:
+    """A full reindex of ``entities`` objects: (quads, objects, median s, read-all median)."""
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Graph.open(Path(tmp) / "d", write=True, create=True) as g,
+    ):
+        quads = synthetic_quads(g, entities)
+        g.writes.commit(Delta(adds=set(quads)), trusted="bench: synthetic data")
+        read = _median_of(lambda: sum(1 for _ in g.backend.quads()), repeat)
+        samples = timed(g.reindex, repeat)
+        return len(quads), g.reindex(), statistics.median(samples), read
 
 
 def bench_all_writes(args: argparse.Namespace) -> None:

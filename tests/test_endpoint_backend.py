@@ -233,7 +233,7 @@ def test_a_gateways_search_index_catches_up_from_the_change_log(
     def never(*_: object) -> None:
         raise AssertionError("rebuilt whole instead of following the change log")
 
-    monkeypatch.setattr(search, "_all_objects", never)
+    monkeypatch.setattr(search.SearchIndex, "_index_all", never)
     with Graph.open(writer, write=True) as g:
         g.create("Task", {"title": "Ledger migration", "status": "open"}, id="task_mig")
         g.update("task_one", {"title": "Rotate the keys"}, [])

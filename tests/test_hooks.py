@@ -67,6 +67,10 @@ RECORDS = {
     "records/runbooks/strip-ansi.md": (
         "---\ntitle: Strip ANSI escape codes\n---\nRun the clean-output helper.\n"
     ),
+    "records/decisions/2026-10-20-escape-logs.md": (
+        "---\ntitle: Escape what goes into logs\ndate: 2026-10-20\nrelations:\n"
+        "  applies: [no-raw-control-bytes]\n---\nAfter the bell in the build log.\n"
+    ),
     "docs/payroll.md": (
         "---\ntitle: Payroll salaries 2026\nprivacy: private\n---\n"
         "Quarterly salary bands for the payroll run.\n"
@@ -107,6 +111,7 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Path:
         assert not report.rejected, report.to_json()
         g.create("Person", {"name": "Alice"}, id="pers_alice001")
         g.create("Person", {"name": "Secret Agent", "privacy": "private"}, id="pers_secret01")
+        g.create("Person", {"name": "Bob Chen"}, id="pers_bobchen1")
         g.create(
             "Task",
             {"title": "Fix payment timeout", "status": "open", "priority": "high"},
@@ -249,10 +254,42 @@ def test_a_failure_class_with_its_recurrences_rules_and_actions(team: Path, prom
     assert "← recurs-as" not in out
 
 
+def test_an_occurrence_in_other_words_lifts_its_failure_class_and_remedies(team: Path) -> None:
+    out = ask(team, "the nightly job choked on a NUL byte in the yaml config file")
+    assert objects_of(out) == ["failure-class:literal-control-bytes"]
+    assert "recurred 4 times" in out and "covered by rule:no-raw-control-bytes" in out
+    assert "resolved by action:strip-ansi" in out
+    assert "- failure:" not in out  # the occurrence is summed up in its class
+
+
+def test_a_runbook_prompt_finds_the_action_by_its_verb(team: Path) -> None:
+    for prompt in ("time to strip the codes out of the output", "how do I strip escape codes?"):
+        assert objects_of(ask(team, prompt))[0] == "action:strip-ansi", prompt
+
+
+def test_a_why_prompt_finds_the_decision_behind_a_rule(team: Path) -> None:
+    out = ask(team, "why must we never write raw control bytes?")
+    assert objects_of(out) == ["decision:2026-10-20-escape-logs", "rule:no-raw-control-bytes"]
+
+
+def test_a_slug_counts_as_a_name(team: Path) -> None:
+    assert objects_of(ask(team, "is escape-terminal-output still true"))[0] == (
+        "rule:escape-terminal-output"
+    )
+
+
+def test_a_first_name_written_capitalised_counts_as_a_name(team: Path) -> None:
+    assert objects_of(ask(team, "what is Bob up to this week")) == ["pers_bobchen1"]
+    assert ask(team, "the bob haircut is back") == ""  # not written as a name
+
+
 def test_search_matches_rank_by_distinct_prompt_terms(team: Path) -> None:
     out = ask(team, "why does the payment gateway timeout on retries")
-    # 4 distinct terms (payment, gateway, timeout, retries) before 2 (payment, timeout).
-    assert objects_of(out) == ["task_gw000001", "task_a1b2c3d4"]
+    # 4 distinct terms (payment, gateway, timeout, retries) before 2 (payment, timeout) — and
+    # the runner-up, less pointed at than the first and not named, is left out.
+    assert objects_of(out) == ["task_gw000001"]
+    out = ask(team, "the payment gateway timeout again, and Fix payment timeout is still open")
+    assert objects_of(out) == ["task_a1b2c3d4", "task_gw000001"]  # named outright: first
 
 
 def test_at_most_two_objects(team: Path) -> None:
@@ -522,7 +559,7 @@ def test_session_start_status_line(team: Path) -> None:
         summary = g.summary()
     objects, relations, pending, when = match.groups()
     assert (int(objects), int(relations)) == (summary["objects"], summary["relations"])
-    assert int(objects) == 11 + 9 + 5  # from records, written by agents, the hub's steps
+    assert int(objects) == 12 + 10 + 5  # from records, written by agents, the hub's steps
     assert int(pending) == 4  # three on the rule, one touching a private doc; not the rejected
     assert when == "just now"
 
@@ -542,7 +579,7 @@ def test_session_start_cue_once_then_the_status_line(tmp_path: Path) -> None:
         g.rebuild()
         g.create("Task", {"title": "One more", "status": "open"}, id="task_onemore1")
     third = STATUS.fullmatch(start(root).stdout.rstrip("\n"))
-    assert third and third.group(4) == "just now" and int(third.group(1)) == 12
+    assert third and third.group(4) == "just now" and int(third.group(1)) == 13
     manifest = root / ".ontoloom" / "records.json"
     data = json.loads(manifest.read_text())
     data["rebuilt"] = (dt.datetime.now(dt.UTC) - dt.timedelta(hours=3, minutes=5)).isoformat()

@@ -128,7 +128,7 @@ def test_second_run_changes_nothing(project: Path) -> None:
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
     assert out["changed"] is False
-    assert [f["action"] for f in out["files"]] == ["unchanged", "unchanged"]
+    assert [f["action"] for f in out["files"]] == ["unchanged", "unchanged", "unchanged"]
     assert snapshot(*files) == before
     assert "unchanged:" in run().output
 
@@ -169,7 +169,8 @@ def test_a_stale_ontoloom_path_is_replaced_in_place(project: Path) -> None:
 
     result = run("--json")
     assert result.exit_code == 0, result.output
-    assert [f["action"] for f in json.loads(result.output)["files"]] == ["updated", "updated"]
+    actions = [f["action"] for f in json.loads(result.output)["files"]]
+    assert actions == ["updated", "updated", "created"]  # and the skill, new here
 
     hooks = read(settings_path)["hooks"]
     ours = hooks_for(EXE)
@@ -276,11 +277,13 @@ def test_json_output_shape(project: Path) -> None:
     result = run("--dry-run", "--json")
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
-    assert set(out) == {"scope", "dry_run", "files", "changed"}
+    assert set(out) == {"client", "scope", "dry_run", "files", "changed", "notes"}
+    assert out["client"] == "claude-code" and out["notes"] == []
     assert out["scope"] == "project" and out["dry_run"] is True and out["changed"] is True
     assert [f["path"] for f in out["files"]] == [
         str(project / ".claude" / "settings.json"),
         str(project / ".mcp.json"),
+        str(project / ".claude" / "skills" / "ontoloom" / "SKILL.md"),
     ]
     for entry in out["files"]:
         assert set(entry) == {"path", "action", "diff"}

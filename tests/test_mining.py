@@ -742,6 +742,11 @@ def test_mined_knowledge_reaches_the_hooks_and_hints_hedged_and_confidence_moves
     corrected = run(inst, "--correct", pid, "--reason", "not related")
     assert corrected["confidence"] == "low"
     assert "low confidence" in inst("hints", "rule:no-raw-control-bytes").output
+    from ontoloom.mcp_server import call  # an agent asking over MCP sees the same label
+
+    answer = call(inst.data_dir, "hints", {"target": "rule:no-raw-control-bytes"})
+    [mined] = [p for p in answer.structuredContent["result"] if p["id"] == pid]
+    assert mined["confidence"] == "low"
 
 
 def test_the_demo_shows_a_mined_proposal_confirmed_and_surviving_a_rebuild(tmp_path: Path) -> None:

@@ -304,3 +304,24 @@ def hints(graph: Graph, target: str) -> list[Proposal]:
     from ontoloom.proposals.store import list_proposals
 
     return list_proposals(graph, status="pending", touching=resolve_object(graph, target))
+
+
+def labelled_hints(graph: Graph, target: str) -> list[dict[str, Any]]:
+    """:func:`hints` as JSON, each mined one labelled by its confidence (None for the rest);
+    mined knowledge shown counts as used (:mod:`ontoloom.proposals.confidence`)."""
+    from ontoloom.proposals.confidence import confidence, load_usage, record_use
+
+    found = hints(graph, target)
+    usage = load_usage(graph.data_dir) if graph.data_dir is not None else {}
+    shown = [
+        {
+            **p.to_json(),
+            "confidence": confidence(p.status, p.tier, usage.get(p.id))
+            if p.origin == "conversation"
+            else None,
+        }
+        for p in found
+    ]
+    if graph.data_dir is not None:
+        record_use(graph.data_dir, [p["id"] for p in shown if p["confidence"]])
+    return shown

@@ -41,6 +41,7 @@ from ontoloom.vocab import (
     PROV_GENERATED,
     RDF_TYPE,
     SCHEMA_GRAPH,
+    is_open_relation,
 )
 from ontoloom.writes import WritePath
 
@@ -369,6 +370,7 @@ class Graph:
                 to_id=self.ids.id_of(r["o"]),
                 from_type=types.get(r["s"]),
                 to_type=types.get(r["o"]),
+                open=is_open_relation(r["p"]),
             )
             for r in rows
         ]
@@ -389,7 +391,9 @@ class Graph:
         self, entity_id: str, rel: str | None = None, direction: str = "out", depth: int = 1
     ) -> list[dict[str, Any]]:
         """Everything reachable within ``depth`` hops (at most 5), each with its distance and
-        path; every node is reached once, at its shortest distance (cycle-safe)."""
+        path; every node is reached once, at its shortest distance (cycle-safe). ``edges``
+        gives each hop as stored, ``from`` → ``to`` (with ``direction="in"`` every hop runs
+        against the walk; a symmetric relation may run either way)."""
         if direction not in ("out", "in"):
             raise BadInput(f"direction must be out or in, not {direction!r}")
         if not 1 <= depth <= MAX_DEPTH:
@@ -398,7 +402,10 @@ class Graph:
         start = self.ids.iri(entity_id)
         rel_filter = f"VALUES ?p {{ {self.changes().relation(rel).iri} }}" if rel else ""
         symmetric = {s.iri for s in self.schema.relations.values() if s.symmetric}
-        reached: dict[Term, tuple[list[Term], list[str]]] = {start: ([start], [])}
+        # node → (path, relation names, each edge as stored: (from, rel, to))
+        reached: dict[Term, tuple[list[Term], list[str], list[tuple[Term, str, Term]]]] = {
+            start: ([start], [], [])
+        }
         frontier: list[Term] = [start]
         for _ in range(depth):
             if not frontier:
@@ -406,27 +413,40 @@ class Graph:
             listed = " ".join(str(n) for n in frontier)
             fwd = "?n ?p ?m" if direction == "out" else "?m ?p ?n"
             back = "?m ?p ?n" if direction == "out" else "?n ?p ?m"
+            # ?stored says which way the edge is stored: "nm" from ?n to ?m, "mn" the other.
             query = (
-                f"SELECT DISTINCT ?n ?p ?m WHERE {{ VALUES ?n {{ {listed} }} {rel_filter} "
-                f"{{ {fwd} }} UNION {{ {back} FILTER(?p IN ({', '.join(map(str, symmetric)) or '<urn:none>'})) }} "
+                f"SELECT DISTINCT ?n ?p ?m ?stored WHERE {{ VALUES ?n {{ {listed} }} {rel_filter} "
+                f'{{ {fwd} BIND("{"nm" if direction == "out" else "mn"}" AS ?stored) }} UNION '
+                f"{{ {back} FILTER(?p IN ({', '.join(map(str, symmetric)) or '<urn:none>'})) "
+                f'BIND("{"mn" if direction == "out" else "nm"}" AS ?stored) }} '
                 f"FILTER(isIRI(?m) && ?p != {RDF_TYPE}) }}"
             )
             nxt: list[Term] = []
             for row in sorted(
-                self.backend.select(query), key=lambda r: (str(r["n"]), str(r["p"]), str(r["m"]))
+                self.backend.select(query),
+                # the way the traversal goes first: a symmetric edge stored both ways
+                # is shown as the one that follows --direction
+                key=lambda r: (
+                    str(r["n"]),
+                    str(r["p"]),
+                    str(r["m"]),
+                    r["stored"].value != ("nm" if direction == "out" else "mn"),
+                ),
             ):
-                m, p = row["m"], row["p"]
+                m, p, n = row["m"], row["p"], row["n"]
                 if m in reached or not self.ids.is_instance(m) or not p.value.startswith(OL):
                     continue
-                path, rels = reached[row["n"]]
-                reached[m] = ([*path, m], [*rels, vocab_name(p)])
+                path, rels, edges = reached[n]
+                name = vocab_name(p)
+                edge = (n, name, m) if row["stored"].value == "nm" else (m, name, n)
+                reached[m] = ([*path, m], [*rels, name], [*edges, edge])
                 nxt.append(m)
             frontier = nxt
         del reached[start]
         types = self._types(reached)
         labels = {e.id: e.label for e in self._entities_by_id(reached)}
         results = []
-        for node, (path, rels) in reached.items():
+        for node, (path, rels, edges) in reached.items():
             node_id = self.ids.id_of(node)
             results.append(
                 {
@@ -436,6 +456,10 @@ class Graph:
                     "distance": len(rels),
                     "path": [self.ids.id_of(n) for n in path],
                     "rels": rels,
+                    "edges": [
+                        {"from": self.ids.id_of(a), "rel": r, "to": self.ids.id_of(b)}
+                        for a, r, b in edges
+                    ],
                 }
             )
         return sorted(results, key=lambda r: (r["distance"], r["id"]))

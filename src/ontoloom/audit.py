@@ -57,14 +57,18 @@ def audit(graph: Graph, *, allow_unsupported: bool = False) -> Audit:
     :raises BadInput: when the schema's shapes use a feature ontoloom does not evaluate,
         unless ``allow_unsupported`` (the audit's warnings then name them).
     """
+    from ontoloom import progress
     from ontoloom.shacl.rules import RuleSet
     from ontoloom.shacl.shapes import UnsupportedFeatures
 
     validator = graph.schema.audit_validator
     try:
-        report = validator.validate(
-            graph.backend, hierarchy=graph.schema.hierarchy, allow_unsupported=allow_unsupported
-        )
+        with progress.task("auditing every shape"):
+            report = validator.validate(
+                graph.backend,
+                hierarchy=graph.schema.hierarchy,
+                allow_unsupported=allow_unsupported,
+            )
     except UnsupportedFeatures as exc:
         raise BadInput(str(exc)) from None
     shapes = graph.schema.shapes

@@ -24,7 +24,15 @@ from ontoloom.model import (
 from ontoloom.schema import ENTITY, RelationSpec
 from ontoloom.store.base import Delta
 from ontoloom.store.terms import Literal, NamedNode, Quad, Term
-from ontoloom.vocab import DCTERMS_MODIFIED, FACTS, PROV_GENERATED, RDF_TYPE
+from ontoloom.vocab import (
+    DCTERMS_MODIFIED,
+    FACTS,
+    OPEN_RELATION_CLASS,
+    PROV_GENERATED,
+    RDF_TYPE,
+    RDFS_LABEL,
+    open_relation_iri,
+)
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -249,30 +257,35 @@ class Changes:
         self._add([Quad(s, spec.iri, o, FACTS)])
         return RelateOutcome(relation, created=True, replaced=replaced)
 
-    def link(self, from_id: str, name: str, to_id: str) -> bool:
-        """An open-world relation ``ol:{name}`` the schema does not declare (the memory-server
-        model lets agents coin relation types). Both ends must exist; returns whether it is new.
-        """
-        if name in self.graph.schema.relations:
-            raise BadInput(f"{name} is a declared relation: use relate, which checks its rules")
+    def link(self, from_id: str, label: str, to_id: str) -> bool:
+        """An open relation: ``label`` in the writer's own words, kept verbatim, with no schema
+        rule behind it (see :func:`ontoloom.vocab.open_relation_iri`). Both ends must exist;
+        returns whether it is new."""
+        if not label:
+            raise BadInput('a relation needs a name: give it in words, e.g. "works at"')
         missing = [i for i in (from_id, to_id) if not self.exists(check_id(i))]
         if missing:
             raise NotFound(f"{missing[0]} does not exist: create it first")
-        s, p, o = self.graph.ids.iri(from_id), vocab_iri(name), self.graph.ids.iri(to_id)
+        s, p, o = self.graph.ids.iri(from_id), open_relation_iri(label), self.graph.ids.iri(to_id)
         if any(q.object == o for q in self.quads_about(s, p)):
             return False
-        self._add([Quad(s, p, o, FACTS)])
+        # The declaration names the relation in SPARQL (rdfs:label, verbatim); stating it
+        # again is a no-op in a set of quads.
+        self._add(
+            [
+                Quad(p, RDF_TYPE, OPEN_RELATION_CLASS, FACTS),
+                Quad(p, RDFS_LABEL, Literal(label), FACTS),
+                Quad(s, p, o, FACTS),
+            ]
+        )
         return True
 
-    def unlink(self, from_id: str, name: str, to_id: str) -> int:
-        """Remove ``from_id name to_id`` where written directly, declared or not; returns how
-        many triples went (0 when there was none)."""
+    def unlink(self, from_id: str, name: str, to_id: str, *, open: bool = False) -> int:
+        """Remove ``from_id name to_id`` where written directly (the open relation of those
+        words with ``open``); returns how many triples went (0 when there was none)."""
         s, o = self.graph.ids.iri(check_id(from_id)), self.graph.ids.iri(check_id(to_id))
-        found = {
-            q
-            for q in self.quads_about(s, vocab_iri(name))
-            if q.object == o and q.graph_name == FACTS
-        }
+        p = open_relation_iri(name) if open else vocab_iri(name)
+        found = {q for q in self.quads_about(s, p) if q.object == o and q.graph_name == FACTS}
         self._remove(found)
         return len(found)
 

@@ -28,6 +28,9 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
         "--json", "as_json", is_flag=True, default=None, help="Machine-readable JSON output."
     )(f)
     f = click.option(
+        "--quiet", is_flag=True, default=None, help="No progress bar on stderr for long work."
+    )(f)
+    f = click.option(
         "--data-dir",
         type=click.Path(file_okay=False, path_type=Path),
         default=None,
@@ -35,12 +38,15 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
     @functools.wraps(f)
-    def wrapper(*args: Any, data_dir: Path | None, as_json: bool | None, **kwargs: Any) -> Any:
+    def wrapper(
+        *args: Any, data_dir: Path | None, as_json: bool | None, quiet: bool | None, **kwargs: Any
+    ) -> Any:
         ctx = click.get_current_context()
         root = ctx.find_root().obj or {}
         ctx.obj = {
             "data_dir": data_dir or root.get("data_dir"),
             "json": bool(as_json if as_json is not None else root.get("json")),
+            "quiet": bool(quiet if quiet is not None else root.get("quiet")),
         }
         try:
             return f(*args, **kwargs)
@@ -63,6 +69,19 @@ def _opts() -> dict[str, Any]:
     return click.get_current_context().obj
 
 
+def _with_progress(f: Callable[..., Any]) -> Callable[..., Any]:
+    """A progress bar on stderr while the command runs (terminal only; see progress.py)."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ontoloom.progress import shown
+
+        with shown(quiet=_opts()["quiet"], as_json=_opts()["json"]):
+            return f(*args, **kwargs)
+
+    return wrapper
+
+
 def _emit(data: Any, text: Callable[[], None] | str) -> None:
     if _opts()["json"]:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
@@ -70,6 +89,67 @@ def _emit(data: Any, text: Callable[[], None] | str) -> None:
         text()
     else:
         click.echo(text)
+
+
+STDIO = "-"  # as a file argument, standard input; as an -o argument, standard output
+
+
+def _stdin_bytes() -> bytes:
+    """Everything on standard input (a forwarded command gets what its client read)."""
+    return sys.stdin.buffer.read()
+
+
+def _is_stdio(path: Path | str | None) -> bool:
+    return path is not None and str(path) == STDIO
+
+
+_RICH_ROWS = 500  # rich lays out ~1 ms a row: past this many, the plain aligner does it
+
+
+def _print_table(columns: list[str], rows: list[list[str]], *, right: tuple[int, ...] = ()) -> None:
+    """Aligned columns headed by ``columns``, two spaces apart, no trailing spaces, no
+    colour. On a terminal rich lays them out to its width (long cells wrap); piped, or past
+    ``_RICH_ROWS`` rows, the same layout is written without wrapping, so nothing is cut."""
+    if sys.stdout.isatty() and len(rows) <= _RICH_ROWS:
+        _rich_table(columns, rows, right)
+        return
+    from rich.cells import cell_len
+
+    grid = [[cell.split("\n") for cell in row] for row in [columns, *rows]]
+    widths = [max(cell_len(line) for row in grid for line in row[i]) for i in range(len(columns))]
+    for row in grid:
+        for k in range(max(len(cell) for cell in row)):
+            parts = []
+            for i, cell in enumerate(row):
+                text = cell[k] if k < len(cell) else ""
+                pad = " " * (widths[i] - cell_len(text))
+                parts.append(pad + text if i in right else text + pad)
+            click.echo("  ".join(parts).rstrip())
+
+
+def _rich_table(columns: list[str], rows: list[list[str]], right: tuple[int, ...]) -> None:
+    import io
+    import shutil
+
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None, show_edge=False, pad_edge=False, header_style="")
+    for i, column in enumerate(columns):
+        table.add_column(column, justify="right" if i in right else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))  # Text: a "[tag]" in a title stays
+    buffer = io.StringIO()
+    width = shutil.get_terminal_size().columns
+    Console(file=buffer, width=width, color_system=None, highlight=False).print(table)
+    for line in buffer.getvalue().splitlines():
+        click.echo(line.rstrip())
+
+
+def _rel_text(rel: str, is_open: bool | None) -> str:
+    """A relation's name; an open one (the agent's own words, maybe with spaces) quoted."""
+    return f"{json.dumps(rel, ensure_ascii=False)} (open)" if is_open else rel
 
 
 def _graph(write: bool = False, create: bool = False):
@@ -147,16 +227,17 @@ class _Group(click.Group):
     help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+@click.option("--quiet", is_flag=True, help="No progress bar on stderr for long work.")
 @click.version_option(package_name="ontoloom", prog_name="ontoloom")
 @click.pass_context
-def main(ctx: click.Context, data_dir: Path | None, as_json: bool) -> None:
+def main(ctx: click.Context, data_dir: Path | None, as_json: bool, quiet: bool) -> None:
     """ontoloom: a typed, validated knowledge graph shared by agents and people.
 
     \b
     Example:
       ontoloom init && ontoloom create Task -p title="Ship it" -p status=open
     """
-    ctx.obj = {"data_dir": data_dir, "json": as_json}
+    ctx.obj = {"data_dir": data_dir, "json": as_json, "quiet": quiet}
 
 
 # -- instance ----------------------------------------------------------------------------------
@@ -247,9 +328,11 @@ def get(entity_id: str) -> None:
         for key, value in data["properties"].items():
             click.echo(f"  {key}: {json.dumps(value, ensure_ascii=False)}")
         for r in data["relations"]["outgoing"]:
-            click.echo(f"  → {r['rel']} {r['to_id']} ({r['to_type']})")
+            click.echo(f"  → {_rel_text(r['rel'], r.get('open'))} {r['to_id']} ({r['to_type']})")
         for r in data["relations"]["incoming"]:
-            click.echo(f"  ← {r['rel']} {r['from_id']} ({r['from_type']})")
+            click.echo(
+                f"  ← {_rel_text(r['rel'], r.get('open'))} {r['from_id']} ({r['from_type']})"
+            )
 
     _emit(data, text)
 
@@ -362,7 +445,9 @@ def relations(entity_id: str, rel: str | None, direction: str) -> None:
 
     def text() -> None:
         for r in found:
-            click.echo(f"{r.from_id} ({r.from_type}) {r.rel} {r.to_id} ({r.to_type})")
+            click.echo(
+                f"{r.from_id} ({r.from_type}) {_rel_text(r.rel, r.open)} {r.to_id} ({r.to_type})"
+            )
         if not found:
             click.echo("no relations")
 
@@ -380,6 +465,9 @@ def relations(entity_id: str, rel: str | None, direction: str) -> None:
 def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> None:
     """Everything reachable from an entity within DEPTH hops, with distance and path.
 
+    Each edge of a path is drawn the way it runs: `a -blocks-> b`, and `a <-blocks- b` for
+    an edge from b to a (what --direction in follows).
+
     \b
     Example:
       ontoloom traverse task_a1b2c3d4 --rel blocks --depth 3
@@ -389,8 +477,11 @@ def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> Non
 
     def text() -> None:
         for r in found:
+            # Each edge drawn the way it runs: `a -blocks-> b`, or `a <-blocks- b` when the
+            # walk goes against it (--direction in).
             steps = "".join(
-                f" -{rel}-> {node}" for rel, node in zip(r["rels"], r["path"][1:], strict=True)
+                f" -{e['rel']}-> {node}" if e["to"] == node else f" <-{e['rel']}- {node}"
+                for e, node in zip(r["edges"], r["path"][1:], strict=True)
             )
             click.echo(
                 f"[{r['distance']}] {r['id']} ({r['type']}) {r['title']}   {r['path'][0]}{steps}"
@@ -436,8 +527,8 @@ def list_(
                 click.echo(f"note: more follow: --after {cursor}", err=True)
 
     def text() -> None:
-        for e in found:
-            click.echo(f"{e.id}  {e.type:<12} {e.label}")
+        if found:
+            _print_table(["ID", "TYPE", "TITLE"], [[e.id, e.type, e.label] for e in found])
         click.echo(f"{len(found)} entit{'y' if len(found) == 1 else 'ies'}")
 
     _emit([e.to_json() for e in found], text)
@@ -512,6 +603,7 @@ _SEVERITY_MARK = {"Violation": "✗", "Warning": "!", "Info": "i"}
     help="Audit the rest when shapes use features ontoloom does not evaluate (named on stderr).",
 )
 @_common
+@_with_progress
 def check(
     fmt: str | None,
     explain: bool,
@@ -856,37 +948,52 @@ def plan() -> None:
 
 
 @plan.command(name="apply")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--dry-run", is_flag=True, help="Validate and print the delta; store nothing.")
+@click.argument(
+    "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Validate and say what each step would change (the ids the real run assigns); "
+    "store nothing.",
+)
 @_common
 def plan_apply(file: Path, dry_run: bool) -> None:
-    """Apply a plan FILE (YAML or JSON) atomically, or refuse it whole naming the failing step.
+    """Apply a plan FILE (YAML or JSON; - reads standard input) atomically, or refuse it
+    whole naming the failing step.
 
     \b
-    Example:
+    Examples:
       ontoloom plan apply sprint.yaml --dry-run
+      cat sprint.yaml | ontoloom plan apply -
     """
     from ontoloom.plans import load_plan
 
-    steps = load_plan(file)
+    if _is_stdio(file):
+        try:
+            plan_text = _stdin_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInput("<stdin>: the plan is not UTF-8 text") from None
+        steps = load_plan(None, text=plan_text)
+    else:
+        steps = load_plan(file)
     with _graph(write=not dry_run, create=not dry_run) as g:
         result = g.apply_plan(steps, dry_run=dry_run)
 
     def text() -> None:
+        quads = f"+{len(result.adds)} -{len(result.removes)} quads"
         if dry_run:
+            verdict = "valid" if result.valid else "would be refused"
             click.echo(
-                f"dry run: {result.steps} step(s), {'valid' if result.valid else 'would be refused'}"
+                f"dry run: {result.steps} step(s), {verdict}, {quads} (--json lists them); "
+                "nothing stored"
             )
-            for q in result.removes:
-                click.echo(f"  - {q}")
-            for q in result.adds:
-                click.echo(f"  + {q}")
-            for f in result.findings:
-                click.echo(f"  ✗ {f.describe()}")
         else:
-            click.echo(
-                f"applied {result.steps} step(s): +{len(result.adds)} -{len(result.removes)} quads"
-            )
+            click.echo(f"applied {result.steps} step(s): {quads}")
+        for change in result.changes:
+            click.echo(f"  {change['step']}. {change['text']}")
+        for f in result.findings:
+            click.echo(f"  ✗ {f.describe()}")
         for alias, entity_id in result.aliases.items():
             click.echo(f"  {alias} = {entity_id}")
 
@@ -916,7 +1023,7 @@ def _show_term(g: Any, term: Any) -> str:
 
 
 @main.command()
-@click.argument("query_spec", metavar="QUERY|FILE.rq|NAME", required=False)
+@click.argument("query_spec", metavar="QUERY|FILE.rq|NAME|-", required=False)
 @click.option(
     "--format",
     "fmt",
@@ -950,7 +1057,10 @@ def query(
     infer: bool,
     timeout: float,
 ) -> None:
-    """Run a read-only SPARQL query: text, a .rq file, or a named query.
+    """Run a read-only SPARQL query: text, a .rq file, a named query, or - (standard input).
+
+    The prefixes ol, rdf, rdfs, owl, xsd, sh, prov, dcterms and schema are declared; the
+    query's own PREFIX lines add to them (and win for a name they redeclare).
 
     Every query runs under a deadline (--timeout) and is stopped when it passes it. SERVICE
     calls are refused unless ontoloom.toml lists the endpoint under [query] service_allow.
@@ -980,6 +1090,13 @@ def query(
         return
     if not query_spec:
         raise click.UsageError("give a query, a .rq file or a named query (see --list)")
+    if _is_stdio(query_spec):
+        try:
+            query_spec = _stdin_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInput("<stdin>: the query is not UTF-8 text") from None
+        if not query_spec.strip():
+            raise BadInput("no query on standard input: pipe SPARQL text into `query -`")
     fmt = fmt or ("json" if _opts()["json"] else "table")
     bindings = {}
     for pair in params:
@@ -1014,8 +1131,8 @@ def _table(g: Any, rows: list[dict[str, Any]]) -> None:
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld"]),
-    default="turtle",
-    show_default=True,
+    default=None,
+    help="Default: from the -o file's extension; Turtle on stdout.",
 )
 @click.option(
     "--graph",
@@ -1027,22 +1144,39 @@ def _table(g: Any, rows: list[dict[str, Any]]) -> None:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here instead of stdout.",
+    metavar="FILE|-",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Write here instead of stdout (- is stdout).",
 )
 @click.option("--infer", is_flag=True, help="Add the inferred triples.")
 @_common
-def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
+@_with_progress
+def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> None:
     """Export graphs as RDF (TriG and N-Quads keep the named graphs).
 
-    \b
-    Example:
-      ontoloom export --format trig --graph all -o backup.trig
-    """
-    from ontoloom.interchange import export_graph
+    Turtle and TriG declare the prefixes they use; JSON-LD is compacted with an @context.
+    Without --format, the -o file's extension picks the format (.ttl .trig .nq .nt .jsonld),
+    and standard output gets Turtle.
 
+    \b
+    Examples:
+      ontoloom export --format trig --graph all -o backup.trig
+      ontoloom export --format jsonld -o - | jq .
+    """
+    from ontoloom.interchange import EXPORT_FORMATS, export_graph
+    from ontoloom.store.rdfio import guess_format
+
+    if fmt is None and output is not None and not _is_stdio(output):
+        guessed = guess_format(output)
+        if guessed not in EXPORT_FORMATS:
+            raise BadInput(
+                f"cannot tell which format to write {output} in: pass --format "
+                f"({', '.join(EXPORT_FORMATS)})"
+            )
+        fmt = guessed
+    fmt = fmt or "turtle"
     with _graph() as g:
-        if output is not None:
+        if output is not None and not _is_stdio(output):
             with output.open("wb") as out:
                 export_graph(g, out, fmt, which, infer)
             click.echo(f"exported {which} to {output}", err=True)
@@ -1051,13 +1185,15 @@ def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
 
 
 @main.command(name="import")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+)
 @click.option(
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
     default=None,
-    help="Default: from the file extension.",
+    help="Default: from the file extension (required for -, standard input).",
 )
 @click.option(
     "--graph",
@@ -1066,19 +1202,72 @@ def export(fmt: str, which: str, output: Path | None, infer: bool) -> None:
     default=None,
     help="Target graph (default: facts, or the graphs a TriG/N-Quads file names).",
 )
+@click.option(
+    "--from",
+    "source",
+    type=click.Choice(["memory-jsonl", "sage-memory"]),
+    default=None,
+    help="Import another tool's memory instead of RDF: the reference MCP memory server's "
+    "memory.jsonl, or sage-memory's SQLite database.",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="With --from: report what would happen; store nothing."
+)
 @_common
-def import_(file: Path, fmt: str | None, which: str | None) -> None:
+@_with_progress
+def import_(
+    file: Path, fmt: str | None, which: str | None, source: str | None, dry_run: bool
+) -> None:
     """Import RDF, validated together with the store: all of it, or nothing.
 
-    \b
-    Example:
-      ontoloom import team.ttl
-    """
-    from ontoloom.interchange import import_file
+    A file that holds no statement (an empty file, plain JSON read as JSON-LD) is refused.
 
-    with _graph(write=True, create=True) as g:
-        result = import_file(g, file, fmt, which)
-    _emit(result.to_json(), f"imported {result.quads} quads from {file}")
+    With --from, import the memory agents keep in another tool, mapped exactly as the
+    memory-server tools map their calls; the report says what became typed, what stayed
+    open and what was refused and why (refused items are left out, the rest is stored at
+    once, or nothing is).
+
+    \b
+    Examples:
+      ontoloom import team.ttl
+      curl -s https://example.org/team.nt | ontoloom import - --format ntriples
+      ontoloom import memory.jsonl --from memory-jsonl --dry-run
+      ontoloom import .sage-memory/memory.db --from sage-memory --json
+    """
+    if source is None:
+        if dry_run:
+            raise click.UsageError("--dry-run goes with --from (an RDF import is all or nothing)")
+        if not _is_stdio(file) and file.suffix.lower() in (".jsonl", ".db", ".sqlite", ".sqlite3"):
+            hint = "memory-jsonl" if file.suffix.lower() == ".jsonl" else "sage-memory"
+            raise click.UsageError(
+                f"{file} is not RDF: to import another tool's memory, add --from {hint}"
+            )
+        from ontoloom.interchange import import_file
+
+        data = _stdin_bytes() if _is_stdio(file) else None  # read before the store is locked
+        with _graph(write=True, create=True) as g:
+            result = import_file(g, None if data is not None else file, fmt, which, data=data)
+        where = "standard input" if data is not None else file
+        _emit(result.to_json(), f"imported {result.quads} quads from {where}")
+        return
+    if _is_stdio(file):
+        raise click.UsageError("--from reads a file (a database cannot come on standard input)")
+    if fmt is not None or which is not None:
+        raise click.UsageError("--format and --graph are for RDF files, not with --from")
+    import tempfile
+
+    from ontoloom.api import Graph
+    from ontoloom.config import resolve_data_dir
+    from ontoloom.migrate import import_memory, render
+    from ontoloom.store import exists
+
+    target = resolve_data_dir(_opts()["data_dir"])
+    with tempfile.TemporaryDirectory() as scratch:
+        if dry_run and not exists(target):  # no store yet: try it on an empty one
+            target = Path(scratch) / "store"
+        with Graph.open(target, write=True, create=True) as g:
+            report = import_memory(g, file, source, dry_run=dry_run)
+    _emit(report, lambda: click.echo(render(report)))
 
 
 @main.command()
@@ -1098,18 +1287,22 @@ def summary() -> None:
             f"{data['objects']} objects, {data['relations']} relations (last change: {data['last_change'] or 'never'})"
         )
         for title, key in (
-            ("types", "types"),
-            ("relations", "relations_by_type"),
-            ("properties", "properties"),
+            ("TYPE", "types"),
+            ("RELATION", "relations_by_type"),
+            ("PROPERTY", "properties"),
         ):
             if data[key]:
-                click.echo(f"{title}: " + ", ".join(f"{k} {v}" for k, v in data[key].items()))
+                click.echo()
+                _print_table(
+                    [title, "COUNT"], [[k, str(v)] for k, v in data[key].items()], right=(1,)
+                )
 
     _emit(data, text)
 
 
 @main.command()
 @_common
+@_with_progress
 def infer() -> None:
     """Materialise OWL RL consequences (inverses, alignments) into the inferred graph.
 
@@ -1153,16 +1346,31 @@ def schema_list() -> None:
         data = describe_schema(g)
 
     def text() -> None:
-        click.echo("types:")
-        for t in data["types"]:
-            extra = "" if t["builtin"] else "  (extension)"
-            click.echo(f"  {t['type']:<14} required: {', '.join(t['required']) or '-'}{extra}")
-        click.echo("relations:")
-        for r in data["relations"]:
-            flags = " acyclic" if r["acyclic"] else ""
-            click.echo(
-                f"  {r['rel']:<14} {', '.join(r['from_types'])} → {', '.join(r['to_types'])}  {r['cardinality']}{flags}"
-            )
+        _print_table(
+            ["TYPE", "REQUIRED", "ORIGIN"],
+            [
+                [
+                    t["type"],
+                    ", ".join(t["required"]) or "-",
+                    "built in" if t["builtin"] else "extension",
+                ]
+                for t in data["types"]
+            ],
+        )
+        click.echo()
+        _print_table(
+            ["RELATION", "FROM", "TO", "CARDINALITY", "ACYCLIC"],
+            [
+                [
+                    r["rel"],
+                    ", ".join(r["from_types"]),
+                    ", ".join(r["to_types"]),
+                    r["cardinality"],
+                    "yes" if r["acyclic"] else "no",
+                ]
+                for r in data["relations"]
+            ],
+        )
 
     _emit(data, text)
 
@@ -1232,20 +1440,31 @@ def schema_add_relation(spec: str) -> None:
 
 
 @schema.command(name="add-shapes")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument(
+    "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
+    default=None,
+    help="Default: from the file extension (required for -, standard input).",
+)
 @_common
-def schema_add_shapes(file: Path) -> None:
+def schema_add_shapes(file: Path, fmt: str | None) -> None:
     """Add a SHACL shapes file (checked against SHACL-SHACL and the data already stored).
 
     \b
-    Example:
+    Examples:
       ontoloom schema add-shapes team-rules.ttl
+      cat team-rules.ttl | ontoloom schema add-shapes - --format turtle
     """
     from ontoloom.extensions import add_shapes
 
+    raw = _stdin_bytes() if _is_stdio(file) else None
     with _graph(write=True, create=True) as g:
-        data = add_shapes(g, file)
-    lines = [f"added {data['triples']} shape triples from {file}"]
+        data = add_shapes(g, None if raw is not None else file, fmt, data=raw)
+    lines = [f"added {data['triples']} shape triples from {data['file']}"]
     lines += [f"  {c['shape']}: {c['how']}" for c in data["checks"]]
     _emit(data, "\n".join(lines))
 
@@ -1283,15 +1502,18 @@ def search(
         hits = g.search(text, types=types, tags=tags, rel=rel, limit=limit)
 
     def show() -> None:
-        for hit in hits:
-            flag = " [private]" if hit.private else ""
-            click.echo(f"{hit.score:7.2f}  {hit.id}  ({hit.type}) {hit.title}{flag}")
-            if hit.snippet and hit.snippet != hit.title:
-                click.echo(f"         {hit.snippet}")
-            for label in hit.relations[:3]:
-                click.echo(f"         · {label}")
         if not hits:
             click.echo("no matches")
+            return
+        rows = []
+        for hit in hits:
+            flag = " [private]" if hit.private else ""
+            context = [hit.snippet] if hit.snippet and hit.snippet != hit.title else []
+            context += [f"· {label}" for label in hit.relations[:3]]
+            rows.append(
+                [f"{hit.score:.2f}", hit.id, hit.type, hit.title + flag, "\n".join(context)]
+            )
+        _print_table(["SCORE", "ID", "TYPE", "TITLE", "MATCH"], rows, right=(0,))
 
     if hits.note:
         click.echo(f"note: {hits.note}", err=True)
@@ -1300,6 +1522,7 @@ def search(
 
 @main.command()
 @_common
+@_with_progress
 def reindex() -> None:
     """Rebuild the full-text search index from the store.
 
@@ -1331,6 +1554,7 @@ _NOTE_TITLES = {
     "--full", is_flag=True, help="Re-read every record (default: only those whose content changed)."
 )
 @_common
+@_with_progress
 def rebuild(full: bool) -> None:
     """Read the instance's records (failures, decisions, rules, runbooks, documents) into the graph.
 
@@ -1340,18 +1564,10 @@ def rebuild(full: bool) -> None:
     Example:
       ontoloom rebuild && ontoloom rebuild --full
     """
-    from rich.progress import Progress
+    from ontoloom.progress import task
 
-    with _graph(write=True, create=True) as g:
-        interactive = sys.stderr.isatty() and not _opts()["json"]
-        with Progress(transient=True, disable=not interactive) as bar:
-            task = bar.add_task("reading records", total=None)
-
-            def progress(done: int, total: int) -> None:
-                if total > 100:
-                    bar.update(task, completed=done, total=total)
-
-            report = g.rebuild(full=full, progress=progress)
+    with _graph(write=True, create=True) as g, task("reading records") as advance:
+        report = g.rebuild(full=full, progress=lambda done, total: advance(done, total))
 
     def text() -> None:
         if report.nothing_changed:
@@ -1472,24 +1688,10 @@ def hints(target: str) -> None:
     Example:
       ontoloom hints rule:no-raw-control-bytes
     """
-    from ontoloom.actions import hints as find
-    from ontoloom.proposals.confidence import confidence, load_usage, record_use
+    from ontoloom.actions import labelled_hints
 
     with _graph() as g:
-        found = find(g, target)
-        data_dir = g.data_dir
-    usage = load_usage(data_dir) if data_dir is not None else {}
-    shown = [
-        {
-            **p.to_json(),
-            "confidence": confidence(p.status, p.tier, usage.get(p.id))
-            if p.origin == "conversation"
-            else None,
-        }
-        for p in found
-    ]
-    if data_dir is not None:  # mined knowledge shown is mined knowledge used
-        record_use(data_dir, [p["id"] for p in shown if p["confidence"]])
+        shown = labelled_hints(g, target)
 
     def show() -> None:
         for p in shown:
@@ -1621,8 +1823,8 @@ def gc(yes: bool) -> None:
 @click.option(
     "--ingest",
     "ingest",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    metavar="FILE|-",
     help="Check and store an agent's answer (a response JSON file, or - for stdin).",
 )
 @click.option(
@@ -1641,8 +1843,9 @@ def gc(yes: bool) -> None:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="With --emit: write here.",
+    metavar="FILE|-",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="With --emit: write here (- is stdout).",
 )
 @click.option("--backend", type=click.Choice(["claude", "codex"]), help="With --resolve-model.")
 @click.option(
@@ -1707,7 +1910,7 @@ def enrich(
         with _graph() as g:
             request = emit_request(g, limit, for_target)
         text = json.dumps(request, indent=2, ensure_ascii=False)
-        if output is not None:
+        if output is not None and not _is_stdio(output):
             output.write_text(text + "\n", encoding="utf-8")
             click.echo(f"wrote {len(request['items'])} item(s) to {output}", err=True)
         else:
@@ -1718,7 +1921,11 @@ def enrich(
 
     assert ingest is not None
     try:
-        raw = sys.stdin.read() if str(ingest) == "-" else ingest.read_text(encoding="utf-8")
+        raw = (
+            _stdin_bytes().decode("utf-8")
+            if _is_stdio(ingest)
+            else ingest.read_text(encoding="utf-8")
+        )
         data = json.loads(raw)
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"{ingest}: cannot read it ({exc})") from None
@@ -2308,36 +2515,100 @@ def hook_session_start() -> None:
 
 @main.group()
 def install() -> None:
-    """Wire ontoloom into an agent (its MCP server and hooks)."""
+    """Wire ontoloom into an agent: its MCP server (and hooks), and its instructions."""
 
 
-@install.command(name="claude-code")
-@click.option(
-    "--project",
-    "project",
-    is_flag=True,
-    help="This project: .claude/settings.json and .mcp.json (default).",
-)
-@click.option(
-    "--global",
-    "global_",
-    is_flag=True,
-    help="Every project: ~/.claude/settings.json and ~/.claude.json.",
-)
+_PROJECT_FILES = {
+    "claude-code": (
+        ".claude/settings.json, .mcp.json and .claude/skills/ontoloom/SKILL.md",
+        "~/.claude/settings.json, ~/.claude.json and ~/.claude/skills/ontoloom/SKILL.md",
+    ),
+    "cursor": (".cursor/mcp.json and .cursor/rules/ontoloom.mdc", "~/.cursor/mcp.json"),
+    "codex": (".codex/config.toml and AGENTS.md", "~/.codex/config.toml and ~/.codex/AGENTS.md"),
+    "gemini": (
+        ".gemini/settings.json and GEMINI.md",
+        "~/.gemini/settings.json and ~/.gemini/GEMINI.md",
+    ),
+    "opencode": (
+        "opencode.json and AGENTS.md",
+        "~/.config/opencode/opencode.json and ~/.config/opencode/AGENTS.md",
+    ),
+}
+_SUMMARIES = {
+    "claude-code": "Add the MCP server, both hooks and the skill to Claude Code (merged, idempotent).",
+    "cursor": "Add the MCP server and a rule with the instructions to Cursor (merged, idempotent).",
+    "codex": "Add the MCP server to Codex CLI's config.toml and the instructions to AGENTS.md.",
+    "gemini": "Add the MCP server to Gemini CLI's settings.json and the instructions to GEMINI.md.",
+    "opencode": "Add the MCP server to OpenCode's opencode.json and the instructions to AGENTS.md.",
+}
+
+
+def _install_command(client: str) -> None:
+    project_files, global_files = _PROJECT_FILES[client]
+
+    @click.option(
+        "--project", "project", is_flag=True, help=f"This project: {project_files} (default)."
+    )
+    @click.option("--global", "global_", is_flag=True, help=f"Every project: {global_files}.")
+    @click.option("--dry-run", is_flag=True, help="Print the diff; change nothing.")
+    @_common
+    def command(project: bool, global_: bool, dry_run: bool) -> None:
+        from ontoloom.install import install as run_install
+        from ontoloom.skill import live_schema, skill_text
+
+        if project and global_:
+            # Two flags for one choice: the last one must not silently win (it writes to $HOME).
+            raise click.UsageError("--project and --global exclude each other: give one")
+        scope = "global" if global_ else "project"
+        skill = skill_text(live_schema(_opts()["data_dir"]))
+        result = run_install(client, scope=scope, dry_run=dry_run, skill=skill)
+        _emit(result.to_json(), result.text)
+
+    command.__doc__ = (
+        f"{_SUMMARIES[client]}\n\n    \b\n    Examples:\n"
+        f"      ontoloom install {client} --dry-run\n      ontoloom install {client} --global\n"
+    )
+    install.command(name=client)(command)
+
+
+for _client in _PROJECT_FILES:
+    _install_command(_client)
+
+
+@install.command(name="claude-desktop")
 @click.option("--dry-run", is_flag=True, help="Print the diff; change nothing.")
 @_common
-def install_claude_code(project: bool, global_: bool, dry_run: bool) -> None:
-    """Add the MCP server and both hooks to Claude Code's settings (merged, idempotent).
+def install_claude_desktop(dry_run: bool) -> None:
+    """Add the MCP server to Claude Desktop's claude_desktop_config.json (one per user).
+
+    Inside an instance, the server entry gets ONTOLOOM_HOME set to that instance's data dir:
+    Claude Desktop starts servers outside any project.
 
     \b
     Examples:
-      ontoloom install claude-code --dry-run
-      ontoloom install claude-code --global
+      ontoloom install claude-desktop --dry-run
     """
-    from ontoloom.install import install_claude_code as run_install
+    from ontoloom.install import install as run_install
+    from ontoloom.skill import live_schema, skill_text
 
-    if project and global_:
-        # Two flags for one choice: the last one must not silently win (it writes to $HOME).
-        raise click.UsageError("--project and --global exclude each other: give one")
-    result = run_install(scope="global" if global_ else "project", dry_run=dry_run)
+    skill = skill_text(live_schema(_opts()["data_dir"]))
+    result = run_install("claude-desktop", scope="global", dry_run=dry_run, skill=skill)
     _emit(result.to_json(), result.text)
+
+
+@main.command()
+@click.option("--plain", is_flag=True, help="Without the skill frontmatter (name, description).")
+@_common
+def skill(plain: bool) -> None:
+    """Print the instructions for agents: what the tools are for, how refusals read, the schema
+    in brief — generated from the live schema (the store's, else the shipped one).
+
+    \b
+    Examples:
+      ontoloom skill > .claude/skills/ontoloom/SKILL.md
+      ontoloom skill --plain
+    """
+    from ontoloom.skill import live_schema, skill_text
+
+    text = skill_text(live_schema(_opts()["data_dir"]), frontmatter=not plain)
+    _emit({"skill": text}, text.rstrip("\n"))

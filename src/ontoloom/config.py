@@ -2,7 +2,9 @@
 
 Resolution, the same in every command: ``--data-dir`` wins, then ``ONTOLOOM_HOME``, then the
 nearest enclosing instance (the closest ancestor of the working directory holding
-``ontoloom.toml``) → its ``.ontoloom/``, and only then ``./.ontoloom/``.
+``ontoloom.toml``) → its ``.ontoloom/``, and only then ``./.ontoloom/`` — except for the MCP
+server, which an agent's client starts in whatever directory it likes: outside any instance it
+uses one per-user data dir (:func:`user_data_dir`) and never writes into that directory.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ __all__ = [
     "find_instance",
     "load_config",
     "resolve_data_dir",
+    "user_data_dir",
 ]
 
 INSTANCE_MARKER = "ontoloom.toml"
@@ -37,9 +40,23 @@ def find_instance(start: Path) -> Path | None:
     return None
 
 
+def user_data_dir() -> Path:
+    """The platform's per-user data directory for ontoloom (``~/.local/share/ontoloom`` on
+    Linux, ``~/Library/Application Support/ontoloom`` on macOS, ``%LOCALAPPDATA%\\ontoloom``
+    on Windows)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("ontoloom", appauthor=False)).resolve()
+
+
 def resolve_data_dir(
-    explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None
+    explicit: str | os.PathLike[str] | None = None,
+    cwd: Path | None = None,
+    *,
+    outside_instance: str = "cwd",
 ) -> Path:
+    """The data dir to use. ``outside_instance="user"`` (the MCP server) picks
+    :func:`user_data_dir` where the others pick ``./.ontoloom``."""
     if explicit:
         return Path(explicit).expanduser().resolve()
     env = os.environ.get("ONTOLOOM_HOME")
@@ -49,6 +66,8 @@ def resolve_data_dir(
     instance = find_instance(here)
     if instance is not None:
         return instance / DATA_DIR_NAME
+    if outside_instance == "user":
+        return user_data_dir()
     return here / DATA_DIR_NAME
 
 

@@ -7,13 +7,14 @@ with the report of which data.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, ValidationFailed
 from ontoloom.model import Finding, check_property_name, literal_from_json
 from ontoloom.resources import resource_dir
 from ontoloom.store.base import Delta
-from ontoloom.store.rdfio import read_triples
+from ontoloom.store.rdfio import guess_format, read_triples
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Quad, Term, Triple
 from ontoloom.vocab import OL, OWL, RDF, RDFS, SCHEMA_GRAPH, SH, XSD
 
@@ -283,17 +284,38 @@ def _class_constraint(
     t.add(shape, _sh("message"), _lit(message))
 
 
-def add_shapes(graph: Graph, path: Any) -> dict[str, Any]:
-    """Add a shapes file; the result says, per shape it targets with, how writes check it."""
-    triples = read_triples(path=path, base_iri=path.resolve().as_uri())
-    add_schema_triples(graph, triples, source=str(path))
+def add_shapes(
+    graph: Graph, path: Any, format_name: str | None = None, *, data: bytes | None = None
+) -> dict[str, Any]:
+    """Add a shapes file (or ``data`` read from standard input); the result says, per shape
+    it targets with, how writes check it.
+
+    :raises BadInput: a format that cannot be told from the name, or no triple at all.
+    """
+
+    label = "standard input" if data is not None else str(path)
+    if data is None and not Path(path).exists():
+        raise BadInput(f"{path}: no such file")
+    name = format_name or (guess_format(path) if data is None else None)
+    if name is None:
+        raise BadInput(
+            f"cannot tell the RDF format of {label}: pass --format "
+            "(turtle, trig, nquads, ntriples, jsonld, rdfxml)"
+        )
+    if data is not None:
+        triples = read_triples(data=data, format_name=name, label="<stdin>")
+    else:
+        triples = read_triples(path=path, format_name=name, base_iri=Path(path).resolve().as_uri())
+    if not triples:
+        raise BadInput(f"{label}: read as {name}, it holds no triple; no shapes were added")
+    add_schema_triples(graph, triples, source=label)
     defined = {t.subject for t in triples}
     checks = [
         {"shape": str(getattr(node, "value", node)), "route": reach.route, "how": reach.describe()}
         for node, reach in graph.writes.reaches.items()
         if node in defined
     ]
-    return {"added": "shapes", "file": str(path), "triples": len(triples), "checks": checks}
+    return {"added": "shapes", "file": label, "triples": len(triples), "checks": checks}
 
 
 def add_schema_triples(graph: Graph, triples: list[Triple], *, source: str) -> None:

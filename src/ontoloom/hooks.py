@@ -80,6 +80,50 @@ _WORD = re.compile(r"\w+")
 _EDGES = "\"'`.,;:!?()[]{}<>*|"
 _ID_SHAPED = re.compile(r"[^\W_][\w.:/@+-]*")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+# Two-letter words count when written in capitals (CI, DB, PR): the ones that are everyday
+# words in capitals do not.
+_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]\b")
+_NOT_ACRONYMS = frozenset(
+    {
+        "AM",
+        "AN",
+        "AS",
+        "AT",
+        "BE",
+        "BY",
+        "DO",
+        "GO",
+        "HE",
+        "HI",
+        "IF",
+        "IN",
+        "IS",
+        "IT",
+        "ME",
+        "MY",
+        "NO",
+        "OF",
+        "OK",
+        "ON",
+        "OR",
+        "PM",
+        "SO",
+        "TO",
+        "UP",
+        "US",
+        "WE",
+    }
+)
+# "how do I …", "time to …": the prompt asks for a procedure; the word after is its verb.
+_RUNBOOK = re.compile(
+    r"\b(?:how\s+(?:do|can|should|would)\s+(?:i|we|you|one)|how\s+to|time\s+to|steps?\s+to|"
+    r"runbook\s+(?:for|to)|procedure\s+(?:for|to)|need\s+to|have\s+to|let'?s)\s+(\w+)",
+    re.IGNORECASE,
+)
+_WHY = re.compile(r"\bwhy\b", re.IGNORECASE)
+_SLUG = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
+_SLUG_KINDS = ("failure-class", "rule", "action", "decision", "failure", "doc")
+_PLACE_HOLDER_VERBS = frozenset({"the", "a", "an", "do", "make", "get", "go", "be", "have"})
 
 
 # -- the protocol ------------------------------------------------------------------------------
@@ -196,9 +240,10 @@ def salient_terms(prompt: str) -> list[str]:
     ['failure-class:literal-control-bytes', 'blocks', 'failure', 'class', 'literal', 'control', 'bytes']
     """
     terms = dict.fromkeys(_id_tokens(_words(prompt, None)))
+    acronyms = {a.lower() for a in _ACRONYM.findall(prompt) if a not in _NOT_ACRONYMS}
     words: dict[str, None] = {}
     for word in _WORD.findall(prompt.lower()):
-        if len(word) > 2 and word not in STOPWORDS:
+        if (len(word) > 2 and word not in STOPWORDS) or word in acronyms:
             words.setdefault(word, None)
             if len(words) >= MAX_SALIENT:
                 break
@@ -236,14 +281,26 @@ class _Candidate:
     terms: set[str] = field(default_factory=set)
     type: str = ""
     props: dict[str, list[str]] = field(default_factory=dict)
+    titled: set[str] = field(default_factory=set)  # terms found in its title, name or aliases
+    intent: int = 0  # 1 when it is what the prompt asks for (an action, a decision)
 
     def title(self, ids: Any) -> str:
         return next(
             (self.props[k][0] for k in TITLE_KEYS if self.props.get(k)), ids.id_of(self.node)
         )
 
-    def rank(self) -> tuple[int, int, float, str]:
-        return (-len(self.terms), -self.strength, -self.score, self.node.value)
+    def rank(self) -> tuple[int, int, int, int, int, float, str]:
+        # What the prompt asks for (the action of "how do I …", the decision of "why …")
+        # first, then what it names outright, then by distinct prompt terms.
+        return (
+            -self.intent,
+            -(self.strength >= _BY_NAME),
+            -len(self.terms),
+            -len(self.titled),
+            -self.strength,
+            -self.score,
+            self.node.value,
+        )
 
 
 def context(data_dir: Path, prompt: str) -> str:
@@ -293,9 +350,16 @@ def _find(
         cand.strength = max(cand.strength, strength)
         cand.score = max(cand.score, score)
 
-    # 1. Exact ids.
+    # 1. Exact ids, and record slugs written out (``disk-full-on-runner``).
     if id_tokens:
         listed = " ".join(str(ids.iri(t)) for t in id_tokens)
+        for row in backend.select(
+            f"SELECT DISTINCT ?s WHERE {{ VALUES ?s {{ {listed} }} ?s {RDF_TYPE} ?t }}"
+        ):
+            add(row["s"], _BY_ID)
+    slugs = [w.lower() for w in words if "-" in w.strip("-") and _SLUG.fullmatch(w.lower())]
+    if slugs:
+        listed = " ".join(str(ids.iri(f"{k}:{w}")) for w in slugs[:MAX_IDS] for k in _SLUG_KINDS)
         for row in backend.select(
             f"SELECT DISTINCT ?s WHERE {{ VALUES ?s {{ {listed} }} ?s {RDF_TYPE} ?t }}"
         ):
@@ -318,32 +382,204 @@ def _find(
                     add(ids.iri(hit.id), _BY_SEARCH, hit.score)
         except Exception:
             pass  # an unreadable index: ids, titles and aliases still answer
+    # 4. A runbook-style prompt ("how do I rotate …", "time to prune …"): the actions whose
+    #    title starts with its verb.
+    verb = _runbook_verb(prompt)
+    if verb is not None:
+        for node in _actions_by_verb(backend, verb):
+            add(node)
     if not found:
         return []
     _describe(backend, ids, found)
-    # Which distinct prompt terms point at each object.
+    # An action is also what it resolves: the failures' words count for it.
+    resolves = _resolved_text(backend, [c.node for c in found.values() if c.type == "Action"])
     normalised = f" {_norm(prompt)} "
+    capitalised = {w for w in _WORD.findall(prompt) if w[:1].isupper()}
     token_set = set(id_tokens)
+    why = _WHY.search(prompt) is not None
     out = []
     for cand in found.values():
-        if not cand.type or (cand.props.get("privacy") or [""])[0].lower() == "private":
+        if not cand.type or _private(cand):
             continue  # gone since the index was written, or private: never shown
-        object_id = ids.id_of(cand.node)
-        if object_id in token_set:
-            cand.terms.add(object_id)
-            cand.strength = max(cand.strength, _BY_ID)
-        text = [object_id, *(v for k, vs in cand.props.items() if k != "privacy" for v in vs)]
-        own = set(_WORD.findall(" ".join(text).lower()))
-        cand.terms |= {t for t in word_terms if _credited(t, own)}
-        for key in ("title", "name", "aliases"):
-            for value in cand.props.get(key, []):
-                phrase = _norm(value)
-                if phrase and f" {phrase} " in normalised and salient & set(phrase.split()):
-                    cand.strength = max(cand.strength, _BY_NAME)
-                    cand.terms |= salient & set(phrase.split())
+        _credit(cand, ids, word_terms, salient, normalised, token_set, resolves.get(cand.node))
+        if cand.type in ("Person", "Organization"):
+            # A first or last name, written capitalised: "ask Bob", "Chloé's review".
+            for value in cand.props.get("name", []):
+                for word in _WORD.findall(value):
+                    if len(word) > 2 and word in capitalised and word.lower() in salient:
+                        cand.strength = max(cand.strength, _BY_NAME)
+                        cand.terms.add(word.lower())
+                        cand.titled.add(word.lower())
+        if verb is not None and cand.type == "Action" and _verb_of(cand.title(ids)) == verb:
+            cand.terms.add(verb)
+            cand.titled.add(verb)
+            cand.intent = 1
+        if why and cand.type == "Decision":
+            cand.intent = 1
         if cand.strength >= _BY_NAME or len(cand.terms) >= 2 or (len(terms) == 1 and cand.terms):
             out.append(cand)
-    return sorted(out, key=_Candidate.rank)[:MAX_OBJECTS]
+    out = _lift(backend, ids, out, found)
+    if why:
+        out = _decisions_behind(backend, ids, out, found)
+    return _cut(sorted(out, key=_Candidate.rank))
+
+
+def _credit(
+    cand: _Candidate,
+    ids: IdSpace,
+    word_terms: list[str],
+    salient: set[str],
+    normalised: str,
+    token_set: set[str],
+    extra: str | None,
+) -> None:
+    """Which distinct prompt terms point at ``cand``: its id, its words, its titles written
+    out (and, for an action, the words of what it resolves)."""
+    object_id = ids.id_of(cand.node)
+    if object_id in token_set:
+        cand.terms.add(object_id)
+        cand.strength = max(cand.strength, _BY_ID)
+    text = [object_id, *(v for k, vs in cand.props.items() if k != "privacy" for v in vs)]
+    if extra:
+        text.append(extra)
+    own = set(_WORD.findall(" ".join(text).lower()))
+    cand.terms |= {t for t in word_terms if _credited(t, own)}
+    titles = " ".join(v for k in ("title", "name", "aliases") for v in cand.props.get(k, []))
+    cand.titled |= {t for t in word_terms if _credited(t, set(_WORD.findall(titles.lower())))}
+    for key in ("title", "name", "aliases"):
+        for value in cand.props.get(key, []):
+            phrase = _norm(value)
+            if phrase and f" {phrase} " in normalised and salient & set(phrase.split()):
+                cand.strength = max(cand.strength, _BY_NAME)
+                cand.terms |= salient & set(phrase.split())
+
+
+def _private(cand: _Candidate) -> bool:
+    return (cand.props.get("privacy") or [""])[0].lower() == "private"
+
+
+def _cut(ranked: list[_Candidate]) -> list[_Candidate]:
+    """The first MAX_OBJECTS — a runner-up only when it is named outright, or as well
+    pointed at as the first (a weaker second match is more often noise than help)."""
+    if not ranked:
+        return []
+    first, kept = ranked[0], [ranked[0]]
+    for cand in ranked[1:MAX_OBJECTS]:
+        if cand.strength >= _BY_NAME or len(cand.terms) >= max(2, len(first.terms)):
+            kept.append(cand)
+    return kept
+
+
+def _lift(
+    backend: Any, ids: IdSpace, out: list[_Candidate], found: dict[Term, _Candidate]
+) -> list[_Candidate]:
+    """A failure occurrence stands for its failure class (``recurs-as``): the class is shown
+    instead, with its recurrences and remedies, credited with what pointed at the occurrence."""
+    occurrences = [c for c in out if c.type == "FailureOccurrence"]
+    if not occurrences:
+        return out
+    listed = " ".join(str(c.node) for c in occurrences)
+    classes = {
+        row["s"]: row["c"]
+        for row in backend.select(
+            f"SELECT ?s ?c WHERE {{ VALUES ?s {{ {listed} }} ?s {ol('recurs-as')} ?c }}"
+        )
+    }
+    fresh = {c: _Candidate(c) for c in set(classes.values()) if c not in found}
+    if fresh:
+        _describe(backend, ids, fresh)
+        found.update(fresh)
+    lifted: dict[Term, _Candidate] = {}
+    for cand in out:
+        target = found.get(classes[cand.node]) if cand.node in classes else cand
+        if target is None or not target.type or _private(target):
+            continue  # a private class: neither it nor its occurrence is shown
+        if target is not cand:
+            target.terms |= cand.terms
+            target.titled |= cand.titled
+            target.strength = max(target.strength, cand.strength)
+            target.score = max(target.score, cand.score)
+        lifted[target.node] = target
+    return list(lifted.values())
+
+
+def _decisions_behind(
+    backend: Any, ids: IdSpace, out: list[_Candidate], found: dict[Term, _Candidate]
+) -> list[_Candidate]:
+    """For a "why …" prompt: the decisions that apply or enforce a matched rule or action
+    join the candidates, credited with what pointed at it (one hop of ``ontoloom why``)."""
+    shown = {c.node: c for c in out}
+    sources = [c for c in out if c.type in ("Rule", "Action")]
+    if not sources:
+        return out
+    listed = " ".join(str(c.node) for c in sources)
+    rels = f"{ol('applies')} {ol('enforced-by')}"
+    rows = list(
+        backend.select(
+            f"SELECT ?d ?x WHERE {{ VALUES ?x {{ {listed} }} VALUES ?p {{ {rels} }} ?d ?p ?x }}"
+        )
+    )
+    fresh = {r["d"]: _Candidate(r["d"]) for r in rows if r["d"] not in found}
+    if fresh:
+        _describe(backend, ids, fresh)
+        found.update(fresh)
+    for row in rows:
+        decision, source = found[row["d"]], shown[row["x"]]
+        if decision.type != "Decision" or _private(decision):
+            continue
+        decision.terms |= source.terms
+        decision.intent = 1
+        shown.setdefault(decision.node, decision)
+    return list(shown.values())
+
+
+def _runbook_verb(prompt: str) -> str | None:
+    """The verb of a runbook-style prompt ("time to rotate the cert" → ``rotate``), or None."""
+    match = _RUNBOOK.search(prompt)
+    if match is None:
+        return None
+    verb = match.group(1).lower()
+    return None if verb in _PLACE_HOLDER_VERBS or verb in STOPWORDS else _stem(verb)
+
+
+def _stem(word: str) -> str:
+    """A verb without its inflection (``rotating``, ``rotates``, ``rotated`` → ``rotat``)."""
+    for suffix in ("ing", "ed", "es", "e", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _verb_of(title: str) -> str | None:
+    first = _WORD.findall(title.lower())[:1]
+    return _stem(first[0]) if first else None
+
+
+def _actions_by_verb(backend: Any, verb: str) -> list[Term]:
+    """Actions whose title starts with ``verb`` (any inflection)."""
+    query = (
+        f"SELECT ?s ?t WHERE {{ ?s {RDF_TYPE} {ol('Action')} ; {ol('title')} ?t "
+        f'FILTER(STRSTARTS(LCASE(STR(?t)), "{verb[:3]}")) }} LIMIT {MAX_CANDIDATES * 10}'
+    )
+    out = [row["s"] for row in backend.select(query) if _verb_of(row["t"].value) == verb]
+    return out[:MAX_CANDIDATES]
+
+
+def _resolved_text(backend: Any, actions: list[Term]) -> dict[Term, str]:
+    """Per action, the titles and bodies of the failures it resolves (classes hold their
+    occurrences' titles)."""
+    if not actions:
+        return {}
+    listed = " ".join(str(a) for a in actions)
+    keys = ", ".join(str(ol(k)) for k in ("title", "body", "aliases"))
+    query = (
+        f"SELECT ?a ?v WHERE {{ VALUES ?a {{ {listed} }} ?f {ol('resolved-by')} ?a . "
+        f"?f ?p ?v FILTER(?p IN ({keys})) }} LIMIT {NEIGHBOURS * len(actions)}"
+    )
+    out: dict[Term, list[str]] = {}
+    for row in backend.select(query):
+        out.setdefault(row["a"], []).append(row["v"].value)
+    return {a: " ".join(v) for a, v in out.items()}
 
 
 def _describe(backend: Any, ids: IdSpace, found: dict[Term, _Candidate]) -> None:

@@ -6,23 +6,51 @@ all-or-nothing; a refused import stores nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ontoloom import progress
 from ontoloom.errors import BadInput
 from ontoloom.store.base import Delta
-from ontoloom.store.rdfio import read_quads
-from ontoloom.store.terms import BlankNode, DefaultGraph, NamedNode, Quad, Term
-from ontoloom.vocab import CONFIRMED, FACTS, META, PROPOSALS, RECORD_GRAPH_PREFIX, SCHEMA_GRAPH
+from ontoloom.store.rdfio import guess_format, read_quads
+from ontoloom.store.terms import (
+    BlankNode,
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    Quad,
+    RdfFormat,
+    Term,
+    serialize,
+)
+from ontoloom.vocab import (
+    CONFIRMED,
+    FACTS,
+    GRAPH_BASE,
+    META,
+    PREFIXES,
+    PROPOSALS,
+    RECORD_GRAPH_PREFIX,
+    SCHEMA_GRAPH,
+)
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
 
-__all__ = ["EXPORT_FORMATS", "GRAPHS", "ImportResult", "export_graph", "import_file"]
+__all__ = [
+    "EXPORT_FORMATS",
+    "GRAPHS",
+    "IMPORT_FORMATS",
+    "ImportResult",
+    "export_graph",
+    "import_file",
+]
 
 GRAPHS = ("facts", "records", "confirmed", "proposals", "schema", "inferred", "all")
 EXPORT_FORMATS = ("turtle", "trig", "nquads", "ntriples", "jsonld")
+IMPORT_FORMATS = ("turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml")
 _FIXED = {"facts": FACTS, "confirmed": CONFIRMED, "proposals": PROPOSALS, "schema": SCHEMA_GRAPH}
 
 
@@ -41,19 +69,98 @@ def graph_names(graph: Graph, which: str) -> list[Term]:
 def export_graph(
     graph: Graph, out: IO[bytes], format_name: str, which: str = "all", infer: bool = False
 ) -> None:
+    """Write the chosen graphs. Turtle and TriG declare the prefixes they use (the schema's,
+    the instance's ids and graphs); JSON-LD is compacted with them as its ``@context``."""
     if format_name not in EXPORT_FORMATS:
         raise BadInput(f"--format {format_name}: choose one of {', '.join(EXPORT_FORMATS)}")
+    backend: Any = graph.backend
+    graphs: list[Term] | None = None
     if which == "inferred" or infer:
         from ontoloom.infer import inferred_quads
-
-        extra = inferred_quads(graph)
-        graphs = [] if which == "inferred" else graph_names(graph, which)
         from ontoloom.store import scratch
 
-        copy = scratch([*(q for g in graphs for q in graph.backend.quads(g)), *extra])
-        copy.dump(out, format_name, None)
+        extra = inferred_quads(graph)
+        chosen = [] if which == "inferred" else graph_names(graph, which)
+        backend = scratch([*(q for g in chosen for q in graph.backend.quads(g)), *extra])
+    else:
+        graphs = graph_names(graph, which)
+    with progress.task("exporting"):
+        _write(graph, backend, graphs, out, format_name)
+
+
+def _write(
+    graph: Graph, backend: Any, graphs: list[Term] | None, out: IO[bytes], format_name: str
+) -> None:
+    if format_name in ("nquads", "ntriples"):  # no prefixes: streamed as they are
+        backend.dump(out, format_name, graphs)
         return
-    graph.backend.dump(out, format_name, graph_names(graph, which))
+    if graphs is None:
+        quads = [q for q in backend.quads() if q.graph_name != META]
+    else:
+        quads = [q for g in graphs for q in backend.quads(g)]
+    # Turtle writes no graph names: their namespace is not in use there.
+    prefixes = prefixes_in_use(quads, known_prefixes(graph), graphs=format_name != "turtle")
+    if format_name == "jsonld":
+        out.write(compact_jsonld(quads, prefixes))
+    elif format_name == "turtle":
+        serialize((q.triple for q in quads), out, RdfFormat.TURTLE, prefixes=prefixes)
+    else:
+        serialize(quads, out, RdfFormat.TRIG, prefixes=prefixes)
+
+
+def known_prefixes(graph: Graph) -> dict[str, str]:
+    """The prefixes an export may declare: the schema's, ``id:`` for this instance's
+    entities and ``graph:`` for ontoloom's named graphs."""
+    return {**PREFIXES, "id": graph.ids.base, "graph": GRAPH_BASE}
+
+
+def prefixes_in_use(
+    quads: Iterable[Quad], known: dict[str, str], *, graphs: bool = True
+) -> dict[str, str]:
+    """The prefixes of ``known`` whose namespace some IRI of ``quads`` starts with (graph
+    names counted only with ``graphs``)."""
+    namespaces: set[str] = set()
+    for q in quads:
+        for term in (q.subject, q.predicate, q.object, *((q.graph_name,) if graphs else ())):
+            if isinstance(term, NamedNode):
+                iri = term.value
+            elif isinstance(term, Literal):
+                iri = term.datatype.value
+            else:
+                continue
+            namespaces.add(iri[: max(iri.rfind("#"), iri.rfind("/")) + 1])
+    return {
+        name: ns
+        for name, ns in known.items()
+        if ns and any(used.startswith(ns) for used in namespaces)
+    }
+
+
+def compact_jsonld(quads: list[Quad], prefixes: dict[str, str]) -> bytes:
+    """JSON-LD compacted with ``prefixes`` as its ``@context``: pyoxigraph writes expanded
+    JSON-LD, exact to every literal's lexical form; pyld (the JSON-LD reference processor)
+    compacts it. rdflib's writer is not used: with a context it turns numbers and booleans
+    into JSON ones, losing how they were written ("007" would come back as "7")."""
+    import json
+
+    from pyld import jsonld
+
+    expanded = json.loads(serialize(quads, format=RdfFormat.JSON_LD) or b"[]")
+    for top in expanded:  # rdf:type of IRIs as @type, as JSON-LD's own fromRdf writes it
+        for node in [top, *top.get("@graph", [])]:
+            _type_as_keyword(node)
+    compacted = jsonld.compact(expanded, {"@context": prefixes})
+    return json.dumps(compacted, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def _type_as_keyword(node: dict[str, Any]) -> None:
+    values = node.get(_RDF_TYPE)
+    if values and all(set(v) == {"@id"} for v in values):
+        node["@type"] = [*node.get("@type", []), *(v["@id"] for v in values)]
+        del node[_RDF_TYPE]
+
+
+_RDF_TYPE = PREFIXES["rdf"] + "type"
 
 
 @dataclass
@@ -76,12 +183,20 @@ def _target(name: Term, forced: Term | None) -> Term:
 
 
 def import_file(
-    graph: Graph, path: Path, format_name: str | None = None, which: str | None = None
+    graph: Graph,
+    path: Path | None,
+    format_name: str | None = None,
+    which: str | None = None,
+    *,
+    data: bytes | None = None,
 ) -> ImportResult:
-    """Validate the file together with the store (under the schema in effect and the shapes
-    the file adds to it), then commit it all, or nothing.
+    """Validate the file (or ``data``, read from standard input) together with the store
+    (under the schema in effect and the shapes the file adds to it), then commit it all, or
+    nothing.
 
     :raises ParseError: with file:line:column. :raises ValidationFailed: nothing stored.
+    :raises BadInput: a format that cannot be told from the name, or input that holds no
+        statement (``.json`` that is plain JSON, an empty file).
     """
     if which in ("inferred", "all", "records"):
         raise BadInput(
@@ -90,13 +205,36 @@ def import_file(
             "to keep the graphs a TriG/N-Quads file names"
         )
     forced = _FIXED[which] if which else None
-    quads = read_quads(path=path, format_name=format_name, base_iri=path.resolve().as_uri())
+    label = "standard input" if data is not None or path is None else str(path)
+    if data is None and path is not None and not path.exists():
+        raise BadInput(f"{path}: no such file")
+    name = format_name or (guess_format(path) if data is None and path is not None else None)
+    if name is None:
+        raise BadInput(
+            f"cannot tell the RDF format of {label}: pass --format ({', '.join(IMPORT_FORMATS)})"
+        )
+    with progress.task(f"reading {label}"):
+        if data is not None:
+            quads = read_quads(data=data, format_name=name, label="<stdin>")
+        else:
+            assert path is not None
+            quads = read_quads(path=path, format_name=name, base_iri=path.resolve().as_uri())
+    if not quads:
+        hint = (
+            " (JSON without an @context names no IRIs: is it JSON-LD? plain JSON is not RDF)"
+            if name in ("jsonld", "json-ld")
+            else ""
+        )
+        raise BadInput(
+            f"{label}: read as {name}, it holds no RDF statement{hint}; nothing was imported"
+        )
     placed = {Quad(q.subject, q.predicate, q.object, _target(q.graph_name, forced)) for q in quads}
     if any(q.graph_name == META for q in placed):
         raise BadInput("the file writes ontoloom's bookkeeping graph; leave it out")
     # One delta, schema and data together: validated against the schema in effect plus the
     # schema the file brings, and committed whole or not at all.
-    graph.writes.commit(Delta(adds=placed))
+    with progress.task(f"validating and storing {len(placed)} quads"):
+        graph.writes.commit(Delta(adds=placed))
     counts: dict[str, int] = {}
     for q in placed:
         key = (

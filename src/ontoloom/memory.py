@@ -2,7 +2,8 @@
 
 Agents written for ``@modelcontextprotocol/server-memory`` speak in entities (``name``,
 ``entityType``, ``observations``) and relations (``from``, ``to``, ``relationType``) keyed by
-name. Here each call becomes one validated delta:
+name. Here each call becomes one validated delta, and what the reference accepts is accepted —
+except relations to entities that do not exist and secrets, refused on purpose:
 
 * ``entityType`` → the schema type of that name (case-insensitive) when the name and the
   type's defaults satisfy its required properties (a Task gets ``status: open``); otherwise a
@@ -11,13 +12,20 @@ name. Here each call becomes one validated delta:
 * ``name`` → the ``name`` (or, for types that require a title, ``title``) property, and a
   stable id ``{type[:4]}_{sha256(name)[:8]}``. A name also finds objects written any other way:
   by id, then by exact name or title.
-* ``observations`` → values of the multi-valued ``observations`` property (a set: they come
-  back sorted, and an observation already there is not added twice).
-* ``relationType`` → the schema relation of that name (case-insensitive, spaces as ``_``),
-  validated like any ``relate``; a name the schema does not know becomes an open ``ol:`` relation
-  of that name (checked for endpoints, not for types).
+* ``observations`` → values of the multi-valued ``observations`` property, read back in the
+  order they were added (``observation_order`` keeps it); one already there is not added twice.
+* ``relationType`` → a typed relation when the words name a declared one (case-insensitive,
+  spaces and ``-`` as ``_``) *and* both ends satisfy it: its domain and range, its cardinality
+  without replacing anything, and every shape (acyclicity…). Otherwise an *open relation*
+  under the agent's words verbatim (:func:`ontoloom.vocab.open_relation_iri`), which no
+  schema rule constrains. Either way the memory tools read it back exactly as written: a
+  typed relation named in other words (``"member of"`` for ``member_of``) keeps them on an
+  ``rdf:Statement`` about its triple (:func:`wording_iri`); the typed tools show the
+  declared name.
 
-Every call commits once or not at all; the data dir lock serialises several server processes.
+Messages name entities by the names the agent used and say how to fix the call in terms of
+the tool's own arguments. Every call commits once or not at all; the data dir lock serialises
+several server processes.
 """
 
 from __future__ import annotations
@@ -26,33 +34,66 @@ import base64
 import hashlib
 import json
 import re
+import weakref
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, NotFound, ValidationFailed
 from ontoloom.model import Entity, Finding, Relation, check_id, vocab_iri
-from ontoloom.schema import ENTITY
-from ontoloom.store.terms import Literal
-from ontoloom.vocab import RDF_TYPE
+from ontoloom.schema import ENTITY, RelationSpec
+from ontoloom.store.terms import Literal, NamedNode, Quad
+from ontoloom.vocab import FACTS, OL, OPEN_RELATION_PREFIX, RDF, RDF_TYPE, RDFS_LABEL
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
     from ontoloom.changes import Changes
 
-__all__ = ["DEFAULT_PAGE", "GENERIC_TYPE", "MAX_PAGE", "Memory", "stable_id"]
+__all__ = [
+    "FULL_READ",
+    "GENERIC_TYPE",
+    "MAX_PAGE",
+    "Memory",
+    "stable_id",
+    "typed_relation",
+    "without_cli_advice",
+    "wording_iri",
+]
 
-DEFAULT_PAGE = 100
+FULL_READ = 1000  # read_graph without arguments returns the whole graph up to this many
 MAX_PAGE = 1000
 GENERIC_TYPE = "Thing"
+ORDER_KEY = "observation_order"
 _LABEL_KEYS = ("name", "title")
-_RELATION_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _OBSERVATIONS = vocab_iri("observations")
 _LABEL_PREDICATES = frozenset(vocab_iri(k) for k in _LABEL_KEYS)
 _BY_LABEL = (
     f"SELECT DISTINCT ?e ?n WHERE {{ VALUES ?p {{ {' '.join(map(str, _LABEL_PREDICATES))} }} "
     f"?e ?p ?n . ?e {RDF_TYPE} ?t }}"
 )
+# CLI advice in messages (`ontoloom …`, -p key=value): an agent on MCP cannot follow it.
+_CLAUSE = re.compile(r"(: |; |, or |, | \()")
+_CLI_ADVICE = re.compile(r"`ontoloom|(?:^|\s)-p \S")
+
+
+def without_cli_advice(text: str) -> str:
+    """A message without the clauses that give CLI advice (`ontoloom …`, ``-p key=value``).
+
+    >>> without_cli_advice("no entity with id x: check the id with `ontoloom list`")
+    'no entity with id x'
+    >>> without_cli_advice("An Event needs a start: set -p start=2026-11-02 (or a time)")
+    'An Event needs a start'
+    """
+    tokens = _CLAUSE.split(text)
+    out, dropping = tokens[0], False
+    for sep, clause in zip(tokens[1::2], tokens[2::2], strict=True):
+        if _CLI_ADVICE.search(clause) or (dropping and sep == " ("):
+            dropping = True
+            continue
+        dropping = False
+        out += sep + clause
+    return out
 
 
 def stable_id(type_name: str, name: str) -> str:
@@ -64,6 +105,33 @@ def stable_id(type_name: str, name: str) -> str:
     return f"{type_name.lower()[:4]}_{hashlib.sha256(name.encode('utf-8')).hexdigest()[:8]}"
 
 
+_STATEMENT = NamedNode(RDF + "Statement")
+_RDF_SUBJECT, _RDF_PREDICATE, _RDF_OBJECT = (
+    NamedNode(RDF + k) for k in ("subject", "predicate", "object")
+)
+
+
+def wording_iri(s: NamedNode, p: NamedNode, o: NamedNode) -> NamedNode:
+    """Where the agent's words for the typed relation ``s p o`` are kept, when they differ
+    from the declared name: an ``rdf:Statement`` about that triple whose ``rdfs:label`` is
+    the words (``"member of"`` for ``ol:member_of``)."""
+    key = hashlib.sha256(f"{s.value} {p.value} {o.value}".encode()).hexdigest()[:24]
+    return NamedNode(f"{OL}wording/{key}")
+
+
+def _digest(observation: str) -> str:
+    return hashlib.sha256(observation.encode("utf-8")).hexdigest()[:12]
+
+
+def typed_relation(graph: Graph, words: str) -> RelationSpec | None:
+    """The declared relation the words name (case-insensitive; spaces and ``-`` as ``_``)."""
+    wanted = re.sub(r"[\s-]+", "_", words.strip()).lower()
+    for name, spec in graph.schema.relations.items():
+        if name.lower() == wanted:
+            return spec
+    return None
+
+
 @dataclass(frozen=True)
 class _Node:
     """An object as the memory model sees it."""
@@ -72,6 +140,7 @@ class _Node:
     name: str
     entity_type: str
     observations: tuple[str, ...]
+    created: str
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,6 +155,11 @@ class Memory:
 
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
+        self._names: dict[str, str] = {}  # id → the name the agent used, for messages
+        # name → ids of the entities staged on each pending Changes
+        self._staged: weakref.WeakKeyDictionary[Changes, dict[str, set[str]]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     # -- names -------------------------------------------------------------------------------
     def _find(self, name: str, changes: Changes | None = None) -> list[str]:
@@ -95,6 +169,7 @@ class Memory:
         exists = changes.exists if changes is not None else self.graph.exists
         try:
             if exists(check_id(name)):
+                self._names.setdefault(name, name)
                 return [name]
         except BadInput:
             pass
@@ -104,12 +179,11 @@ class Memory:
             for row in self.graph.backend.select(_BY_LABEL, {"n": label})
         }
         if changes is not None:
-            found |= {
-                self.graph.ids.id_of(q.subject)
-                for q in changes.delta.adds
-                if q.predicate in _LABEL_PREDICATES and q.object == label
-            }
+            # staged here (an index, not a scan of the delta: a batch stays linear)
+            found |= self._staged.get(changes, {}).get(name, set())
             found = {i for i in found if changes.exists(i)}
+        for i in found:
+            self._names.setdefault(i, name)
         return sorted(found)
 
     def _one(self, name: str, changes: Changes | None = None) -> str | None:
@@ -120,8 +194,8 @@ class Memory:
         found = self._find(name, changes)
         if len(found) > 1:
             raise BadInput(
-                f"{len(found)} objects are named {name!r} ({', '.join(found[:5])}): "
-                "use one of these ids as the name"
+                f"{len(found)} objects are named {name!r} (ids {', '.join(found[:5])}): "
+                "pass one of these ids instead of the name"
             )
         return found[0] if found else None
 
@@ -129,8 +203,8 @@ class Memory:
         found = self._one(name, changes)
         if found is None:
             raise NotFound(
-                f"Entity with name {name} not found: create it with create_entities, "
-                "or find its name with search_nodes"
+                f"Entity with name {name} not found: create it first with create_entities, "
+                "or find its exact name with search_nodes"
             )
         return found
 
@@ -139,29 +213,58 @@ class Memory:
         props = entity.properties
         name = next((props[k] for k in _LABEL_KEYS if isinstance(props.get(k), str)), entity.id)
         kind = props.get("kind")
-        observations = props.get("observations", [])
+        observations = [str(o) for o in props.get("observations", [])]
+        order = props.get(ORDER_KEY)
+        if isinstance(order, str):
+            rank = {d: i for i, d in enumerate(order.split())}
+            # those the order does not list (written by the typed tools) follow, sorted
+            observations.sort(key=lambda o: rank.get(_digest(o), len(rank)))
         return _Node(
             id=entity.id,
             name=name,
             entity_type=kind if isinstance(kind, str) else entity.type,
-            observations=tuple(str(o) for o in observations),
+            observations=tuple(observations),
+            created=entity.created or "",
         )
 
     def _nodes(self, ids: list[str]) -> list[_Node]:
         entities = {e.id: e for e in self.graph.entities_by_id(ids)}
         return [self._node(entities[i]) for i in ids if i in entities]
 
+    def _wordings(self, relations: list[Relation]) -> dict[NamedNode, str]:
+        """The agent's words for those typed relations it named otherwise."""
+        ids, schema = self.graph.ids, self.graph.schema
+        nodes = [
+            wording_iri(ids.iri(r.from_id), schema.relations[r.rel].iri, ids.iri(r.to_id))
+            for r in relations
+            if not r.open and r.rel in schema.relations
+        ]
+        found: dict[NamedNode, str] = {}
+        for i in range(0, len(nodes), 400):
+            listed = " ".join(str(n) for n in nodes[i : i + 400])
+            query = f"SELECT ?w ?l WHERE {{ VALUES ?w {{ {listed} }} ?w {RDFS_LABEL} ?l }}"
+            found.update({r["w"]: r["l"].value for r in self.graph.backend.select(query)})
+        return found
+
+    def _words(self, r: Relation, wordings: dict[NamedNode, str]) -> str:
+        spec = None if r.open else self.graph.schema.relations.get(r.rel)
+        if spec is None:
+            return r.rel
+        ids = self.graph.ids
+        return wordings.get(wording_iri(ids.iri(r.from_id), spec.iri, ids.iri(r.to_id)), r.rel)
+
     def _graph_json(self, nodes: list[_Node], relations: list[Relation]) -> dict[str, Any]:
         names = {n.id: n.name for n in nodes}
         missing = {i for r in relations for i in (r.from_id, r.to_id)} - names.keys()
         names.update({n.id: n.name for n in self._nodes(sorted(missing))})
+        wordings = self._wordings(relations)
         return {
             "entities": [n.to_json() for n in nodes],
             "relations": [
                 {
                     "from": names.get(r.from_id, r.from_id),
                     "to": names.get(r.to_id, r.to_id),
-                    "relationType": r.rel,
+                    "relationType": self._words(r, wordings),
                 }
                 for r in relations
             ],
@@ -177,54 +280,121 @@ class Memory:
     def read_graph(
         self, cursor: str | None = None, limit: int | None = None, summary: bool = False
     ) -> dict[str, Any]:
-        """One page of objects (ordered by id) with their outgoing relations — each relation
-        appears once, on its source's page — and ``nextCursor`` while more follow. In summary
-        mode, counts by type and relation instead of observations."""
-        limit = DEFAULT_PAGE if limit is None else limit
-        if not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+        """The reference's answer — every entity (oldest first) and every relation — when
+        called without arguments on a graph of at most :data:`FULL_READ` entities.
+
+        Beyond that, or with ``cursor``/``limit``, one page of entities (ordered by id) with
+        the relations leaving them — each relation appears once, on its source's page —
+        ``nextCursor`` while more follow, and a ``note`` saying how many of how many were
+        returned and how to get the rest. In summary mode, counts by type and relation
+        instead of observations."""
+        if limit is not None and (not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE):
             raise BadInput(f"limit is a number from 1 to {MAX_PAGE}, not {limit!r}")
+        whole = cursor is None and limit is None
+        if whole:
+            ids = self.graph.object_ids(None, FULL_READ + 1)
+            if len(ids) <= FULL_READ:
+                nodes = sorted(self._nodes(ids), key=lambda n: (n.created, n.id))
+                if summary:
+                    return self._summary(nodes, ids)
+                return self._graph_json(nodes, self.graph.relations_among(ids, outgoing_only=True))
+        size = limit if limit is not None else FULL_READ
         after = _decode_cursor(cursor) if cursor else None
         # A keyset page: ids after the cursor, one more than the page to tell whether more
-        # follow. Its cost does not grow with the graph (only summary counts read it whole).
-        ids = self.graph.object_ids(after, limit + 1)
-        page_ids, more = ids[:limit], len(ids) > limit
+        # follow. Its cost does not grow with the graph (only counts read it whole).
+        ids = self.graph.object_ids(after, size + 1)
+        page_ids, more = ids[:size], len(ids) > size
         nodes = self._nodes(page_ids)
-        relations = self.graph.relations_among(page_ids, outgoing_only=True)
-        out = self._graph_json(nodes, relations)
-        if summary:
-            all_ids = self._all_ids()
-            types = Counter(n.entity_type for n in self._nodes(all_ids))
-            rels = Counter(r.rel for r in self.graph.relations_among(all_ids, outgoing_only=True))
-            out = {
-                "entities": [
-                    {
-                        "name": n.name,
-                        "entityType": n.entity_type,
-                        "observationCount": len(n.observations),
-                    }
-                    for n in nodes
-                ],
-                "summary": {
-                    "entities": len(all_ids),
-                    "relations": sum(rels.values()),
-                    "entityTypes": dict(sorted(types.items())),
-                    "relationTypes": dict(sorted(rels.items())),
-                },
-            }
+        out = (
+            self._summary(nodes, self._all_ids())
+            if summary
+            else self._graph_json(nodes, self.graph.relations_among(page_ids, outgoing_only=True))
+        )
         if more:
             out["nextCursor"] = _encode_cursor(page_ids[-1])
+            rest = f"call read_graph again with cursor {out['nextCursor']!r} to get the next page"
+            if whole:  # an agent that asked for everything is told exactly what it did not get
+                total = len(self._all_ids())
+                out["note"] = (
+                    f"Returned entities 1-{len(page_ids)} of {total} (with the relations "
+                    f"leaving them); {total - len(page_ids)} more: {rest}."
+                )
+            else:
+                out["note"] = (
+                    f"Returned {_entities(len(page_ids))}{' after the cursor' if after else ''} "
+                    f"(with the relations leaving them); more follow: {rest}."
+                )
+        elif after is not None:  # the last of several pages (one page whole needs no note)
+            out["note"] = (
+                f"Returned {_entities(len(page_ids))} after the cursor (with the relations "
+                "leaving them); this is the last page."
+            )
         return out
 
-    def search_nodes(self, query: str, limit: int = 20) -> dict[str, Any]:
-        """Objects ranked by BM25 over names, types and observations (and every other
-        property), with the relations that have at least one end among them."""
+    def _summary(self, nodes: list[_Node], all_ids: list[str]) -> dict[str, Any]:
+        types = Counter(n.entity_type for n in self._nodes(all_ids))
+        rels = Counter(r.rel for r in self.graph.relations_among(all_ids, outgoing_only=True))
+        return {
+            "entities": [
+                {
+                    "name": n.name,
+                    "entityType": n.entity_type,
+                    "observationCount": len(n.observations),
+                }
+                for n in nodes
+            ],
+            "summary": {
+                "entities": len(all_ids),
+                "relations": sum(rels.values()),
+                "entityTypes": dict(sorted(types.items())),
+                "relationTypes": dict(sorted(rels.items())),
+            },
+        }
+
+    def search_nodes(self, query: str, limit: int | None = None) -> dict[str, Any]:
+        """What the reference finds — every object whose name, entityType or an observation
+        contains the query, case-insensitively — ranked by BM25 where the index ranks them,
+        with the relations that have at least one end among them. ``limit`` caps it."""
         if not isinstance(query, str):
             raise BadInput("query is a string")
         if not query.strip():
-            return {"entities": [], "relations": []}
-        hits = self.graph.search(query, limit=min(max(limit, 1), MAX_PAGE))
-        ids = list(dict.fromkeys(h.id for h in hits if h.kind == "object" and not h.private))
-        return self._graph_json(self._nodes(ids), self.graph.relations_among(ids))
+            # the reference's substring test: "" is in every string
+            return self.read_graph() if limit is None else self.read_graph(limit=limit)
+        cap = MAX_PAGE if limit is None else min(max(limit, 1), MAX_PAGE)
+        needle = query.lower()
+        q = Literal(needle)  # serialised as an escaped SPARQL string
+        object_classes = self.graph.schema.object_classes()
+        classes = " ".join(str(c) for c in object_classes)
+        props = " ".join(str(vocab_iri(k)) for k in ("name", "title", "kind", "observations"))
+        # two plain patterns: a UNION with a filter-only branch is evaluated far slower
+        rows = list(
+            self.graph.backend.select(
+                f"SELECT DISTINCT ?e WHERE {{ VALUES ?p {{ {props} }} ?e ?p ?v "
+                f"FILTER(CONTAINS(LCASE(STR(?v)), {q})) VALUES ?t {{ {classes} }} "
+                f"?e {RDF_TYPE} ?t }}"
+            )
+        )
+        typed = " ".join(
+            str(c) for c in object_classes if needle in c.value.rsplit("#")[-1].lower()
+        )
+        if typed:
+            rows += self.graph.backend.select(
+                f"SELECT DISTINCT ?e WHERE {{ VALUES ?t {{ {typed} }} ?e {RDF_TYPE} ?t }}"
+            )
+        matched = {self.graph.ids.id_of(r["e"]) for r in rows}
+        # BM25 hits first (they also find words apart, which the reference does not), then
+        # every substring match the reference would return
+        hits = self.graph.search(query, limit=cap)
+        ranked = [h.id for h in hits if h.kind == "object" and (h.id in matched or not h.private)]
+        ids = list(dict.fromkeys([*ranked, *sorted(matched)]))
+        page = ids[:cap]
+        out = self._graph_json(self._nodes(page), self.graph.relations_among(page))
+        if len(ids) > cap:
+            out["note"] = (
+                f"Returned {cap} of {len(ids)} matching entities (best first); "
+                "narrow the query to see the others."
+            )
+        return out
 
     def open_nodes(self, names: list[str]) -> dict[str, Any]:
         """The named objects (unknown names are skipped) with the relations that have at
@@ -237,9 +407,57 @@ class Memory:
         return self._graph_json(self._nodes(ids), self.graph.relations_among(ids))
 
     # -- writing -----------------------------------------------------------------------------
-    def _type_for(self, entity_type: str) -> tuple[str, dict[str, Any]]:
+    def _commit(self, changes: Changes) -> None:
+        """Commit, or refuse in the agent's terms: its names, its tools' arguments."""
+        try:
+            self.graph.commit(changes)
+        except ValidationFailed as exc:
+            raise self.for_agent(exc) from None
+
+    def for_agent(self, exc: ValidationFailed) -> ValidationFailed:
+        """The refusal with ids replaced by the names the agent used and CLI advice dropped."""
+        names = self._names
+
+        def named(text: str) -> str:
+            for entity_id, name in sorted(names.items(), key=lambda kv: -len(kv[0])):
+                if entity_id != name:
+                    text = text.replace(entity_id, repr(name))
+            return without_cli_advice(text)
+
+        def about(f: Finding) -> tuple[str, str | None]:
+            # a relation's words (an open relation's predicate, a typed one's wording) are
+            # named as the argument they came from, never echoed: they may hold the secret
+            if f.focus.startswith((OPEN_RELATION_PREFIX, f"{OL}wording/")):
+                return "a relation", "relationType"
+            return names.get(f.focus, f.focus), f.path
+
+        findings = [
+            Finding(
+                focus=about(f)[0],
+                path=about(f)[1],
+                constraint=f.constraint,
+                value=f.value,
+                message=named(f.message),
+                severity=f.severity,
+            )
+            for f in exc.findings
+        ]
+        secret = any("secret" in f.message.lower() for f in findings)
+        summary = (
+            "refused on purpose: secrets are never stored in the graph; remove the secret "
+            "from the arguments (keep a pointer to where it is kept instead) and call again. "
+            "Nothing was stored"
+            if secret
+            else "refused: nothing was stored; fix the arguments named below and call again"
+        )
+        return ValidationFailed(findings, summary)
+
+    def _type_for(
+        self, entity_type: str, given: frozenset[str] = frozenset()
+    ) -> tuple[str, dict[str, Any]]:
         """The schema type for a memory ``entityType`` and the defaults it needs, or the
-        generic type when the schema has none that a name alone can satisfy."""
+        generic type when the schema has none that a name alone (and the properties
+        ``given``, for importers) can satisfy."""
         if not isinstance(entity_type, str) or not entity_type.strip():
             raise BadInput('entityType is a non-empty string, e.g. "person"')
         schema = self.graph.schema
@@ -250,7 +468,7 @@ class Memory:
             label = "title" if "title" in spec.required else "name"
             defaults: dict[str, Any] = {}
             for prop in spec.required:
-                if prop == label:
+                if prop == label or prop in given:
                     continue
                 if prop not in spec.enums:
                     break  # a required value a name cannot give: not this type
@@ -259,99 +477,189 @@ class Memory:
                 return name, {"label": label, **defaults}
         return GENERIC_TYPE, {"label": "name", "kind": entity_type}
 
+    def stage_entity(
+        self,
+        changes: Changes,
+        name: str,
+        entity_type: str,
+        observations: list[str],
+        properties: dict[str, Any] | None = None,
+    ) -> tuple[str, str] | None:
+        """Stage one new entity as the drop-in maps it; returns (id, schema type), or None
+        when the name is taken. ``properties`` (importers) override the type's defaults."""
+        if self._one(name, changes) is not None:
+            return None
+        type_name, extra = self._type_for(entity_type, frozenset(properties or ()))
+        label = extra.pop("label")
+        props: dict[str, Any] = {label: name, **extra, **(properties or {})}
+        if entity_type != type_name:
+            props["kind"] = entity_type
+        observations = list(dict.fromkeys(observations))
+        if observations:
+            props["observations"] = observations
+            props[ORDER_KEY] = " ".join(_digest(o) for o in observations)
+        entity_id = stable_id(type_name, name)
+        if changes.exists(entity_id):  # a hash collision with another name
+            entity_id = f"{entity_id}{hashlib.sha256(name.encode()).hexdigest()[8:12]}"
+        changes.create(type_name, props, id=entity_id)
+        self._names[entity_id] = name
+        self._staged.setdefault(changes, {}).setdefault(name, set()).add(entity_id)
+        return entity_id, type_name
+
     def create_entities(self, entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Create the entities whose names are new; returns those (as given)."""
         changes = self.graph.changes()
         created = []
         for i, item in enumerate(entities):
             name, entity_type, observations = _entity_fields(item, i)
-            if self._one(name, changes) is not None:
-                continue
-            type_name, extra = self._type_for(entity_type)
-            label = extra.pop("label")
-            props: dict[str, Any] = {label: name, **extra}
-            if entity_type != type_name:
-                props["kind"] = entity_type
-            if observations:
-                props["observations"] = list(dict.fromkeys(observations))
-            entity_id = stable_id(type_name, name)
-            if changes.exists(entity_id):  # a hash collision with another name
-                entity_id = f"{entity_id}{hashlib.sha256(name.encode()).hexdigest()[8:12]}"
-            changes.create(type_name, props, id=entity_id)
-            created.append({"name": name, "entityType": entity_type, "observations": observations})
+            if self.stage_entity(changes, name, entity_type, observations) is not None:
+                created.append(
+                    {"name": name, "entityType": entity_type, "observations": observations}
+                )
         if created:
-            self.graph.commit(changes)
+            self._commit(changes)
         return created
 
-    def _relation_name(self, relation_type: str) -> tuple[str, bool]:
-        """The stored relation name and whether the schema declares it."""
-        if not isinstance(relation_type, str) or not relation_type.strip():
-            raise BadInput('relationType is a non-empty string, e.g. "works_at"')
-        wanted = re.sub(r"\s+", "_", relation_type.strip())
-        for name in self.graph.schema.relations:
-            if name.lower() == wanted.lower():
-                return name, True
-        if not _RELATION_NAME.match(wanted):
-            raise BadInput(
-                f'relationType {relation_type!r}: use letters, digits, _ and -, e.g. "works_at"'
-            )
-        if wanted in self.graph.schema.datatype_properties:
-            raise BadInput(
-                f'relationType {relation_type!r} is a property name: choose another, e.g. "has_{wanted}"'
-            )
-        return wanted, False
+    def _fits(self, changes: Changes, spec: RelationSpec, from_id: str, to_id: str) -> bool:
+        """Whether both ends satisfy the relation's domain and range, and adding it would
+        replace nothing (a many-to-one relation already set stays as it is)."""
+        hierarchy = self.graph.schema.hierarchy
+        ids = self.graph.ids
+
+        def is_a(entity_id: str, type_names: list[str]) -> bool:
+            if not type_names:
+                return True
+            allowed = {c for t in type_names for c in hierarchy.subclasses(vocab_iri(t))}
+            node = ids.iri(entity_id)
+            return any(q.object in allowed for q in changes.quads_about(node, RDF_TYPE))
+
+        if not is_a(from_id, spec.from_types) or not is_a(to_id, spec.to_types):
+            return False
+        s, o = ids.iri(from_id), ids.iri(to_id)
+        if spec.cardinality in ("many_to_one", "one_to_one") and any(
+            q.object != o for q in changes.quads_about(s, spec.iri)
+        ):
+            return False
+        return not (
+            spec.cardinality in ("one_to_many", "one_to_one")
+            and any(q.subject != s for q in changes.quads_about(o, spec.iri, incoming=True))
+        )
+
+    def stage_relations(
+        self, changes_factory: Callable[[], Changes], relations: list[tuple[str, str, str]]
+    ) -> tuple[Changes, list[tuple[int, bool, bool]]]:
+        """Stage relations (ids and the agent's words) onto fresh changes from
+        ``changes_factory``, typed where they fit and open otherwise, demoting to open every
+        typed one the shapes refuse (a cycle, a cardinality) until what is staged validates.
+        Returns the changes and, per relation, (index, typed, new); what no demotion can fix
+        is left for the commit to refuse.
+        """
+        demoted: set[int] = set()
+        while True:
+            changes = changes_factory()
+            outcome: list[tuple[int, bool, bool]] = []
+            typed: dict[int, tuple[str, str, str]] = {}
+            for i, (from_id, words, to_id) in enumerate(relations):
+                spec = typed_relation(self.graph, words)
+                if (
+                    spec is not None
+                    and i not in demoted
+                    and self._fits(changes, spec, from_id, to_id)
+                ):
+                    is_new = changes.relate(from_id, spec.name, to_id).created
+                    if is_new and words != spec.name:
+                        _stage_wording(changes, from_id, spec, to_id, words)
+                    typed[i] = (from_id, spec.name, to_id)
+                    outcome.append((i, True, is_new))
+                else:
+                    outcome.append((i, False, changes.link(from_id, words, to_id)))
+            if not typed:
+                return changes, outcome
+            findings = self.graph.writes.check(changes.delta)
+            if not findings:
+                return changes, outcome
+            # Each finding demotes the latest typed relation it can be about: of "blocks"
+            # both ways, the first stays typed and the one closing the cycle goes open.
+            blamed = set()
+            for x in findings:
+                about = [
+                    i for i, (f, rel, t) in typed.items() if x.path == rel and x.focus in (f, t)
+                ] or [i for i, (_, rel, _) in typed.items() if x.path == rel]
+                if about:
+                    blamed.add(max(about))
+            if not blamed:  # nothing a demotion fixes: the commit refuses it, in full
+                return changes, outcome
+            demoted |= blamed
 
     def create_relations(self, relations: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Create the relations not there yet; returns those. Both ends must exist."""
-        changes = self.graph.changes()
-        created = []
+        probe = self.graph.changes()
+        resolved: list[tuple[str, str, str]] = []
+        given: list[dict[str, str]] = []
         missing: list[Finding] = []
         for i, item in enumerate(relations):
-            source, target, relation_type = _relation_fields(item, i)
-            rel, declared = self._relation_name(relation_type)
-            from_id, to_id = self._one(source, changes), self._one(target, changes)
-            for name, found in ((source, from_id), (target, to_id)):
+            source, target, words = _relation_fields(item, i)
+            from_id, to_id = self._one(source, probe), self._one(target, probe)
+            for key, name, found in (("from", source, from_id), ("to", target, to_id)):
                 if found is None:
                     missing.append(
                         Finding(
                             f"relations[{i}]",
-                            "from" if name == source else "to",
+                            key,
                             "exists",
                             name,
-                            f"no entity named {name!r}: create it with create_entities first",
+                            f"no entity named {name!r}: create it with create_entities "
+                            "first (relations to entities that do not exist are refused on "
+                            f"purpose), or fix relations[{i}].{key}",
                         )
                     )
-            if from_id is None or to_id is None:
-                continue
-            if declared:
-                outcome = changes.relate(from_id, rel, to_id)
-                is_new = outcome.created
-            else:
-                is_new = changes.link(from_id, rel, to_id)
-            if is_new:
-                created.append({"from": source, "to": target, "relationType": rel})
+            if from_id is not None and to_id is not None:
+                resolved.append((from_id, words, to_id))
+                given.append({"from": source, "to": target, "relationType": words})
         if missing:
-            raise ValidationFailed(missing, "refused: relations need both ends; nothing was stored")
+            raise ValidationFailed(
+                missing,
+                "refused on purpose: a relation needs both its ends to exist; nothing was stored",
+            )
+        changes, outcome = self.stage_relations(self.graph.changes, resolved)
+        created = [given[i] for i, _, is_new in outcome if is_new]
         if created:
-            self.graph.commit(changes)
+            self._commit(changes)
         return created
 
     def add_observations(self, observations: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Add observations to existing entities; returns what was new for each."""
+        """Add observations to existing entities, after those they have; returns what was
+        new for each."""
         changes = self.graph.changes()
         results = []
         for i, item in enumerate(observations):
             name, contents = _observation_fields(item, f"observations[{i}]", "contents")
             entity_id = self._require(name, changes)
-            node = self.graph.ids.iri(entity_id)
-            present = {q.object.value for q in changes.quads_about(node, _OBSERVATIONS)}
-            added = [c for c in dict.fromkeys(contents) if c not in present]
-            if added:
-                changes.add_values(entity_id, "observations", added)
+            added = self.stage_observations(changes, entity_id, contents)
             results.append({"entityName": name, "addedObservations": added})
         if any(r["addedObservations"] for r in results):
-            self.graph.commit(changes)
+            self._commit(changes)
         return results
+
+    def stage_observations(
+        self, changes: Changes, entity_id: str, contents: list[str]
+    ) -> list[str]:
+        """Stage observations not there yet at the end of the entity's order; returns them."""
+        node = self.graph.ids.iri(entity_id)
+        present = [str(q.object.value) for q in changes.quads_about(node, _OBSERVATIONS)]
+        added = [c for c in dict.fromkeys(contents) if c not in set(present)]
+        if added:
+            order = self._order(changes, node, present)
+            changes.add_values(entity_id, "observations", added)
+            changes.update(entity_id, {ORDER_KEY: " ".join([*order, *map(_digest, added)])})
+        return added
+
+    def _order(self, changes: Changes, node: NamedNode, present: list[str]) -> list[str]:
+        """The digests of the observations present, in their order."""
+        stored = [str(q.object.value) for q in changes.quads_about(node, vocab_iri(ORDER_KEY))]
+        rank = {d: i for i, d in enumerate(stored[0].split())} if stored else {}
+        digests = sorted(map(_digest, sorted(present)), key=lambda d: rank.get(d, len(rank)))
+        return digests
 
     def delete_entities(self, names: list[str]) -> list[str]:
         """Delete the named entities and their relations (unknown names are skipped);
@@ -362,10 +670,20 @@ class Memory:
         deleted = []
         for name in dict.fromkeys(names):
             for entity_id in self._find(name, changes):
-                changes.delete(entity_id)
+                for r in self.graph.relations_among([entity_id]):
+                    spec = None if r.open else self.graph.schema.relations.get(r.rel)
+                    if spec is not None:
+                        _drop_wording(changes, r.from_id, spec, r.to_id)
+                try:
+                    changes.delete(entity_id)
+                except BadInput:
+                    raise BadInput(
+                        f"{name!r} was read from a record file, not written with these "
+                        "tools: leave it out of entityNames (change the record file instead)"
+                    ) from None
                 deleted.append(entity_id)
         if deleted:
-            self.graph.commit(changes)
+            self._commit(changes)
         return deleted
 
     def delete_observations(self, deletions: list[dict[str, Any]]) -> int:
@@ -378,25 +696,63 @@ class Memory:
             entity_id = self._one(name, changes)
             if entity_id is None:
                 continue
-            removed += changes.remove_values(entity_id, "observations", values)
+            node = self.graph.ids.iri(entity_id)
+            present = [str(q.object.value) for q in changes.quads_about(node, _OBSERVATIONS)]
+            order = self._order(changes, node, present)
+            gone = changes.remove_values(entity_id, "observations", values)
+            if gone:
+                dropped = {_digest(v) for v in values}
+                kept = [d for d in order if d not in dropped]
+                changes.update(entity_id, {ORDER_KEY: " ".join(kept) if kept else None})
+            removed += gone
         if removed:
-            self.graph.commit(changes)
+            self._commit(changes)
         return removed
 
     def delete_relations(self, relations: list[dict[str, Any]]) -> int:
-        """Remove the relations given (those not there are skipped); returns how many."""
+        """Remove the relations given — the open relation of those words and the typed
+        relation they name — (those not there are skipped); returns how many."""
         changes = self.graph.changes()
         removed = 0
         for i, item in enumerate(relations):
-            source, target, relation_type = _relation_fields(item, i)
-            rel, _ = self._relation_name(relation_type)
+            source, target, words = _relation_fields(item, i)
             from_id, to_id = self._one(source, changes), self._one(target, changes)
             if from_id is None or to_id is None:
                 continue
-            removed += changes.unlink(from_id, rel, to_id)
+            removed += changes.unlink(from_id, words, to_id, open=True)
+            spec = typed_relation(self.graph, words)
+            if spec is not None:
+                gone = changes.unlink(from_id, spec.name, to_id)
+                if gone:
+                    _drop_wording(changes, from_id, spec, to_id)
+                removed += gone
         if removed:
-            self.graph.commit(changes)
+            self._commit(changes)
         return removed
+
+
+# -- the words of typed relations ------------------------------------------------------------
+def _stage_wording(
+    changes: Changes, from_id: str, spec: RelationSpec, to_id: str, words: str
+) -> None:
+    ids = changes.graph.ids
+    s, o = ids.iri(from_id), ids.iri(to_id)
+    w = wording_iri(s, spec.iri, o)
+    changes._add(
+        {
+            Quad(w, RDF_TYPE, _STATEMENT, FACTS),
+            Quad(w, _RDF_SUBJECT, s, FACTS),
+            Quad(w, _RDF_PREDICATE, spec.iri, FACTS),
+            Quad(w, _RDF_OBJECT, o, FACTS),
+            Quad(w, RDFS_LABEL, Literal(words), FACTS),
+        }
+    )
+
+
+def _drop_wording(changes: Changes, from_id: str, spec: RelationSpec, to_id: str) -> None:
+    ids = changes.graph.ids
+    w = wording_iri(ids.iri(from_id), spec.iri, ids.iri(to_id))
+    changes._remove({q for q in changes.quads_about(w) if q.graph_name == FACTS})
 
 
 # -- argument checks and cursors -------------------------------------------------------------
@@ -432,6 +788,10 @@ def _relation_fields(item: Any, i: int) -> tuple[str, str, str]:
     if not all(isinstance(v, str) and v.strip() for v in (source, target, relation_type)):
         raise BadInput(f"relations[{i}]: from, to and relationType are non-empty strings")
     return str(source), str(target), str(relation_type)
+
+
+def _entities(n: int) -> str:
+    return f"{n} entit{'y' if n == 1 else 'ies'}"
 
 
 def _encode_cursor(last_id: str) -> str:

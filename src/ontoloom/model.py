@@ -274,13 +274,14 @@ class Relation:
     to_id: str
     from_type: str | None = None
     to_type: str | None = None
+    open: bool = False  # an open relation: the agent's own words, no schema rule behind it
 
     @property
     def id(self) -> str:
         return relation_id(self.from_id, self.rel, self.to_id)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
             "from_id": self.from_id,
             "from_type": self.from_type,
@@ -288,6 +289,9 @@ class Relation:
             "to_id": self.to_id,
             "to_type": self.to_type,
         }
+        if self.open:
+            out["open"] = True
+        return out
 
 
 @dataclass(frozen=True)

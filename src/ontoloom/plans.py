@@ -22,6 +22,7 @@ A step may also name its operation as a key: ``{create: Task, as: fix, propertie
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
@@ -55,6 +56,7 @@ class PlanResult:
     adds: list[Quad] = field(default_factory=list)
     removes: list[Quad] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    changes: list[dict[str, Any]] = field(default_factory=list)  # each step, resolved
 
     @property
     def valid(self) -> bool:
@@ -67,6 +69,7 @@ class PlanResult:
             "steps": self.steps,
             "aliases": self.aliases,
             "delta": {"adds": len(self.adds), "removes": len(self.removes)},
+            "changes": self.changes,
         }
         if with_delta:
             out["delta"] = {
@@ -81,17 +84,21 @@ class PlanResult:
         return out
 
 
-def load_plan(path: Path) -> list[dict[str, Any]]:
-    """Read a plan file (YAML or JSON). :raises BadInput: with file and line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: cannot read the plan ({exc})") from None
-    if path.suffix.lower() == ".json":
+def load_plan(path: Path | None, *, text: str | None = None) -> list[dict[str, Any]]:
+    """Read a plan file (YAML or JSON), or ``text`` read from standard input (read as YAML,
+    of which JSON is a subset). :raises BadInput: with file and line."""
+    if text is None:
+        assert path is not None
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise BadInput(f"{path}: cannot read the plan ({exc})") from None
+    label = str(path) if path is not None else "<stdin>"
+    if path is not None and path.suffix.lower() == ".json":
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ParseError(exc.msg, file=str(path), line=exc.lineno, column=exc.colno) from None
+            raise ParseError(exc.msg, file=label, line=exc.lineno, column=exc.colno) from None
     else:
         from ruamel.yaml import YAML
         from ruamel.yaml.error import MarkedYAMLError
@@ -102,12 +109,14 @@ def load_plan(path: Path) -> list[dict[str, Any]]:
             mark = exc.problem_mark
             raise ParseError(
                 str(exc.problem),
-                file=str(path),
+                file=label,
                 line=mark.line + 1 if mark else None,
                 column=mark.column + 1 if mark else None,
             ) from None
         except ValueError as exc:  # a date YAML reads as one that does not exist: 2026-02-30
-            raise ParseError(str(exc), file=str(path), line=bad_date_line(text)) from None
+            raise ParseError(str(exc), file=label, line=bad_date_line(text)) from None
+    if data is None:
+        raise BadInput(f"{label}: the plan is empty; write steps: [...]")
     return steps_of(data)
 
 
@@ -165,13 +174,40 @@ def _normalise(n: int, step: Any) -> dict[str, Any]:
     return step
 
 
+def plan_digest(steps: list[dict[str, Any]]) -> str:
+    """A digest of the plan's content (its normalised steps), from which its new ids come."""
+    canonical = json.dumps(steps, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def plan_id(type_name: str, digest: str, step: int, attempt: int = 0) -> str:
+    """The id a plan's step ``step`` creates: ``{type.lower()[:4]}_{8 hex}`` like any new
+    id, but derived from the plan, so that a dry run shows the ids the real run assigns.
+
+    >>> plan_id("Task", "ab" * 32, 1) == plan_id("Task", "ab" * 32, 1) != plan_id("Task", "ab" * 32, 2)
+    True
+    """
+    seed = hashlib.sha256(f"{digest}\n{step}\n{attempt}".encode()).hexdigest()
+    return f"{type_name.lower()[:4]}_{seed[:8]}"
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = False) -> PlanResult:
     """Stage every step, validate the whole delta, and commit it unless ``dry_run``.
+
+    A create without an ``id`` gets one derived from the plan's content and the step
+    (:func:`plan_id`), the first such id not yet taken: a dry run and the real run after it
+    assign the same ids, and applying the same plan again makes new ones.
 
     :raises ValidationFailed: (not in a dry run) with each finding's step.
     :raises BadInput / NotFound: naming the step that could not be staged.
     """
     changes = graph.changes()
+    digest = plan_digest(steps)
+    described: list[dict[str, Any]] = []
     aliases: dict[str, str] = {}
     touched: dict[str, int] = {}  # id → last step that touched it
     edges: dict[tuple[str, str, str], int] = {}
@@ -182,6 +218,11 @@ def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = Fal
             raise BadInput(f"step {n}: {step['op']} needs {key!r}")
         return aliases.get(value, value)
 
+    def named(step: dict[str, Any], key: str) -> str:
+        """The id a step refers to, with the alias the plan used for it."""
+        value = str(step.get(key))
+        return f"{aliases[value]} ({value})" if value in aliases else value
+
     for n, step in enumerate(steps, start=1):
         op = step["op"]
         try:
@@ -189,26 +230,85 @@ def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = Fal
                 props = step.get("properties", {})
                 if not isinstance(props, dict):
                     raise BadInput(f"step {n}: properties must be a mapping")
-                entity_id = changes.create(str(step.get("type", "")), props, step.get("id"))
+                type_name = str(step.get("type", ""))
+                given = step.get("id")
+                if given is None and type_name in graph.schema.types:
+                    attempt = 0
+                    given = plan_id(type_name, digest, n)
+                    while changes.exists(given):
+                        attempt += 1
+                        given = plan_id(type_name, digest, n, attempt)
+                entity_id = changes.create(type_name, props, given)
+                alias = f" (as {step['as']})" if step.get("as") else ""
                 if step.get("as"):
                     aliases[str(step["as"])] = entity_id
                 touched[entity_id] = n
+                values = ", ".join(f"{k} {_shown(v)}" for k, v in props.items())
+                described.append(
+                    {
+                        "step": n,
+                        "op": op,
+                        "id": entity_id,
+                        "type": type_name,
+                        "text": f"create {type_name} {entity_id}{alias}"
+                        + (f": {values}" if values else ""),
+                    }
+                )
             elif op == "update":
                 entity_id = ref(step, "id", n)
-                changes.update(entity_id, step.get("properties", {}), step.get("unset", []))
+                props = step.get("properties", {})
+                unset = step.get("unset", [])
+                changes.update(entity_id, props, unset)
                 touched[entity_id] = n
+                parts = []
+                if isinstance(props, dict) and props:
+                    parts.append("set " + ", ".join(f"{k} = {_shown(v)}" for k, v in props.items()))
+                if unset:
+                    parts.append("unset " + ", ".join(map(str, unset)))
+                described.append(
+                    {
+                        "step": n,
+                        "op": op,
+                        "id": entity_id,
+                        "text": f"update {named(step, 'id')}"
+                        + (": " + "; ".join(parts) if parts else ""),
+                    }
+                )
             elif op == "delete":
                 entity_id = ref(step, "id", n)
                 changes.delete(entity_id)
                 touched[entity_id] = n
+                described.append(
+                    {
+                        "step": n,
+                        "op": op,
+                        "id": entity_id,
+                        "text": f"delete {named(step, 'id')} and every relation touching it",
+                    }
+                )
             else:
                 a, rel, b = ref(step, "from", n), str(step.get("rel", "")), ref(step, "to", n)
+                note = ""
                 if op == "relate":
-                    changes.relate(a, rel, b)
+                    outcome = changes.relate(a, rel, b)
                     edges[(a, rel, b)] = n
+                    if not outcome.created:
+                        note = " (already related: no change)"
+                    for old in outcome.replaced:
+                        note += f" (replaces {old.from_id} {old.rel} {old.to_id})"
                 else:
                     changes.unrelate(a, rel, b)
                 touched[a] = touched[b] = n
+                described.append(
+                    {
+                        "step": n,
+                        "op": op,
+                        "from": a,
+                        "rel": rel,
+                        "to": b,
+                        "text": f"{op} {named(step, 'from')} {rel} {named(step, 'to')}{note}",
+                    }
+                )
         except ValidationFailed as refused:
             raise ValidationFailed(
                 [replace(f, step=n) for f in refused.findings],
@@ -230,6 +330,7 @@ def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = Fal
         adds=sorted(changes.delta.adds, key=str),
         removes=sorted(changes.delta.removes, key=str),
         findings=findings,
+        changes=described,
     )
     if dry_run:
         return result

@@ -154,7 +154,9 @@ def run_query(
     bindings = {
         k: typed_param(graph, v, query.params.get(k, (None, ""))[0]) for k, v in params.items()
     }
-    text = query.text if "PREFIX" in query.text.upper() else sparql_prefixes() + query.text
+    # The built-in prefixes go to the engine as prefixes (the query's own PREFIX lines add to
+    # them, and win for a name they redeclare); the text is never rewritten.
+    text = query.text
     check_services(text, load_config(graph.data_dir) if graph.data_dir else Config(None))
     if graph.data_dir is None:
         raise BadInput("a query runs over the store of a data dir; this graph has none")
@@ -170,11 +172,15 @@ def run_query(
     try:
         if graph.backend.remote:
             # The store runs the query in its own process, under its own time limits; with
-            # --infer, a local copy of the stored and inferred quads answers it.
+            # --infer, a local copy of the stored and inferred quads answers it. The SPARQL
+            # protocol has no prefixes parameter: the built-in ones go first as a prologue,
+            # which the query's own PREFIX lines override as they would in the engine.
             from ontoloom.store import scratch
 
             source = graph.backend if dataset is None else scratch(dataset)
-            kind, data = source.serialize_results(text, bindings or None, asked)
+            kind, data = source.serialize_results(
+                sparql_prefixes() + text, bindings or None, asked, timeout
+            )
         else:
             kind, data = run_isolated(
                 graph.data_dir,
@@ -184,6 +190,7 @@ def run_query(
                 timeout=timeout,
                 lock_fd=lock.fileno() if lock is not None else None,
                 dataset=dataset,
+                prefixes=PREFIXES,
             )
     except QueryTimeout as exc:
         raise QueryTimeout(f"{exc.message}; narrow it or raise {timeout_option}") from None
@@ -213,7 +220,9 @@ def check_services(text: str, config: Config) -> None:
 
     where = str(config.path) if config.path is not None else f"the instance's {INSTANCE_MARKER}"
     try:
-        endpoints = service_endpoints(text)
+        # rdflib takes no prefixes argument: a prologue of the built-in ones, which the
+        # query's own PREFIX lines override as they do in the engine.
+        endpoints = service_endpoints(sparql_prefixes() + text)
     except SparqlSyntaxError as exc:
         if b"service" not in lowered:
             return  # unreadable, and no SERVICE in it: Oxigraph reports the syntax error

@@ -69,8 +69,38 @@ GENERATION = ol("generation")
 LAST_CHANGE = ol("lastChange")
 
 
+# Open relations: a relation an agent named in its own words, which the schema does not
+# declare (or whose rules its ends do not meet). Its predicate is ``ol:open/`` + the words
+# percent-encoded (``"works at"`` → ``<https://ontoloom.dev/ns#open/works%20at>``), declared
+# once as ``ol:OpenRelation`` with the words verbatim as its ``rdfs:label``. Its own namespace
+# keeps it apart from a declared relation of the same name, so no shape of that relation
+# applies to it; its name reads back exactly as written.
+OPEN_RELATION_PREFIX = OL + "open/"
+OPEN_RELATION_CLASS = ol("OpenRelation")
+RDFS_LABEL = NamedNode(RDFS + "label")
+
+
+def open_relation_iri(label: str) -> NamedNode:
+    """The predicate of the open relation ``label`` (kept verbatim, percent-encoded).
+
+    >>> open_relation_iri("works at").value
+    'https://ontoloom.dev/ns#open/works%20at'
+    """
+    return NamedNode(OPEN_RELATION_PREFIX + quote(label, safe=""))
+
+
+def is_open_relation(term: Term) -> bool:
+    return isinstance(term, NamedNode) and term.value.startswith(OPEN_RELATION_PREFIX)
+
+
 def vocab_name(term: Term) -> str:
-    """``ol:title`` → ``title``; other IRIs stay whole."""
+    """``ol:title`` → ``title``, an open relation → its words; other IRIs stay whole.
+
+    >>> vocab_name(open_relation_iri("works at"))
+    'works at'
+    """
+    if is_open_relation(term):
+        return unquote(term.value[len(OPEN_RELATION_PREFIX) :])
     if isinstance(term, NamedNode) and term.value.startswith(OL):
         return term.value[len(OL) :]
     return term.value if isinstance(term, NamedNode) else str(term)

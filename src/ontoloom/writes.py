@@ -45,6 +45,7 @@ from ontoloom.vocab import META, SCHEMA_GRAPH
 __all__ = ["Cycle", "WritePath"]
 
 _LARGE = 1000  # focus nodes beyond which the scratch store is validated whole
+_COPY_ALL = 20  # a bulk delta copies the whole store when it has ≤ this many quads per node
 COMMIT_ATTEMPTS = 5  # validations of one delta when other writers keep committing first
 
 Listener = Callable[[Delta, int], None]
@@ -169,6 +170,12 @@ class WritePath:
                 plans.append((group, self.walker.focus_nodes(group.reach, changed)))
         if any(focus is None for _, focus in plans):
             return plans, self.walker.everything()
+        nodes = len(changed.nodes())
+        if nodes > _LARGE and self._holds_at_most(_COPY_ALL * nodes):
+            # A bulk delta (an import) into a store not much larger than it: copying the whole
+            # store (a superset of every neighbourhood, so just as exact) is one scan, where
+            # walking the neighbourhoods is a query per batch of nodes.
+            return plans, self.walker.everything()
         copied: set[Quad] = set()
         for group, focus in plans:
             assert focus is not None
@@ -176,6 +183,12 @@ class WritePath:
                 group.reach, [*focus, *changed.nodes()], changed.removed
             )
         return plans, copied
+
+    def _holds_at_most(self, limit: int) -> bool:
+        """Whether the store holds at most ``limit`` quads (reads at most limit + 1)."""
+        query = f"SELECT (COUNT(*) AS ?n) WHERE {{ {{ SELECT * WHERE {{ ?s ?p ?o }} LIMIT {limit + 1} }} }}"
+        row = next(iter(self.backend.select(query)))
+        return int(row["n"].value) <= limit
 
     def _violations(self, data, focus, group, hierarchy, validator) -> list[Result]:
         if focus is not None and not focus:

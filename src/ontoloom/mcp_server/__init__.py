@@ -220,9 +220,21 @@ def _static_specs() -> dict[str, ToolSpec]:
 
 def serve(data_dir: str | Path | None = None) -> None:
     """Serve over stdio until the client closes the connection."""
-    from ontoloom.config import resolve_data_dir
+    import os
+    import sys
 
-    path = resolve_data_dir(data_dir)
+    from ontoloom.config import find_instance, resolve_data_dir
+
+    path = resolve_data_dir(data_dir, outside_instance="user")
+    if not data_dir and not os.environ.get("ONTOLOOM_HOME") and find_instance(Path.cwd()) is None:
+        # Clients start servers anywhere: never write there; say once where memory lives.
+        print(
+            f"ontoloom: no instance (ontoloom.toml) around {Path.cwd()}; using the per-user "
+            f"data dir {path} (set ONTOLOOM_HOME or pass --data-dir to use another)",
+            file=sys.stderr,
+            flush=True,
+        )
+        path.mkdir(parents=True, exist_ok=True)
     server = build_server(path)
     options = server.create_initialization_options(NotificationOptions(tools_changed=True))
 

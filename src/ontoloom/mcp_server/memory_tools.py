@@ -1,6 +1,7 @@
 """The reference memory server's tools (``@modelcontextprotocol/server-memory``), same names,
 arguments and results, over :class:`ontoloom.memory.Memory` — plus what its users ask for:
-``read_graph`` paginated the MCP way with a summary mode, ranked ``search_nodes``."""
+optional pages of ``read_graph`` (and a summary mode) past the whole-graph answer, ranked
+``search_nodes``."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ontoloom.errors import BadInput, NotFound
 from ontoloom.mcp_server.tools import ToolSpec
-from ontoloom.memory import DEFAULT_PAGE, MAX_PAGE, Memory
+from ontoloom.memory import FULL_READ, MAX_PAGE, Memory, without_cli_advice
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -47,6 +49,7 @@ _GRAPH_OUT = {
         "entities": {"type": "array", "items": {"type": "object"}},
         "relations": {"type": "array", "items": _RELATION},
         "nextCursor": {"type": "string"},
+        "note": {"type": "string"},
     },
     "required": ["entities"],
 }
@@ -79,8 +82,37 @@ def _json_of(key: str) -> Callable[[Any], str]:
     return lambda data: json.dumps(data[key], indent=2, ensure_ascii=False)
 
 
+def _graph_text(data: Any) -> str:
+    """The reference's text (the graph's JSON); a partial answer *starts* with its note
+    (how many of how many, how to get the rest), for agents that read only the text."""
+    rest = {k: v for k, v in data.items() if k != "note"}
+    body = json.dumps(rest, indent=2, ensure_ascii=False)
+    return f"{data['note']}\n{body}" if "note" in data else body
+
+
 def _message(data: Any) -> str:
     return str(data["message"])
+
+
+def _in_agent_terms(handler: Callable[[Graph, dict[str, Any]], Any]) -> Callable[..., Any]:
+    """An error from below the drop-in (a record's object, an id check) without the CLI
+    advice it was written with: an agent on MCP can only change its call."""
+
+    def run(g: Graph, a: dict[str, Any]) -> Any:
+        try:
+            return handler(g, a)
+        except (BadInput, NotFound) as exc:
+            if "`ontoloom" not in exc.message and "-p " not in exc.message:
+                raise
+            text = without_cli_advice(exc.message)
+            if "from a record" in exc.message:
+                text = (
+                    "that entity was read from a record file, not written with these tools: "
+                    "leave it out of this call (its record file is where it changes)"
+                )
+            raise type(exc)(text) from None
+
+    return run
 
 
 def _create_entities(g: Graph, a: dict[str, Any]) -> Any:
@@ -115,7 +147,7 @@ def _read_graph(g: Graph, a: dict[str, Any]) -> Any:
 
 
 def _search_nodes(g: Graph, a: dict[str, Any]) -> Any:
-    return Memory(g).search_nodes(a["query"], a.get("limit", 20))
+    return Memory(g).search_nodes(a["query"], a.get("limit"))
 
 
 def _open_nodes(g: Graph, a: dict[str, Any]) -> Any:
@@ -137,10 +169,10 @@ def memory_tools() -> list[ToolSpec]:
             "create_entities",
             "Create Entities",
             "Create multiple new entities in the knowledge graph (names already there are "
-            "skipped). entityType maps onto the typed schema where it names a type (person, "
-            "task, project, organization, document…), else it is kept as a Thing's kind.",
+            "skipped). Any entityType is accepted and read back as written; where it names a "
+            "schema type (person, task, project, organization…) the entity is typed.",
             {"entities": {"type": "array", "items": _ENTITY}},
-            _create_entities,
+            _in_agent_terms(_create_entities),
             required=("entities",),
             idempotent=False,
             output_schema={
@@ -155,10 +187,11 @@ def memory_tools() -> list[ToolSpec]:
             "create_relations",
             "Create Relations",
             "Create multiple new relations between entities in the knowledge graph. Relations "
-            "should be in active voice. Both ends must exist; relation types the schema "
-            "declares are checked against its rules.",
+            "should be in active voice. Both ends must exist. Any relationType is accepted: "
+            "typed when it names a schema relation both ends satisfy, else kept verbatim as "
+            "an open relation.",
             {"relations": {"type": "array", "items": _RELATION}},
-            _create_relations,
+            _in_agent_terms(_create_relations),
             required=("relations",),
             idempotent=False,
             output_schema={
@@ -179,7 +212,7 @@ def memory_tools() -> list[ToolSpec]:
                 "The name of the entity to add the observations to",
                 "An array of observation contents to add",
             ),
-            _add_observations,
+            _in_agent_terms(_add_observations),
             required=("observations",),
             idempotent=False,
             output_schema={"type": "object", "properties": {"results": {"type": "array"}}},
@@ -192,7 +225,7 @@ def memory_tools() -> list[ToolSpec]:
             "Delete Entities",
             "Delete multiple entities and their associated relations from the knowledge graph",
             {"entityNames": {**_STRINGS, "description": "An array of entity names to delete"}},
-            _delete_entities,
+            _in_agent_terms(_delete_entities),
             required=("entityNames",),
             destructive=True,
             output_schema=_DONE_OUT,
@@ -210,7 +243,7 @@ def memory_tools() -> list[ToolSpec]:
                 "The name of the entity containing the observations",
                 "An array of observations to delete",
             ),
-            _delete_observations,
+            _in_agent_terms(_delete_observations),
             required=("deletions",),
             destructive=True,
             output_schema=_DONE_OUT,
@@ -229,7 +262,7 @@ def memory_tools() -> list[ToolSpec]:
                     "description": "An array of relations to delete",
                 }
             },
-            _delete_relations,
+            _in_agent_terms(_delete_relations),
             required=("relations",),
             destructive=True,
             output_schema=_DONE_OUT,
@@ -240,40 +273,49 @@ def memory_tools() -> list[ToolSpec]:
         ToolSpec(
             "read_graph",
             "Read Graph",
-            f"Read the knowledge graph one page at a time: {DEFAULT_PAGE} entities (ordered by "
-            "id) with their relations, and nextCursor while more follow — pass it back as "
-            "cursor. summary: true gives counts per entity type and relation type, and each "
-            "entity's observation count instead of its observations.",
+            f"Read the entire knowledge graph: every entity and relation (up to {FULL_READ} "
+            "entities; past that, the first page, its text starting with how many of how many "
+            "were returned and the cursor to pass for the rest). Optional: cursor and limit "
+            "read it a page at a time (ordered by id); summary: true gives counts per entity "
+            "type and relation type, and each entity's observation count.",
             {
                 "cursor": {"type": "string", "description": "The nextCursor of the previous page."},
                 "limit": {
                     "type": "integer",
                     "minimum": 1,
                     "maximum": MAX_PAGE,
-                    "default": DEFAULT_PAGE,
+                    "description": "Entities per page (pages are ordered by id).",
                 },
                 "summary": {"type": "boolean", "default": False},
             },
-            _read_graph,
+            _in_agent_terms(_read_graph),
             output_schema=_GRAPH_OUT,
             strict=False,
+            render=_graph_text,
         ),
         ToolSpec(
             "search_nodes",
             "Search Nodes",
-            "Search for nodes in the knowledge graph based on a query: ranked (BM25) over "
-            "names, types and observations, with every relation that has an end among them.",
+            "Search for nodes in the knowledge graph based on a query: every entity whose "
+            "name, type or an observation contains it (case-insensitive), best matches first, "
+            "with every relation that has an end among them.",
             {
                 "query": {
                     "type": "string",
                     "description": "The search query to match against entity names, types, and observation content",
                 },
-                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 20},
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_PAGE,
+                    "description": f"At most this many entities (default and most: {MAX_PAGE}).",
+                },
             },
-            _search_nodes,
+            _in_agent_terms(_search_nodes),
             required=("query",),
             output_schema=_GRAPH_OUT,
             strict=False,
+            render=_graph_text,
         ),
         ToolSpec(
             "open_nodes",
@@ -281,9 +323,10 @@ def memory_tools() -> list[ToolSpec]:
             "Open specific nodes in the knowledge graph by their names (an id works too), "
             "with every relation that has an end among them.",
             {"names": {**_STRINGS, "description": "An array of entity names to retrieve"}},
-            _open_nodes,
+            _in_agent_terms(_open_nodes),
             required=("names",),
             output_schema=_GRAPH_OUT,
             strict=False,
+            render=_graph_text,
         ),
     ]

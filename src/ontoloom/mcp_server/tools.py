@@ -250,9 +250,9 @@ def _why(g: Graph, a: dict[str, Any]) -> Any:
 
 
 def _hints(g: Graph, a: dict[str, Any]) -> Any:
-    from ontoloom.actions import hints
+    from ontoloom.actions import labelled_hints
 
-    return [p.to_json() for p in hints(g, a["target"])]
+    return labelled_hints(g, a["target"])
 
 
 def _proposals(g: Graph, a: dict[str, Any]) -> Any:

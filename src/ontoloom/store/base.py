@@ -114,11 +114,18 @@ class Backend(Protocol):
         ...
 
     def serialize_results(
-        self, sparql: str, bindings: Mapping[str, Term] | None, format_name: str
+        self,
+        sparql: str,
+        bindings: Mapping[str, Term] | None,
+        format_name: str,
+        timeout: float | None = None,
     ) -> tuple[str, bytes]:
         """Run any read query and serialise its result: SPARQL 1.1 results formats (json,
         csv, tsv, xml) for SELECT and ASK, RDF (turtle, ntriples) for CONSTRUCT/DESCRIBE.
-        Returns (kind, bytes), kind one of select, ask, graph."""
+        Returns (kind, bytes), kind one of select, ask, graph.
+
+        :raises QueryTimeout: ``timeout`` seconds passed first (where the store can stop).
+        """
         ...
 
     def named_graphs(self) -> Iterator[Term]: ...

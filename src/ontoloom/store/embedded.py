@@ -163,7 +163,11 @@ class EmbeddedBackend:
         return self._query(sparql, bindings)
 
     def serialize_results(
-        self, sparql: str, bindings: Mapping[str, Term] | None, format_name: str
+        self,
+        sparql: str,
+        bindings: Mapping[str, Term] | None,
+        format_name: str,
+        timeout: float | None = None,  # in-process: callers isolate a query to bound it
     ) -> tuple[str, bytes]:
         """Run any read query and serialise its result: SPARQL 1.1 results formats (json,
         csv, tsv, xml) for SELECT and ASK, RDF (turtle, ntriples) for CONSTRUCT/DESCRIBE.

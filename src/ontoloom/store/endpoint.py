@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 import httpx
 import pyoxigraph
 
-from ontoloom.errors import BadInput, CommitConflict, OntoloomError
+from ontoloom.errors import BadInput, CommitConflict, OntoloomError, QueryTimeout
 from ontoloom.store.base import Delta, Row
 from ontoloom.store.lexical import (
     DATATYPE,
@@ -283,12 +283,25 @@ class SparqlEndpointBackend:
         )
 
     # -- HTTP ----------------------------------------------------------------------------------
-    def _post(self, url: str, data: dict[str, str], accept: str | None, what: str) -> bytes:
+    def _post(
+        self,
+        url: str,
+        data: dict[str, str],
+        accept: str | None,
+        what: str,
+        timeout: float | None = None,
+    ) -> bytes:
         headers = {"Accept": accept} if accept else {}
         try:
-            response = self._client.post(url, data=data, headers=headers)
+            limit = httpx.USE_CLIENT_DEFAULT if timeout is None else timeout
+            response = self._client.post(url, data=data, headers=headers, timeout=limit)
             body = response.read()
         except httpx.TimeoutException:
+            if timeout is not None:
+                raise QueryTimeout(
+                    f"the query ran longer than {timeout:g} s and was stopped (waiting for it: "
+                    f"the store at {url} may finish it under its own time limit)"
+                ) from None
             raise EndpointError(
                 f"the SPARQL endpoint {url} did not answer {what} within "
                 f"{self.config.timeout:g} s ([store] timeout in ontoloom.toml)"
@@ -315,8 +328,8 @@ class SparqlEndpointBackend:
             )
         return body
 
-    def _query(self, sparql: str, accept: str) -> bytes:
-        return self._post(self.config.query_url, {"query": sparql}, accept, "a query")
+    def _query(self, sparql: str, accept: str, timeout: float | None = None) -> bytes:
+        return self._post(self.config.query_url, {"query": sparql}, accept, "a query", timeout)
 
     def _update(self, sparql: str, what: str = "an update") -> None:
         if not self.writable:
@@ -363,10 +376,15 @@ class SparqlEndpointBackend:
         return iter(Triple(unskolem(t.subject), t.predicate, unskolem(t.object)) for t in triples)
 
     def serialize_results(
-        self, sparql: str, bindings: Mapping[str, Term] | None, format_name: str
+        self,
+        sparql: str,
+        bindings: Mapping[str, Term] | None,
+        format_name: str,
+        timeout: float | None = None,
     ) -> tuple[str, bytes]:
         # Parsed and written again by the local serialisers: the same bytes as embedded.
-        body = self._query(with_values(sparql, bindings), f"{_JSON_RESULTS}, {_NTRIPLES};q=0.9")
+        accept = f"{_JSON_RESULTS}, {_NTRIPLES};q=0.9"
+        body = self._query(with_values(sparql, bindings), accept, timeout)
         try:
             parsed = pyoxigraph.parse_query_results(body, format=pyoxigraph.QueryResultsFormat.JSON)
         except (SyntaxError, ValueError):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -24,10 +25,10 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from ontoloom.errors import BadInput, Busy, NoStore, OntoloomError, QueryTimeout
+from ontoloom.errors import BadInput, Busy, NoStore, OntoloomError, ParseError, QueryTimeout
 from ontoloom.store.terms import Literal, NamedNode, Quad, RdfFormat, Term, serialize
 
-__all__ = ["parse_rows", "run_isolated"]
+__all__ = ["parse_rows", "run_isolated", "syntax_error"]
 
 _CHILD = Path(__file__).with_name("query_child.py")
 
@@ -41,14 +42,17 @@ def run_isolated(
     timeout: float,
     lock_fd: int | None,
     dataset: Iterable[Quad] | None = None,
+    prefixes: Mapping[str, str] | None = None,
 ) -> tuple[str, bytes]:
     """Run a read query over the store of ``data_dir`` — or, given ``dataset``, over those
-    quads alone — in a child process; return (kind, results) as
+    quads alone — in a child process, with ``prefixes`` declared for its parser (its own
+    PREFIX lines add to them); return (kind, results) as
     :meth:`~ontoloom.store.embedded.EmbeddedBackend.serialize_results` does. The caller
     holds the data dir's lock, whose descriptor is ``lock_fd``, until this returns.
 
     :raises QueryTimeout: when it runs longer than ``timeout`` seconds (it is then stopped).
-    :raises BadInput: a syntax error, or an error while evaluating the query.
+    :raises ParseError: a syntax error, shown at its line and column with a caret.
+    :raises BadInput: an error while evaluating the query.
     :raises NoStore, Busy: as opening the store would.
     """
     deadline = time.monotonic() + timeout
@@ -59,6 +63,7 @@ def run_isolated(
             "store": str(data_dir / "store"),
             "dataset": None,
             "sparql": sparql,
+            "prefixes": dict(prefixes or {}),
             "bindings": {k: _term_json(v) for k, v in (bindings or {}).items()},
             "format": format_name,
             "timeout": timeout,
@@ -76,6 +81,8 @@ def run_isolated(
         out = _spawn(json.dumps(request).encode("utf-8"), deadline, timeout, fds)
     header, _, payload = out.partition(b"\n")
     answer = json.loads(header)
+    if answer.get("error") == "syntax":
+        raise syntax_error(sparql, answer["message"])
     if "error" in answer:
         raise _error(answer["error"], answer["message"])
     return answer["kind"], payload
@@ -121,6 +128,37 @@ def _spawn(request: bytes, deadline: float, timeout: float, fds: tuple[int, ...]
             f"the query process ended unexpectedly (exit {proc.returncode}): {detail[0]}"
         )
     return out
+
+
+_AT = re.compile(r"error at (\d+):(\d+):\s*(.*)", re.DOTALL)
+
+
+def syntax_error(sparql: str, message: str) -> ParseError:
+    """Oxigraph's syntax error (``error at LINE:COLUMN: expected one of …``) as the line of
+    the query it is on, with a caret under the column, instead of the grammar's list of
+    what it expected there (a dump of character classes that says little to a person).
+
+    >>> print(syntax_error("SELECT * {\\n  ?s ?p ?o FOO }", "error at 2:17: expected …").message)
+    SPARQL syntax error at line 2, column 17:
+      ?s ?p ?o FOO }
+                    ^
+    """
+    found = _AT.match(message)
+    if found is None:
+        return ParseError(f"SPARQL syntax error: {message.splitlines()[0] if message else ''}")
+    line, column, expected = int(found[1]), int(found[2]), found[3]
+    lines = sparql.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    # The caret lines up under tabs too: copy them, make every other character a space.
+    pad = "".join(c if c == "\t" else " " for c in text[: max(column - 1, 0)])
+    parts = [f"SPARQL syntax error at line {line}, column {column}:", text, pad + "^"]
+    if "Prefix not found" in expected:
+        name = re.search(r"([A-Za-z][\w.-]*)?:[^\s:]*$", text[: max(column - 1, 0)])
+        which = f"the prefix {name[1] or ''}:" if name else "a prefix"
+        parts.append(f"{which} is not declared: add a PREFIX line for it")
+    error = ParseError("\n  ".join(parts))
+    error.line, error.column = line, column
+    return error
 
 
 def _term_json(term: Term) -> dict[str, str]:

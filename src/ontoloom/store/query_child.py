@@ -8,7 +8,9 @@ query). It reads under its parent's lock: the lock file's descriptor is inherite
 locks are not inherited: there it takes its own shared lock.
 
 Request (JSON on stdin): data_dir, store (a path, or null with ``dataset``: an N-Quads file
-loaded into memory instead), sparql, bindings, format, timeout, lock_fd. Answer (stdout): a
+loaded into memory instead), sparql, prefixes (name → IRI, declared for the parser as
+Oxigraph's ``prefixes`` argument; the query's own PREFIX lines add to them), bindings,
+format, timeout, lock_fd. Answer (stdout): a
 JSON header line, ``{"kind": …}`` or ``{"error": …, "message": …}``, then the results.
 """
 
@@ -43,8 +45,8 @@ def main() -> None:
     out = sys.stdout.buffer
     try:
         kind, payload = _answer(request)
-    except SyntaxError as exc:
-        out.write(_header(error="bad_input", message=f"SPARQL syntax error: {exc}"))
+    except SyntaxError as exc:  # the parent shows where, with the query's own line
+        out.write(_header(error="syntax", message=str(exc)))
     except (RuntimeError, OSError, ValueError) as exc:
         out.write(_header(error="query", message=str(exc)))
     except Exception as exc:  # an OntoloomError (Busy, …) of the Windows lock
@@ -74,8 +76,11 @@ def _answer(request: dict[str, Any]) -> tuple[str, bytes]:
         store.bulk_load(path=request["dataset"], format=pyoxigraph.RdfFormat.N_QUADS)
     bindings = {pyoxigraph.Variable(k): _term(v) for k, v in request["bindings"].items()}
     sparql = request["sparql"]
+    prefixes = request.get("prefixes") or None
     try:
-        result = store.query(sparql, use_default_graph_as_union=True, substitutions=bindings)
+        result = store.query(
+            sparql, use_default_graph_as_union=True, substitutions=bindings, prefixes=prefixes
+        )
     except RuntimeError as exc:
         if _NOT_PROJECTED not in str(exc) or not bindings:
             raise
@@ -83,7 +88,9 @@ def _answer(request: dict[str, Any]) -> tuple[str, bytes]:
         # One VALUES clause: a query may end with only one.
         names = " ".join(str(k) for k in bindings)
         values = f"VALUES ({names}) {{ ({' '.join(str(t) for t in bindings.values())}) }}"
-        result = store.query(f"{sparql}\n{values}", use_default_graph_as_union=True)
+        result = store.query(
+            f"{sparql}\n{values}", use_default_graph_as_union=True, prefixes=prefixes
+        )
     out = BytesIO()
     if isinstance(result, pyoxigraph.QueryBoolean | pyoxigraph.QuerySolutions):
         result.serialize(out, _RESULTS.get(request["format"], pyoxigraph.QueryResultsFormat.JSON))

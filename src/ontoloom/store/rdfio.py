@@ -10,7 +10,7 @@ from ontoloom.errors import BadInput, ParseError
 from ontoloom.store.embedded import FORMATS
 from ontoloom.store.terms import Literal, Quad, RdfFormat, Triple, parse
 
-__all__ = ["format_for", "input_limits", "read_quads", "read_triples"]
+__all__ = ["format_for", "guess_format", "input_limits", "read_quads", "read_triples"]
 
 # Input is bounded so that one file cannot take the memory of the process reading it.
 MAX_INPUT_BYTES = 64 * 2**20
@@ -32,6 +32,15 @@ _SUFFIXES = {
 }
 
 
+def guess_format(path: str | Path) -> str | None:
+    """The RDF format a file name's extension stands for, or None (``-``, no extension).
+
+    >>> guess_format("team.ttl"), guess_format("-")
+    ('turtle', None)
+    """
+    return _SUFFIXES.get(Path(path).suffix.lower())
+
+
 def format_for(path: str | Path, explicit: str | None = None) -> RdfFormat:
     name = explicit or _SUFFIXES.get(Path(path).suffix.lower())
     if name is None or name not in FORMATS:
@@ -50,16 +59,18 @@ def read_quads(
     base_iri: str | None = None,
     prefixes: dict[str, str] | None = None,
     bounded: bool = True,
+    label: str | None = None,
 ) -> list[Quad]:
     """Parse a file or a string; ``prefixes``, when given, receives the prefixes the
     text declares (for writing terms back as people wrote them). Input is ``bounded`` by
-    :func:`input_limits` (off only for files ontoloom wrote itself).
+    :func:`input_limits` (off only for files ontoloom wrote itself). ``label`` names the
+    input in errors (default: the path, else ``<input>``).
 
     :raises ParseError: with file, line and column.
     :raises BadInput: for input past a limit, naming the file, the limit and how to raise it.
     """
     fmt = format_for(path or "data.ttl", format_name)
-    label = str(path) if path is not None else "<input>"
+    label = label or (str(path) if path is not None else "<input>")
     max_input, max_literal = input_limits() if bounded else (None, None)
     try:
         if max_input is not None:

@@ -1,0 +1,401 @@
+"""The memory-server drop-in never surprises an agent written for the reference server
+(issue 14): the whole graph from read_graph, what the reference accepts accepted, words kept
+verbatim, observations in order, refusals in the agent's names, no writes into the client's
+directory; and the ways in from the reference's memory.jsonl and sage-memory's database,
+tested on files the real tools wrote (tests/fixtures/memory-import/README.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from conftest import Cli, quads_of
+from test_mcp import ONTOLOOM, Session, run
+
+FIXTURES = Path(__file__).parent / "fixtures" / "memory-import"
+INTERNAL_ID = re.compile(r"\b[a-z]{4}_[0-9a-f]{8}\b")
+
+
+def ent(name: str, kind: str, *obs: str) -> dict[str, Any]:
+    return {"name": name, "entityType": kind, "observations": list(obs)}
+
+
+def rel(a: str, words: str, b: str) -> dict[str, str]:
+    return {"from": a, "to": b, "relationType": words}
+
+
+# The calls the issue says were refused, and more of the same kind.
+ENTITIES = [
+    ent("Alice", "person", "z: added first", "a: added second"),
+    ent("Acme", "company"),
+    ent("Org", "organization"),
+    ent("Standup", "event", "mondays"),
+    ent("Billing", "project"),
+    ent("Event sourcing", "concept"),
+    ent("CQRS", "concept"),
+    ent("Fix bug", "task"),
+    ent("Ship", "task"),
+]
+RELATIONS = [
+    rel("Alice", "attendee of", "Standup"),  # the event is a Thing: open
+    rel("Billing", "part of", "Acme"),  # part_of runs to a Project: open
+    rel("Event sourcing", "depends on", "CQRS"),  # concepts: open
+    rel("Fix bug", "blocks", "Ship"),  # typed
+    rel("Ship", "blocks", "Fix bug"),  # would close a cycle: open
+    rel("Alice", "works at", "Acme"),  # unknown to the schema: open, verbatim
+    rel("Alice", "member of", "Org"),  # typed member_of, read back in these words
+    rel("Fix bug", "assigned to", "Alice"),  # typed
+    rel("Alice", "works_at", "Org"),
+]
+
+
+def test_what_the_reference_accepts_is_accepted_and_read_back_as_written(
+    data_dir: Path,
+) -> None:
+    async def body(s: Session) -> None:
+        assert await s.ok("create_entities", entities=ENTITIES) == ENTITIES
+        assert await s.ok("create_relations", relations=RELATIONS) == RELATIONS
+        assert await s.ok("create_relations", relations=RELATIONS) == []  # all there
+        await s.ok(
+            "add_observations",
+            observations=[{"entityName": "Alice", "contents": ["m: added third"]}],
+        )
+        whole = await s.ok("read_graph")
+        assert "nextCursor" not in whole and "note" not in whole
+        by_name = {e["name"]: e for e in whole["entities"]}
+        assert sorted(by_name) == sorted(e["name"] for e in ENTITIES)
+        for e in ENTITIES:  # entityType verbatim, known to the schema or not
+            assert by_name[e["name"]]["entityType"] == e["entityType"]
+        assert by_name["Alice"]["observations"] == [
+            "z: added first",
+            "a: added second",
+            "m: added third",
+        ]
+        key = lambda r: (r["from"], r["relationType"], r["to"])  # noqa: E731
+        assert sorted(whole["relations"], key=key) == sorted(RELATIONS, key=key)
+
+        # The typed tools see typed relations by their declared names, open ones as open.
+        alice = (await s.ok("search", query="Alice"))[0]["id"]
+        seen = {(r["rel"], r.get("open", False)) for r in await s.ok("relations", id=alice)}
+        assert {("works at", True), ("attendee of", True), ("member_of", False)} <= seen
+        assert ("assigned_to", False) in seen and ("works_at", True) in seen
+        # SPARQL: an open relation is an ol:OpenRelation labelled with the agent's words.
+        found = await s.ok(
+            "query",
+            query='SELECT ?s ?o WHERE { ?p a ol:OpenRelation ; rdfs:label "works at" . ?s ?p ?o }',
+        )
+        assert len(found["results"]["bindings"]) == 1
+        assert (await s.ok("check"))["conforms"] is True
+
+        # Deleting by the agent's words removes typed and open relations alike.
+        await s.raw("delete_relations", relations=RELATIONS[3:])
+        left = (await s.ok("read_graph"))["relations"]
+        assert sorted(left, key=key) == sorted(RELATIONS[:3], key=key)
+        await s.raw("delete_entities", entityNames=["Alice", "Standup"])
+        assert [r["from"] for r in (await s.ok("read_graph"))["relations"]] == [
+            "Billing",
+            "Event sourcing",
+        ]
+        assert (await s.ok("check"))["conforms"] is True
+
+    run(data_dir, body)
+
+
+def test_refusals_say_why_in_the_agents_names(data_dir: Path) -> None:
+    async def body(s: Session) -> None:
+        await s.ok("create_entities", entities=ENTITIES[:2])
+        before = await s.ok("read_graph")
+        for text, _ in [
+            await s.refused("create_relations", relations=[rel("Alice", "knows", "Bob")]),
+            await s.refused(
+                "add_observations", observations=[{"entityName": "Bob", "contents": ["x"]}]
+            ),
+        ]:
+            assert "Bob" in text and "create_entities" in text
+            assert "ontoloom " not in text and "-p " not in text and not INTERNAL_ID.search(text)
+        text, _ = await s.refused("create_relations", relations=[rel("Alice", "knows", "Bob")])
+        assert "refused on purpose" in text
+        text, _ = await s.refused(
+            "add_observations",
+            observations=[{"entityName": "Alice", "contents": ["password=Hunter2fake"]}],
+        )
+        assert text.startswith("refused on purpose: secrets are never stored")
+        assert "Alice" in text and not INTERNAL_ID.search(text) and "Hunter2fake" not in text
+        assert await s.ok("read_graph") == before
+
+    run(data_dir, body)
+
+
+def test_read_graph_past_1000_entities_starts_by_saying_what_it_left_out(
+    tmp_path: Path,
+) -> None:
+    from ontoloom.api import Graph
+    from ontoloom.mcp_server.memory_tools import _graph_text
+    from ontoloom.memory import Memory
+
+    with Graph.open(tmp_path / "d", write=True, create=True) as g:
+        memory = Memory(g)
+        memory.create_entities([ent(f"n{i:04d}", "person") for i in range(1000)])
+        assert len(memory.read_graph()["entities"]) == 1000  # the reference's answer
+        memory.create_entities([ent("one more", "widget")])
+        page = memory.read_graph()
+        assert len(page["entities"]) == 1000 and page["nextCursor"]
+        text = _graph_text(page)
+        assert text.startswith("Returned entities 1-1000 of 1001")
+        assert page["nextCursor"] in text.splitlines()[0]
+        rest = memory.read_graph(page["nextCursor"])
+        assert len(rest["entities"]) == 1 and "nextCursor" not in rest
+        assert _graph_text(rest).startswith("Returned 1 entity after the cursor")
+
+
+def test_search_nodes_finds_what_the_reference_finds(data_dir: Path) -> None:
+    async def body(s: Session) -> None:
+        await s.ok("create_entities", entities=ENTITIES)
+        # the reference: a case-insensitive substring of name, entityType or an observation
+        for query, expected in [
+            ("ali", {"Alice"}),
+            ("CONCEPT", {"Event sourcing", "CQRS"}),
+            ("added SECOND", {"Alice"}),
+            ("comp", {"Acme"}),
+        ]:
+            found = await s.ok("search_nodes", query=query)
+            assert expected <= {e["name"] for e in found["entities"]}, query
+
+    run(data_dir, body)
+
+
+def _serve_outside_instance(cwd: Path, env: dict[str, str], errlog: Path) -> None:
+    async def main() -> None:
+        params = StdioServerParameters(command=ONTOLOOM, args=["mcp"], env=env, cwd=str(cwd))
+        with errlog.open("w") as err:
+            async with (
+                stdio_client(params, errlog=err) as (r, w),
+                ClientSession(r, w) as session,
+            ):
+                await session.initialize()
+                result = await session.call_tool("create_entities", {"entities": [ENTITIES[0]]})
+                assert not result.isError
+
+    asyncio.run(main())
+
+
+def test_outside_any_instance_the_server_uses_the_per_user_data_dir(tmp_path: Path) -> None:
+    cwd, xdg = tmp_path / "client-cwd", tmp_path / "xdg"
+    cwd.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "ONTOLOOM_HOME"}
+    env["XDG_DATA_HOME"] = str(xdg)  # where platformdirs puts user data on Linux
+    errlog = tmp_path / "stderr.txt"
+    _serve_outside_instance(cwd, env, errlog)
+    assert list(cwd.iterdir()) == []  # nothing written where the client started it
+    assert (xdg / "ontoloom" / "store").exists()
+    said = errlog.read_text()
+    assert said.count("per-user data dir") == 1 and str(xdg / "ontoloom") in said
+
+    home = tmp_path / "home"
+    _serve_outside_instance(cwd, {**env, "ONTOLOOM_HOME": str(home)}, errlog)
+    assert (home / "store").exists() and list(cwd.iterdir()) == []
+    assert "per-user" not in errlog.read_text()
+
+
+# -- import --------------------------------------------------------------------------------
+def ok(cli: Cli, *args: str) -> Any:
+    result = cli("--json", *args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def _reference_file() -> list[dict[str, Any]]:
+    lines = (FIXTURES / "memory.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_import_memory_jsonl_maps_as_the_drop_in_does(cli: Cli, tmp_path: Path) -> None:
+    from ontoloom.api import Graph
+    from ontoloom.memory import Memory
+
+    file = FIXTURES / "memory.jsonl"
+    result = cli("--json", "import", str(file), "--from", "memory-jsonl")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["stored"] is True
+    refused = {r.get("name") or r.get("to"): r["why"] for r in report["refused"]}
+    assert set(refused) == {"Staging DB", "Jane_Doe"}
+    assert "secret" in refused["Staging DB"] and "refused on purpose" in refused["Jane_Doe"]
+    assert {e["name"] for e in report["entities"]["open"]} == {
+        "Acme Corp",
+        "Weekly standup",
+        "Event sourcing",
+        "CQRS",
+    }
+    assert {(r["relationType"], r["rel"]) for r in report["relations"]["typed"]} == {
+        ("member of", "member_of"),
+        ("assigned_to", "assigned_to"),
+        ("part of", "part_of"),
+        ("blocks", "blocks"),
+    }
+    assert "works at" in {r["relationType"] for r in report["relations"]["open"]}
+
+    # The same calls through the drop-in give the same graph, as the agent reads it.
+    items = _reference_file()
+    entities = [
+        {k: i[k] for k in ("name", "entityType", "observations")}
+        for i in items
+        if i["type"] == "entity" and i["name"] != "Staging DB"
+    ]
+    relations = [
+        {k: i[k] for k in ("from", "to", "relationType")}
+        for i in items
+        if i["type"] == "relation" and i["to"] != "Jane_Doe"
+    ]
+    with Graph.open(tmp_path / "replay", write=True, create=True) as g:
+        memory = Memory(g)
+        memory.create_entities(entities)
+        memory.create_relations(relations)
+        replayed = memory.read_graph()
+    with Graph.open(cli.data_dir) as g:
+        imported = Memory(g).read_graph()
+    assert imported == replayed
+    # ... which is the reference's file, but for what was refused
+    key = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
+    assert sorted(imported["entities"], key=key) == sorted(entities, key=key)
+    assert sorted(imported["relations"], key=key) == sorted(relations, key=key)
+    assert ok(cli, "check")["conforms"] is True
+
+    # The oracle: pySHACL finds the imported graph (open relations and all) conforms.
+    from ontoloom.schema import builtin_triples
+    from ontoloom.shacl.oracle import pyshacl_results
+    from ontoloom.store.rdfio import read_triples
+
+    exported = cli("export", "--format", "ntriples", "--graph", "facts").output
+    ontology, shapes = builtin_triples()
+    conforms, results, _ = pyshacl_results(
+        read_triples(data=exported, format_name="ntriples"),
+        shapes,
+        ontology=ontology,
+        advanced=True,
+    )
+    assert conforms, results
+
+    again = json.loads(cli("--json", "import", str(file), "--from", "memory-jsonl").output)
+    assert again["entities"]["typed"] == [] and len(again["entities"]["existing"]) == 9
+    assert again["relations"]["typed"] == [] or not any(
+        r["new"] for r in again["relations"]["typed"] + again["relations"]["open"]
+    )
+
+
+def _empty_store(cli: Cli) -> None:
+    from ontoloom.api import Graph
+
+    with Graph.open(cli.data_dir, write=True, create=True):
+        pass
+
+
+def test_import_dry_run_stores_nothing_and_reports_the_same(cli: Cli) -> None:
+    file = str(FIXTURES / "memory.jsonl")
+    fresh = json.loads(cli("--json", "import", file, "--from", "memory-jsonl", "--dry-run").output)
+    assert not cli.data_dir.exists() and fresh["stored"] is False  # no store: none made
+    _empty_store(cli)
+    before = quads_of(cli.data_dir)
+    dry = json.loads(cli("--json", "import", file, "--from", "memory-jsonl", "--dry-run").output)
+    assert dry["dry_run"] is True and dry["stored"] is False
+    assert quads_of(cli.data_dir) == before
+    real = json.loads(cli("--json", "import", file, "--from", "memory-jsonl").output)
+    for part in ("entities", "relations", "refused"):
+        assert dry[part] == real[part]
+    text = cli("import", file, "--from", "memory-jsonl", "--dry-run").output
+    assert text.startswith("dry run (nothing stored)") and "already there" in text
+
+
+def test_import_sage_memory_reads_its_ontology_entries(cli: Cli) -> None:
+    result = cli("--json", "import", str(FIXTURES / "sage-memory.db"), "--from", "sage-memory")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    typed = {e["name"]: e for e in report["entities"]["typed"]}
+    assert set(typed) == {
+        "Fix payment timeout in checkout flow",
+        "Deploy checkout",
+        "Alice Chen",
+        "Billing v2 migration",
+    }
+    assert typed["Fix payment timeout in checkout flow"]["properties"] == ["priority", "status"]
+    assert [e["name"] for e in report["entities"]["open"]] == ["Saga pattern"]
+    assert [r["name"] for r in report["refused"]] == ["Stripe key"]  # a secret
+    assert "sk_live" not in result.output
+    assert [s["title"] for s in report["skipped"]] == ["Checkout retries need idempotency keys"]
+    assert {(r["relationType"], r["rel"]) for r in report["relations"]["typed"]} == {
+        ("blocks", "blocks"),
+        ("assigned_to", "assigned_to"),
+        ("has_task", "has_task"),
+    }
+    assert {r["relationType"] for r in report["relations"]["open"]} == {"uses", "depends_on"}
+    task = ok(cli, "list", "--type", "Task")
+    status = {t["properties"]["title"]: t["properties"]["status"] for t in task}
+    assert status["Fix payment timeout in checkout flow"] == "in_progress"  # kept, not defaulted
+    person = ok(cli, "list", "--type", "Person")[0]
+    assert person["properties"]["observations"] == [
+        "email: alice@example.com",
+        "role: Backend Lead",
+    ]
+    assert ok(cli, "check")["conforms"] is True
+
+
+def test_import_refuses_bad_input_readably(cli: Cli, tmp_path: Path) -> None:
+    jsonl = tmp_path / "memory.jsonl"
+    jsonl.write_text('{"type":"entity","name":"A","entityType":"x","observations":[]}\n{oops\n')
+    result = cli("import", str(jsonl))
+    assert result.exit_code == 2 and "--from memory-jsonl" in result.output
+    result = cli("import", str(jsonl), "--from", "memory-jsonl")
+    assert (
+        result.exit_code == 0
+        and "memory.jsonl:2: " in result.output
+        and "not JSON" in result.output
+    )
+    secret = tmp_path / "secret.jsonl"
+    secret.write_text(
+        '{"type":"entity","name":"A","entityType":"x","observations":[]}\n'
+        '{"type":"entity","name":"B","entityType":"y","observations":["ok"]}\n'
+        '{"type":"relation","from":"A","to":"B","relationType":"password=Hunter2fake"}\n'
+        '{"type":"relation","from":"A","to":"B","relationType":"knows"}\n'
+    )
+    result = cli("--json", "import", str(secret), "--from", "memory-jsonl")
+    assert result.exit_code == 0 and "Hunter2fake" not in result.output
+    report = json.loads(result.output)
+    assert [r["where"] for r in report["refused"]] == ["secret.jsonl:3"]
+    assert [r["relationType"] for r in report["relations"]["open"]] == ["knows"]
+    bad = tmp_path / "memory.db"
+    bad.write_text("not sqlite")
+    result = cli("import", str(bad), "--from", "sage-memory")
+    assert result.exit_code != 0 and "not a sage-memory database" in result.output
+    assert "Traceback" not in result.output
+    result = cli("import", str(tmp_path / "missing.jsonl"), "--from", "memory-jsonl")
+    assert result.exit_code != 0 and "no such file" in result.output
+    result = cli("import", str(jsonl), "--from", "memory-jsonl", "--format", "turtle")
+    assert result.exit_code == 2
+
+
+def test_errors_from_below_the_drop_in_lose_their_cli_advice() -> None:
+    import pytest
+
+    from ontoloom.errors import BadInput, NotFound
+    from ontoloom.mcp_server.memory_tools import _in_agent_terms
+
+    def record(g: Any, a: Any) -> Any:
+        raise BadInput("rec:x comes from a record, not from a direct write: edit the record "
+                       "and run `ontoloom rebuild`")  # fmt: skip
+
+    def missing(g: Any, a: Any) -> Any:
+        raise NotFound("no entity with id 'x': check the id with `ontoloom list`")
+
+    with pytest.raises(BadInput) as exc:
+        _in_agent_terms(record)(None, {})
+    assert "ontoloom" not in exc.value.message and "leave it out" in exc.value.message
+    with pytest.raises(NotFound) as found:
+        _in_agent_terms(missing)(None, {})
+    assert found.value.message == "no entity with id 'x'"
