@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test test-wheel soak check bench bench-mcp eval eval-mining clean
+.PHONY: demo test test-wheel test-endpoint soak check bench bench-mcp eval eval-mining clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,12 @@ test: $(STAMP)
 # and runs `ontoloom demo` from it: about a minute, so not part of `make test`.
 test-wheel: $(STAMP)
 	$(PY) -m pytest -m wheel tests/test_wheel.py
+
+# The core suites again with every test instance's graph in a real `oxigraph serve`.
+test-endpoint: $(STAMP)
+	ONTOLOOM_TEST_BACKEND=oxigraph $(PY) -m pytest -n 2 tests/test_cli.py tests/test_write_path.py \
+		tests/test_audit.py tests/test_records.py tests/test_proposals.py tests/test_mcp.py \
+		tests/test_differential.py tests/test_interchange.py tests/test_search.py
 
 # The reliability suite at full scale (tests/reliability: concurrent writers, SIGKILL, fuzzing)
 # and the generated differential tests with more, fresh examples; ends with a table.

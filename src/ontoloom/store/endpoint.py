@@ -529,7 +529,8 @@ class SparqlEndpointBackend:
         generation is ``expected`` (the current one when None); read back afterwards by its
         commit token. Returns the new generation.
 
-        :raises Busy: another gateway committed first (the caller re-validates and retries).
+        :raises CommitConflict: another gateway committed first (the caller validates again
+            and retries).
         :raises EndpointError: the endpoint failed; the message says whether the commit is
             known not to have happened.
         """
@@ -537,38 +538,13 @@ class SparqlEndpointBackend:
         if expected is None:
             expected = self.generation()
         new = expected + 1
-        token = uuid.uuid4().hex
-        plan = self._plan(delta)
         change = NamedNode(f"{CHANGE_BASE}{new}")
-        touched = _touched(delta)
-        now = f'"{_now()}"^^<{XSD}dateTime>'
-        delete = [f"GRAPH {META} {{ {STORE_NODE} {GENERATION} ?gen }}"]
-        delete += [f"GRAPH {META} {{ {STORE_NODE} {LAST_CHANGE} ?last }}"]
-        delete += [_data(q) for q in plan["removes"]]
-        where_records = []
-        for i, record in enumerate(plan["drops"]):
-            delete.append(
-                f"GRAPH {META} {{ {record} {LEXICAL_FORM} ?l{i} . {record} {DATATYPE} ?d{i} }}"
-            )
-            where_records.append(
-                f"OPTIONAL {{ GRAPH {META} {{ {record} {LEXICAL_FORM} ?l{i} . {record} {DATATYPE} ?d{i} }} }}"
-            )
-        insert = [
-            f"GRAPH {META} {{ {STORE_NODE} {GENERATION} {new} . {STORE_NODE} {LAST_CHANGE} {now} . "
-            f'{change} {GENERATION} {new} ; {COMMIT} "{token}" ; {TOUCHED} {_string(touched)} }}'
-        ]
-        insert += [_data(q) for q in plan["adds"]]
-        update = (
-            f"DELETE {{ {' '.join(delete)} }}\nINSERT {{ {' '.join(insert)} }}\n"
-            f"WHERE {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?gen }} FILTER(?gen = {expected}) "
-            f"OPTIONAL {{ GRAPH {META} {{ {STORE_NODE} {LAST_CHANGE} ?last }} }} "
-            f"{' '.join(where_records)} }}"
-        )
+        token = uuid.uuid4().hex
         try:
-            self._update(update, f"the commit of generation {new}")
+            self._update(self._guarded(expected, token, delta), f"the commit of generation {new}")
         except EndpointError as exc:
-            # The answer was lost, not necessarily the commit: ask the store.
-            outcome = self._committed(change, token)
+            # The answer was lost, not necessarily the commit: settle it with the store.
+            outcome = self._settle(expected, token)
             if outcome is None:
                 raise EndpointError(
                     f"{exc.message}; whether generation {new} was committed is unknown "
@@ -584,6 +560,55 @@ class SparqlEndpointBackend:
             f"another gateway committed to {self.config.update_url} first (generation "
             f"{expected} is gone)"
         )
+
+    def _guarded(self, expected: int, token: str, delta: Delta) -> str:
+        """One update: ``delta`` and the next generation's stamp, applied only while the
+        generation is ``expected``."""
+        new = expected + 1
+        plan = self._plan(delta)
+        change = NamedNode(f"{CHANGE_BASE}{new}")
+        now = f'"{_now()}"^^<{XSD}dateTime>'
+        delete = [f"GRAPH {META} {{ {STORE_NODE} {GENERATION} ?gen }}"]
+        delete += [f"GRAPH {META} {{ {STORE_NODE} {LAST_CHANGE} ?last }}"]
+        delete += [_data(q) for q in plan["removes"]]
+        where_records = []
+        for i, record in enumerate(plan["drops"]):
+            pattern = f"{record} {LEXICAL_FORM} ?l{i} . {record} {DATATYPE} ?d{i}"
+            delete.append(f"GRAPH {META} {{ {pattern} }}")
+            where_records.append(f"OPTIONAL {{ GRAPH {META} {{ {pattern} }} }}")
+        insert = [
+            f"GRAPH {META} {{ {STORE_NODE} {GENERATION} {new} . {STORE_NODE} {LAST_CHANGE} {now} . "
+            f'{change} {GENERATION} {new} ; {COMMIT} "{token}" ; '
+            f"{TOUCHED} {_string(_touched(delta))} }}"
+        ]
+        insert += [_data(q) for q in plan["adds"]]
+        return (
+            f"DELETE {{ {' '.join(delete)} }}\nINSERT {{ {' '.join(insert)} }}\n"
+            f"WHERE {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?gen }} FILTER(?gen = {expected}) "
+            f"OPTIONAL {{ GRAPH {META} {{ {STORE_NODE} {LAST_CHANGE} ?last }} }} "
+            f"{' '.join(where_records)} }}"
+        )
+
+    def _settle(self, expected: int, token: str) -> bool | None:
+        """Whether a commit whose answer was lost happened (True), never will (False), or
+        cannot be told yet (None). An update still in flight could land later, so when the
+        token is not there a fence — an empty commit at the same generation — is sent: once
+        the generation has moved past ``expected``, the lost update can never apply."""
+        change = NamedNode(f"{CHANGE_BASE}{expected + 1}")
+        committed = self._committed(change, token)
+        if committed is not False:
+            return committed
+        fence = uuid.uuid4().hex
+        try:
+            self._update(self._guarded(expected, fence, Delta()), "a fence after a lost answer")
+        except EndpointError:
+            return None
+        committed = self._committed(change, token)
+        try:
+            moved = self.generation() > expected
+        except EndpointError:
+            return None
+        return committed if moved else None
 
     def _committed(self, change: NamedNode, token: str) -> bool | None:
         try:
