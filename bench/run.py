@@ -624,8 +624,16 @@ def main() -> None:
             "view",
             "mcp",
             "long",
+            "endpoint",
         ],
         action="append",
+    )
+    parser.add_argument(
+        "--endpoint-sizes", default="1000,10000", help="entities, embedded vs oxigraph serve"
+    )
+    parser.add_argument("--endpoint-repeat", type=int, default=50, help="calls per endpoint row")
+    parser.add_argument(
+        "--gateway-writes", type=int, default=25, help="creates per gateway, concurrent"
     )
     parser.add_argument("--view-sizes", default="1000,10000", help="entities, for ontoloom view")
     parser.add_argument(
@@ -683,6 +691,14 @@ def main() -> None:
     )
     if "writes" in only:
         bench_all_writes(args)
+    if "endpoint" in only:
+        from endpoint_bench import run as bench_endpoint
+
+        bench_endpoint(
+            [int(x) for x in args.endpoint_sizes.split(",")],
+            args.endpoint_repeat,
+            args.gateway_writes,
+        )
     if "shapes" in only:
         print(
             f"\n{'update, with':<18}{'route':>10}{'entities':>10}{'p50 ms':>10}{'p95 ms':>10}"
