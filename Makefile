@@ -41,8 +41,9 @@ check: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests bench eval
 	$(VENV)/bin/mypy
 
+# One section: make bench BENCH_ARGS="--only endpoint" (bench/run.py --help lists them).
 bench: $(STAMP)
-	$(PY) bench/run.py
+	$(PY) bench/run.py $(BENCH_ARGS)
 
 # MCP servers over stdio, side by side; peers are installed under bench/.peers/ on first use.
 bench-mcp: $(STAMP)

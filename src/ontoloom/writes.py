@@ -23,6 +23,8 @@ re-audits the whole store under the schema it makes.
 
 from __future__ import annotations
 
+import random
+import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,7 +48,7 @@ __all__ = ["Cycle", "WritePath"]
 
 _LARGE = 1000  # focus nodes beyond which the scratch store is validated whole
 _COPY_ALL = 20  # a bulk delta copies the whole store when it has ≤ this many quads per node
-COMMIT_ATTEMPTS = 5  # validations of one delta when other writers keep committing first
+COMMIT_ATTEMPTS = 8  # validations of one delta when other writers keep committing first
 
 Listener = Callable[[Delta, int], None]
 
@@ -98,7 +100,7 @@ class WritePath:
             return self.backend.generation()
         if any(q.graph_name == META for q in (*delta.adds, *delta.removes)):
             raise OntoloomError("the bookkeeping graph is written by the store alone")
-        for _attempt in range(COMMIT_ATTEMPTS):
+        for attempt in range(COMMIT_ATTEMPTS):
             # Validated against this generation, committed only while it still stands:
             # another gateway writing to the same store in between makes it check again.
             expected = self.backend.generation()
@@ -114,6 +116,9 @@ class WritePath:
                 generation = self.backend.apply(delta, expected)
                 break
             except CommitConflict:
+                # Writers that collided wait apart before validating again (jittered,
+                # doubling): retrying in step would collide again.
+                time.sleep(random.uniform(0, 0.01 * 2**attempt))
                 continue
         else:
             raise Busy(
