@@ -83,21 +83,6 @@ def _init(tmp_path: Path, server, name: str = "inst") -> Path:
     return root / ".ontoloom"
 
 
-def test_init_on_an_endpoint_says_whether_it_made_the_store(
-    tmp_path: Path, oxigraph_server
-) -> None:
-    args = [
-        "--endpoint",
-        oxigraph_server.query_url,
-        "--update-endpoint",
-        oxigraph_server.update_url,
-    ]
-    first = CliRunner().invoke(main, ["init", str(tmp_path / "a"), *args, "--json"])
-    again = CliRunner().invoke(main, ["init", str(tmp_path / "a"), *args, "--json"])
-    other = CliRunner().invoke(main, ["init", str(tmp_path / "b"), *args, "--json"])
-    assert [json.loads(r.stdout)["created"] for r in (first, again, other)] == [True, False, False]
-
-
 def _cli(data_dir: Path, *args: str):
     return CliRunner().invoke(main, ["--data-dir", str(data_dir), *args])
 

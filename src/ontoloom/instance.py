@@ -57,7 +57,7 @@ def init_instance(
             if os.environ.get("ONTOLOOM_HOME")
             else (directory / DATA_DIR_NAME)
         )
-    created = not exists(target)
+    created = not exists(target) if endpoint is None else None
     with open_backend(target, write=True, create=True):
         pass
     gitignore = directory / ".gitignore"
