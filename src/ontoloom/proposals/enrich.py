@@ -255,7 +255,7 @@ def ingest_response(graph: Graph, data: Any) -> IngestResult:
             outcome.update(
                 outcome="refused", reason="unresolved", detail=(source.reason or target.reason)
             )
-        elif not _fits(graph, resolver.types.get(source.id), spec.from_types) or not _fits(
+        elif not type_fits(graph, resolver.types.get(source.id), spec.from_types) or not type_fits(
             graph, resolver.types.get(target.id), spec.to_types
         ):
             outcome.update(
@@ -315,7 +315,8 @@ def ingest_response(graph: Graph, data: Any) -> IngestResult:
     return result
 
 
-def _fits(graph: Graph, type_name: str | None, allowed: list[str]) -> bool:
+def type_fits(graph: Graph, type_name: str | None, allowed: list[str]) -> bool:
+    """Whether an object of ``type_name`` may stand where ``allowed`` types may."""
     if any(t in ("Object", "Record", "Entity") for t in allowed):
         return type_name is not None
     if type_name is None:

@@ -41,6 +41,7 @@ from ontoloom.egress import Gate, Item
 from ontoloom.errors import BadInput, NotFound, OntoloomError
 from ontoloom.model import literal_from_json, vocab_iri
 from ontoloom.proposals.confidence import confidence, load_usage
+from ontoloom.proposals.enrich import type_fits
 from ontoloom.proposals.store import (
     OBJECT_REL,
     Proposal,
@@ -66,7 +67,7 @@ from ontoloom.records.slug import slug
 from ontoloom.records.writeback import atomic_write
 from ontoloom.store.base import Delta
 from ontoloom.store.terms import Literal, NamedNode, Quad
-from ontoloom.vocab import CONFIRMED, OL, PROPOSALS, RDF_TYPE, XSD
+from ontoloom.vocab import CONFIRMED, PROPOSALS, RDF_TYPE, XSD
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -592,20 +593,6 @@ def object_id(type_name: str, title: str) -> str:
     return f"{prefix}:{slug(title)}"
 
 
-def _fits(graph: Graph, type_name: str | None, allowed: list[str]) -> bool:
-    if any(t in ("Object", "Record", "Entity") for t in allowed):
-        return type_name is not None
-    if type_name is None:
-        return False
-    wanted = {
-        c.value[len(OL) :]
-        for name in allowed
-        if name in graph.schema.types
-        for c in graph.schema.hierarchy.subclasses(graph.schema.types[name].iri)
-    }
-    return type_name in wanted
-
-
 def ingest(graph: Graph, data: Any, *, cross_vendor: bool | None = None) -> IngestResult:
     """Check and store an extractor's answer. :raises BadInput: it breaks the schema."""
     import jsonschema
@@ -830,7 +817,7 @@ def _one(
                 "reason": "unresolved",
                 "detail": s.reason or t.reason,
             }
-        if not _fits(graph, resolver.types.get(s.id), spec_r.from_types) or not _fits(
+        if not type_fits(graph, resolver.types.get(s.id), spec_r.from_types) or not type_fits(
             graph, resolver.types.get(t.id), spec_r.to_types
         ):
             return {
