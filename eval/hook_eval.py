@@ -1,6 +1,6 @@
 """Score the prompt hook (``ontoloom hook prompt-context``) on a labelled prompt set.
 
-    python eval/hook_eval.py [--set eval/hook_prompts.json] [--show tune|heldout|all] [--json]
+    python eval/hook_eval.py [--set eval/hook_prompts.json] [--show tune|heldout|fresh|all] [--json]
 
 Builds the two instances of ``eval/world.py`` in a temporary folder, asks the hook about every
 prompt (``ontoloom.hooks.context``, the function the hook process and a forwarding owner both
@@ -16,7 +16,8 @@ run) and scores what it injected against the labels:
 * **ms**: wall time of one in-process ``context`` call (median), for orientation only — the
   latency budget of the hook as a fresh process is measured by ``bench/run.py --only hook``.
 
-Rows for the tuning part, the held-out part and all prompts; exit 0 (figures are reported, not
+Rows for the tuning part, the held-out part, the fresh part (written after the last
+tuning) and all prompts; exit 0 (figures are reported, not
 asserted: the targets are in the README).
 """
 
@@ -182,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", type=Path, default=DEFAULT_SET, help="the labelled prompts")
     parser.add_argument(
-        "--show", choices=["tune", "heldout", "all"], help="print each prompt's outcome"
+        "--show", choices=["tune", "heldout", "fresh", "all"], help="print each prompt's outcome"
     )
     parser.add_argument("--json", action="store_true", help="figures as JSON")
     args = parser.parse_args(argv)
@@ -194,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     parts = [
         ("tune", [o for o in outcomes if o.case.split == "tune"]),
         ("held-out", [o for o in outcomes if o.case.split == "heldout"]),
+        ("fresh", [o for o in outcomes if o.case.split == "fresh"]),
         ("all", outcomes),
     ]
     rows = [(name, score(part)) for name, part in parts]

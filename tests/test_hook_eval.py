@@ -128,6 +128,6 @@ def test_a_label_naming_no_object_is_refused(tmp_path: Path) -> None:
 def test_the_shipped_set_is_large_enough_and_has_a_held_out_part() -> None:
     cases = ev.load_set(ev.DEFAULT_SET)
     assert len(cases) >= 40
-    assert {c.split for c in cases} == {"tune", "heldout"}
+    assert {c.split for c in cases} == {"tune", "heldout", "fresh"}
     assert {c.instance for c in cases} == {"team", "ops"}
     assert {"failure", "why", "entity", "runbook", "quiet"} <= {c.kind for c in cases}

@@ -282,6 +282,7 @@ class _Candidate:
     type: str = ""
     props: dict[str, list[str]] = field(default_factory=dict)
     titled: set[str] = field(default_factory=set)  # terms found in its title, name or aliases
+    borrowed: set[str] = field(default_factory=set)  # terms only in what an action resolves
     intent: int = 0  # 1 when it is what the prompt asks for (an action, a decision)
 
     def title(self, ids: Any) -> str:
@@ -291,11 +292,12 @@ class _Candidate:
 
     def rank(self) -> tuple[int, int, int, int, int, float, str]:
         # What the prompt asks for (the action of "how do I …", the decision of "why …")
-        # first, then what it names outright, then by distinct prompt terms.
+        # first, then what it names outright, then by distinct prompt terms of its own (an
+        # action pointed at only by its failures' words stands behind those failures).
         return (
             -self.intent,
             -(self.strength >= _BY_NAME),
-            -len(self.terms),
+            -len(self.terms - self.borrowed),
             -len(self.titled),
             -self.strength,
             -self.score,
@@ -440,10 +442,13 @@ def _credit(
         cand.terms.add(object_id)
         cand.strength = max(cand.strength, _BY_ID)
     text = [object_id, *(v for k, vs in cand.props.items() if k != "privacy" for v in vs)]
-    if extra:
-        text.append(extra)
     own = set(_WORD.findall(" ".join(text).lower()))
-    cand.terms |= {t for t in word_terms if _credited(t, own)}
+    mine = {t for t in word_terms if _credited(t, own)}
+    cand.terms |= mine
+    if extra:
+        theirs = set(_WORD.findall(extra.lower()))
+        cand.borrowed |= {t for t in word_terms if _credited(t, theirs)} - mine
+        cand.terms |= cand.borrowed
     titles = " ".join(v for k in ("title", "name", "aliases") for v in cand.props.get(k, []))
     cand.titled |= {t for t in word_terms if _credited(t, set(_WORD.findall(titles.lower())))}
     for key in ("title", "name", "aliases"):
@@ -460,12 +465,14 @@ def _private(cand: _Candidate) -> bool:
 
 def _cut(ranked: list[_Candidate]) -> list[_Candidate]:
     """The first MAX_OBJECTS — a runner-up only when it is named outright, or as well
-    pointed at as the first (a weaker second match is more often noise than help)."""
+    pointed at as the first with a prompt word in its own title (a weaker second match, or
+    one whose words sit only in its body, is more often noise than help)."""
     if not ranked:
         return []
     first, kept = ranked[0], [ranked[0]]
     for cand in ranked[1:MAX_OBJECTS]:
-        if cand.strength >= _BY_NAME or len(cand.terms) >= max(2, len(first.terms)):
+        pointed = len(cand.terms) >= max(2, len(first.terms)) and cand.titled
+        if cand.strength >= _BY_NAME or pointed:
             kept.append(cand)
     return kept
 
