@@ -163,3 +163,49 @@ def test_the_prompt_hook_answers_through_the_owner_as_it_would_alone(
     owned.close()
     alone = cli(data_dir, "hook", "prompt-context", stdin=prompt)
     assert through.stdout == alone.stdout
+
+
+_LEAN_HOOK = """
+import json, sys
+sys.argv = ["ontoloom", "hook", "prompt-context"]
+try:
+    from ontoloom.entry import main
+    main()
+except SystemExit:
+    pass
+finally:
+    with open(OUT, "w") as out:
+        json.dump(sorted(sys.modules), out)
+"""
+
+
+def test_a_hook_the_owner_answers_imports_nothing_heavy_and_finds_the_owner_by_the_event_cwd(
+    data_dir: Path, owned: McpProcess, tmp_path: Path
+) -> None:
+    """The process's own directory is elsewhere: the event's ``cwd`` names the instance, as
+    Claude Code sends it; the answer comes from the owner without ontoloom's store, search or
+    typing machinery ever being imported in the hook process."""
+    if not (data_dir.parent / "ontoloom.toml").exists():
+        (data_dir.parent / "ontoloom.toml").write_text("")
+    prompt = json.dumps({"prompt": "what does Ann work on?", "cwd": str(data_dir.parent)})
+    modules = tmp_path / "modules.json"
+    script = f"OUT = {str(modules)!r}\n{_LEAN_HOOK}"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "ONTOLOOM_HOME"}
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        input=prompt,
+        capture_output=True,
+        text=True,
+        cwd=elsewhere,
+        env=env,
+        timeout=60,
+    )
+    assert run.returncode == 0 and run.stderr == ""
+    imported = set(json.loads(modules.read_text()))
+    assert "pyoxigraph" not in imported and "ontoloom.hooks" not in imported
+    assert "ontoloom.config" not in imported and "typing" not in imported
+    owned.close()
+    alone = cli(data_dir, "hook", "prompt-context", stdin=prompt)
+    assert "Ann" in alone.stdout and run.stdout == alone.stdout

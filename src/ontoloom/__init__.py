@@ -11,7 +11,10 @@ Names are imported lazily so that latency-bound entry points (hooks) stay light.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads it alike)
+
+if TYPE_CHECKING:  # nothing at run time: the hooks' entry point imports this package first
+    from typing import Any
 
 __all__ = [
     "BadInput",

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ontoloom import locate
 from ontoloom.errors import BadInput
 
 __all__ = [
@@ -27,17 +28,14 @@ __all__ = [
     "user_data_dir",
 ]
 
-INSTANCE_MARKER = "ontoloom.toml"
-DATA_DIR_NAME = ".ontoloom"
+INSTANCE_MARKER = locate.INSTANCE_MARKER
+DATA_DIR_NAME = locate.DATA_DIR_NAME
 
 
 def find_instance(start: Path) -> Path | None:
     """The closest ancestor of ``start`` (itself included) holding ``ontoloom.toml``."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if (folder / INSTANCE_MARKER).is_file():
-            return folder
-    return None
+    found = locate.find_instance(str(start))
+    return None if found is None else Path(found)
 
 
 def user_data_dir() -> Path:
@@ -57,18 +55,12 @@ def resolve_data_dir(
 ) -> Path:
     """The data dir to use. ``outside_instance="user"`` (the MCP server) picks
     :func:`user_data_dir` where the others pick ``./.ontoloom``."""
-    if explicit:
-        return Path(explicit).expanduser().resolve()
-    env = os.environ.get("ONTOLOOM_HOME")
-    if env:
-        return Path(env).expanduser().resolve()
-    here = (cwd or Path.cwd()).resolve()
-    instance = find_instance(here)
-    if instance is not None:
-        return instance / DATA_DIR_NAME
+    found = locate.resolve(os.fspath(explicit) if explicit else None, str(cwd) if cwd else None)
+    if found is not None:
+        return Path(found)
     if outside_instance == "user":
         return user_data_dir()
-    return here / DATA_DIR_NAME
+    return (cwd or Path.cwd()).resolve() / DATA_DIR_NAME
 
 
 RECORD_KINDS = ("failures", "decisions", "memory", "runbooks")

@@ -8,6 +8,7 @@ command line — ``--help`` included — goes to :func:`ontoloom.cli.main`.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 
@@ -140,26 +141,32 @@ def forward_command(argv: list[str]) -> int | None:
     )
     if answer is None:
         if stdin is not None:  # already read: hand it to the command run here
-            import io
-
             sys.stdin = io.StringIO(stdin)
         return None
     return write_out(answer)
 
 
 def _forward_hook(name: str, data_dir: str | None) -> bool:
-    from ontoloom.config import resolve_data_dir
-    from ontoloom.owner_client import forward
+    """Hand the hook to the owner of its data dir, if one is alive: standard library only
+    (:mod:`ontoloom.locate`, :mod:`ontoloom.owner_client`), so a hook the owner answers
+    costs the interpreter's start and a socket round trip, not ontoloom's imports."""
+    import json
 
-    path = resolve_data_dir(data_dir)
-    if not (path / "owner.sock").exists():
+    from ontoloom.locate import hook_data_dir
+    from ontoloom.owner_client import SOCKET_NAME, forward
+
+    data = b"" if sys.stdin.isatty() else sys.stdin.buffer.read()
+    text = data.decode("utf-8", "replace")
+    sys.stdin = io.StringIO(text)  # whatever happens next reads what was given
+    try:
+        event = json.loads(text) if text.strip() else {}
+    except ValueError:
+        event = {}
+    path = hook_data_dir(data_dir, event.get("cwd") if isinstance(event, dict) else None)
+    if not os.path.exists(os.path.join(path, SOCKET_NAME)):
         return False
-    text = sys.stdin.read()
     answer = forward(path, {"kind": "hook", "name": name, "stdin": text})
     if answer is None:  # a stale socket: the hook runs here, on what it was given
-        import io
-
-        sys.stdin = io.StringIO(text)
         return False
     sys.stdout.write(answer.get("stdout", ""))
     return True

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ontoloom.config import DATA_DIR_NAME, INSTANCE_MARKER, find_instance, load_config
-from ontoloom.config import resolve_data_dir as _resolve
+from ontoloom.config import DATA_DIR_NAME, INSTANCE_MARKER, load_config
+from ontoloom.locate import hook_data_dir
 from ontoloom.lookups import (
     TITLE_KEYS,
     count_objects,
@@ -188,16 +188,8 @@ def _write(stdout: IO[str], text: str) -> None:
 
 
 def _data_dir(explicit: str | os.PathLike[str] | None, payload: dict[str, Any]) -> Path:
-    """``--data-dir``, else ``ONTOLOOM_HOME``, else the instance enclosing the event's ``cwd``
-    (Claude Code's project dir), else the one enclosing the process's working directory."""
-    if explicit or os.environ.get("ONTOLOOM_HOME"):
-        return _resolve(explicit)
-    cwd = payload.get("cwd")
-    if isinstance(cwd, str) and cwd and "\x00" not in cwd and os.path.isdir(cwd):
-        here = Path(cwd)
-        if find_instance(here) is not None or (here / DATA_DIR_NAME).is_dir():
-            return _resolve(None, here)
-    return _resolve()
+    """See :func:`ontoloom.locate.hook_data_dir` (the forwarding client uses it too)."""
+    return Path(hook_data_dir(os.fspath(explicit) if explicit else None, payload.get("cwd")))
 
 
 # -- prompt-context ----------------------------------------------------------------------------

@@ -12,9 +12,13 @@ import json
 import os
 import socket
 import sys
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads it alike)
+
+if TYPE_CHECKING:  # the hook's fast path imports this module: nothing at run time
+    from collections.abc import Iterator
+    from pathlib import Path
+    from typing import Any
 
 __all__ = ["SOCKET_NAME", "OwnerGone", "forward", "socket_address"]
 
@@ -28,10 +32,10 @@ class OwnerGone(Exception):
 
 
 @contextlib.contextmanager
-def socket_address(data_dir: Path) -> Iterator[str]:
+def socket_address(data_dir: str | Path) -> Iterator[str]:
     """A path for the data dir's socket that fits in ``sun_path``: the path itself, or (a
     long path, Linux) the same file reached through an open handle on the data dir."""
-    path = str(data_dir / SOCKET_NAME)
+    path = os.path.join(data_dir, SOCKET_NAME)
     if len(path.encode()) <= _MAX_PATH or not os.path.isdir("/proc/self/fd"):
         yield path
         return
@@ -42,13 +46,13 @@ def socket_address(data_dir: Path) -> Iterator[str]:
         os.close(fd)
 
 
-def forward(data_dir: Path, request: dict[str, Any]) -> dict[str, Any] | None:
+def forward(data_dir: str | Path, request: dict[str, Any]) -> dict[str, Any] | None:
     """The owner's answer to ``request``; None when no owner is alive (no socket, or a stale
     one left by an owner that died: nothing was sent, the caller does the work itself).
 
     :raises OwnerGone: the owner died after taking the request.
     """
-    if not HAS_UNIX_SOCKETS or not (data_dir / SOCKET_NAME).exists():
+    if not HAS_UNIX_SOCKETS or not os.path.exists(os.path.join(data_dir, SOCKET_NAME)):
         return None
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
