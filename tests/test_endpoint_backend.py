@@ -83,6 +83,18 @@ def _init(tmp_path: Path, server, name: str = "inst") -> Path:
     return root / ".ontoloom"
 
 
+def test_init_on_an_endpoint_says_whether_it_made_the_store(
+    tmp_path: Path, oxigraph_server
+) -> None:
+    urls = ["--endpoint", oxigraph_server.query_url]
+    urls += ["--update-endpoint", oxigraph_server.update_url]
+    first = CliRunner().invoke(main, ["init", str(tmp_path / "a"), *urls, "--json"])
+    again = CliRunner().invoke(main, ["init", str(tmp_path / "a"), *urls, "--json"])
+    # A second instance on the same endpoint finds the graph the first one made.
+    other = CliRunner().invoke(main, ["init", str(tmp_path / "b"), *urls, "--json"])
+    assert [json.loads(r.stdout)["created"] for r in (first, again, other)] == [True, False, False]
+
+
 def _cli(data_dir: Path, *args: str):
     return CliRunner().invoke(main, ["--data-dir", str(data_dir), *args])
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ontoloom.config import DATA_DIR_NAME, INSTANCE_MARKER, resolve_data_dir
 from ontoloom.errors import BadInput
-from ontoloom.store import exists, open_backend
+from ontoloom.store import initialised, open_backend
 
 __all__ = ["init_instance"]
 
@@ -57,7 +57,7 @@ def init_instance(
             if os.environ.get("ONTOLOOM_HOME")
             else (directory / DATA_DIR_NAME)
         )
-    created = not exists(target) if endpoint is None else None
+    created = not initialised(target)
     with open_backend(target, write=True, create=True):
         pass
     gitignore = directory / ".gitignore"

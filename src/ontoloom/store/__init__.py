@@ -26,6 +26,7 @@ __all__ = [
     "EmbeddedBackend",
     "Row",
     "Scratch",
+    "initialised",
     "lock_timeout",
     "open_backend",
     "scratch",
@@ -104,7 +105,24 @@ def store_path(data_dir: Path) -> Path:
 
 
 def exists(data_dir: Path) -> bool:
+    """Whether the data dir has a local store (embedded: the store itself; endpoint-backed:
+    never — see :func:`initialised`)."""
     return (store_path(data_dir) / "CURRENT").exists()
+
+
+def initialised(data_dir: Path) -> bool:
+    """Whether the data dir's graph has been made: its local store, or — when ontoloom.toml
+    names an endpoint — ontoloom's bookkeeping graph on that endpoint."""
+    endpoint = endpoint_of(data_dir)
+    if endpoint is None:
+        return exists(data_dir)
+    from ontoloom.store.endpoint import SparqlEndpointBackend, credentials
+
+    backend = SparqlEndpointBackend(endpoint, writable=False, auth=credentials(data_dir))
+    try:
+        return backend.is_initialised()
+    finally:
+        backend.close()
 
 
 @contextmanager
