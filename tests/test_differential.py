@@ -17,8 +17,8 @@ import pytest
 from differential import Replay, as_quads, subclass_triples
 from ontoloom.store.base import Delta
 from ontoloom.store.rdfio import read_quads, read_triples
-from ontoloom.store.terms import Quad
-from ontoloom.vocab import FACTS
+from ontoloom.store.terms import BlankNode, NamedNode, Quad
+from ontoloom.vocab import FACTS, RDF_TYPE
 from w3c_suite import load
 
 CORE = [t for t in load("core") if t.expected is not None]
@@ -71,3 +71,23 @@ def test_a_node_still_in_the_graph_after_losing_one_edge_keeps_its_zero_length_p
     replay.step(Delta(adds=set(quads)))
     replay.step(Delta(removes={quads[1]}))
     replay.step(Delta(removes={quads[0]}))  # now it is gone: a new violation, refused
+
+
+NESTED = """@prefix ex: <http://example.org/> . @prefix sh: <http://www.w3.org/ns/shacl#> .
+ex:PersonShape a sh:NodeShape ; sh:targetClass ex:Person ;
+    sh:property [ sh:path ex:address ; sh:property ex:CityShape ] .
+ex:CityShape sh:path ex:city ; sh:class ex:City ."""
+
+
+def test_a_nested_violation_counts_for_its_target_when_a_blank_node_changes_too() -> None:
+    # Found by the W3C replay (core/property/property-001): a delta that also touches a blank
+    # node is validated over the whole copy and its results kept by focus node; a result of a
+    # nested shape belongs to the target it was reached from (its root), not to its own focus.
+    replay = Replay.of(read_triples(data=NESTED, format_name="turtle"))
+    ex = "http://example.org/"
+    data = f"<{ex}p1> <{ex}address> <{ex}a1> . <{ex}a1> <{ex}city> <{ex}nowhere> . _:b <{ex}q> 1 ."
+    quads = as_quads(read_triples(data=data, format_name="turtle"))
+    replay.step(Delta(adds=set(quads)))
+    typed = Quad(NamedNode(f"{ex}p1"), RDF_TYPE, NamedNode(f"{ex}Person"), FACTS)
+    blank = next(q for q in quads if isinstance(q.subject, BlankNode))
+    replay.step(Delta(adds={typed}, removes={blank}))

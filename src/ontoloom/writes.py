@@ -204,10 +204,12 @@ class WritePath:
             # A bulk delta (an import), or blank nodes (which a query cannot name, and
             # Oxigraph's pre-binding of them is not exact under BIND): validate the scratch
             # store whole. Only the focus nodes' neighbourhoods are complete there, so only
-            # their results count.
+            # their results count: a nested shape's result by the target it was reached from.
             wanted = set(focus)
             report = validator.validate(data, hierarchy=hierarchy, only=group.shapes)
-            return [r for r in report.violations if r.focus in wanted]
+            return [
+                r for r in report.violations if (r.focus if r.root is None else r.root) in wanted
+            ]
         report = validator.validate(data, focus, hierarchy=hierarchy, only=group.shapes)
         return report.violations
 
