@@ -99,9 +99,9 @@ def _stored(server) -> set[str]:
 
 
 def test_writes_are_validated_and_a_refusal_leaves_the_store_as_it_was(
-    tmp_path: Path, oxigraph_server
+    tmp_path: Path, endpoint_server
 ) -> None:
-    data_dir = _init(tmp_path, oxigraph_server)
+    data_dir = _init(tmp_path, endpoint_server)
     assert (
         _cli(
             data_dir, "create", "Task", "-p", "title=A", "-p", "status=open", "--id", "task_a"
@@ -115,19 +115,19 @@ def test_writes_are_validated_and_a_refusal_leaves_the_store_as_it_was(
         == 0
     )
     assert _cli(data_dir, "relate", "task_a", "blocks", "task_b").exit_code == 0
-    before = _stored(oxigraph_server)
+    before = _stored(endpoint_server)
     cycle = _cli(data_dir, "relate", "task_b", "blocks", "task_a")
     assert cycle.exit_code == 1 and "cycle" in cycle.output
     wrong = _cli(data_dir, "create", "Task", "-p", "title=C", "-p", "status=wip")
     assert wrong.exit_code == 1
-    assert _stored(oxigraph_server) == before
+    assert _stored(endpoint_server) == before
     got = json.loads(_cli(data_dir, "get", "task_a", "--json").output)
     assert got["properties"] == {"title": "A", "status": "open"}
     assert _cli(data_dir, "check").exit_code == 0
 
 
-def test_literals_and_blank_nodes_come_back_as_written(tmp_path: Path, oxigraph_server) -> None:
-    data_dir = _init(tmp_path, oxigraph_server)
+def test_literals_and_blank_nodes_come_back_as_written(tmp_path: Path, endpoint_server) -> None:
+    data_dir = _init(tmp_path, endpoint_server)
     source = tmp_path / "in.ttl"
     source.write_text(
         "@prefix ex: <http://example.org/> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
@@ -143,7 +143,7 @@ def test_literals_and_blank_nodes_come_back_as_written(tmp_path: Path, oxigraph_
 
 
 def test_an_instance_moved_onto_an_endpoint_conforms_and_answers_the_same(
-    tmp_path: Path, oxigraph_server
+    tmp_path: Path, endpoint_server
 ) -> None:
     from ontoloom.demo import load_entities
 
@@ -152,7 +152,7 @@ def test_an_instance_moved_onto_an_endpoint_conforms_and_answers_the_same(
         load_entities(g, HERE.parent / "examples" / "team" / "entities.json")
     dump = tmp_path / "team.trig"
     assert _cli(embedded, "export", "-o", str(dump), "--format", "trig").exit_code == 0
-    remote = _init(tmp_path, oxigraph_server, "remote")
+    remote = _init(tmp_path, endpoint_server, "remote")
     moved = _cli(remote, "import", str(dump))
     assert moved.exit_code == 0, moved.output
     assert _cli(remote, "check").exit_code == 0
@@ -172,12 +172,12 @@ def test_an_instance_moved_onto_an_endpoint_conforms_and_answers_the_same(
 
 
 def test_a_commit_validated_against_a_generation_another_gateway_moved_is_checked_again(
-    tmp_path: Path, oxigraph_server
+    tmp_path: Path, endpoint_server
 ) -> None:
     """Two gateways (two data dirs, one store): each link alone is fine, both close a cycle.
     The one validated before the other committed must be validated again — and refused."""
-    first = _init(tmp_path, oxigraph_server, "gw1")
-    second = _init(tmp_path, oxigraph_server, "gw2")
+    first = _init(tmp_path, endpoint_server, "gw1")
+    second = _init(tmp_path, endpoint_server, "gw2")
     with Graph.open(first, write=True) as g:
         g.create("Task", {"title": "X", "status": "open"}, id="task_x")
         g.create("Task", {"title": "Y", "status": "open"}, id="task_y")
@@ -199,11 +199,11 @@ def test_a_commit_validated_against_a_generation_another_gateway_moved_is_checke
     assert _cli(first, "check").exit_code == 0
 
 
-def test_a_stale_generation_is_never_committed(tmp_path: Path, oxigraph_server) -> None:
+def test_a_stale_generation_is_never_committed(tmp_path: Path, endpoint_server) -> None:
     from ontoloom.store.base import Delta
     from ontoloom.store.terms import Quad
 
-    data_dir = _init(tmp_path, oxigraph_server)
+    data_dir = _init(tmp_path, endpoint_server)
     with Graph.open(data_dir, write=True) as g:
         now = g.backend.generation()
         quad = Quad(
@@ -220,11 +220,11 @@ def test_a_stale_generation_is_never_committed(tmp_path: Path, oxigraph_server) 
 
 
 def test_a_gateways_search_index_catches_up_from_the_change_log(
-    tmp_path: Path, oxigraph_server, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, endpoint_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import ontoloom.search as search
 
-    writer, reader = _init(tmp_path, oxigraph_server, "w"), _init(tmp_path, oxigraph_server, "r")
+    writer, reader = _init(tmp_path, endpoint_server, "w"), _init(tmp_path, endpoint_server, "r")
     with Graph.open(writer, write=True) as g:
         g.create("Task", {"title": "Rotate the ledger", "status": "open"}, id="task_one")
     with Graph.open(reader) as g:
@@ -241,8 +241,8 @@ def test_a_gateways_search_index_catches_up_from_the_change_log(
         assert [h.id for h in g.search("ledger")] == ["task_mig"]
 
 
-def test_concurrent_gateways_lose_no_acknowledged_write(tmp_path: Path, oxigraph_server) -> None:
-    gateways = [_init(tmp_path, oxigraph_server, f"gw{i}") for i in range(3)]
+def test_concurrent_gateways_lose_no_acknowledged_write(tmp_path: Path, endpoint_server) -> None:
+    gateways = [_init(tmp_path, endpoint_server, f"gw{i}") for i in range(3)]
     made: list[str] = []
     errors: list[BaseException] = []
 
