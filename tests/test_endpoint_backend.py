@@ -160,8 +160,14 @@ def test_an_instance_moved_onto_an_endpoint_conforms_and_answers_the_same(
         # the bookkeeping graph aside: generations and the change log are the store's own
         "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } FILTER(?g != <https://ontoloom.dev/graph/meta>) } ORDER BY ?s ?p ?o",
         "SELECT ?t (COUNT(?e) AS ?n) WHERE { ?e a ?t } GROUP BY ?t ORDER BY ?t",
-        "SELECT ?a ?b WHERE { ?a ol:blocks+ ?b } ORDER BY ?a ?b",
+        "SELECT ?a ?b WHERE { ?a ol:blocks ?m . ?m ol:blocks* ?b } ORDER BY ?a ?b",
     ]
+    if endpoint_server.name == "oxigraph":
+        queries.append("SELECT ?a ?b WHERE { ?a ol:blocks+ ?b } ORDER BY ?a ?b")
+    else:  # Virtuoso cannot start a transitive path at no node: one message naming it
+        refused = _cli(remote, "query", "SELECT ?a ?b WHERE { ?a ol:blocks+ ?b }")
+        assert refused.exit_code == 2 and "transitive start not given" in refused.output
+        assert endpoint_server.query_url in refused.output and "Traceback" not in refused.output
     for text in queries:
         here = _cli(embedded, "query", text, "--format", "csv")
         there = _cli(remote, "query", text, "--format", "csv")
