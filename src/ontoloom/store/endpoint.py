@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import stat
 import uuid
 from collections.abc import Generator, Iterable, Iterator, Mapping
@@ -299,6 +300,22 @@ def _words(text: str) -> set[str]:
     return found
 
 
+_TYPED = re.compile(r'"((?:[^"\\\n]|\\.)*)"\^\^<(' + re.escape(XSD) + r"[A-Za-z]+)>")
+
+
+def _typed_literals(sparql: str) -> list[Literal]:
+    """The XSD-typed literals written out in full in a SPARQL text (as ontoloom writes
+    them): the candidates when an engine refuses the text for a value."""
+    found = []
+    for match in _TYPED.finditer(sparql):
+        with contextlib.suppress(SyntaxError, ValueError):
+            term = pyoxigraph.parse(
+                f"<urn:x> <urn:x> {match.group(0)} .".encode(), format=RdfFormat.N_TRIPLES
+            )
+            found += [t.object for t in term if isinstance(t.object, Literal)]
+    return found
+
+
 def _standard_results(body: bytes) -> bytes:
     """A JSON results document as the standard has it, from engines that depart from it:
     Virtuoso answers an ASK as one binding ``__ASK_RETVAL`` (1 when true, no row when false)
@@ -411,7 +428,12 @@ class SparqlEndpointBackend:
         form: dict[str, Any] = {"query": sparql}
         if dataset is not None:  # SPARQL 1.1 Protocol: the default graph and the named graphs
             form["default-graph-uri"] = form["named-graph-uri"] = [g.value for g in dataset]
-        return self._post(self.config.query_url, form, accept, "a query", timeout)
+        try:
+            return self._post(self.config.query_url, form, accept, "a query", timeout)
+        except (BadInput, EndpointError) as exc:
+            if getattr(exc, "status", None) is not None:  # the engine answered: a value?
+                self._refuse_literals(_typed_literals(sparql), queried=True)
+            raise
 
     def _update(self, sparql: str, what: str = "an update") -> None:
         if not self.writable:
@@ -702,6 +724,11 @@ class SparqlEndpointBackend:
                     f"(commit token {token}): `ontoloom check` once the endpoint answers"
                 ) from None
             if not outcome:
+                if "40001" in exc.detail:  # SQLSTATE serialization failure: a lost race
+                    raise CommitConflict(
+                        f"{self.engine} at {self.config.update_url} aborted the commit in a "
+                        f"race with another writer ({exc.detail[:120]})"
+                    ) from None
                 if exc.status is not None:  # the engine answered: maybe a value it refuses
                     self._refuse_literals(delta)
                 raise EndpointError(f"{exc.message}; nothing was committed") from None
@@ -742,48 +769,63 @@ class SparqlEndpointBackend:
             f"{' '.join(where_records)} }}"
         )
 
-    def _refuse_literals(self, delta: Delta) -> None:
-        """After the engine refused a commit (which applied nothing): if the cause is a
-        literal it cannot hold (Virtuoso: an ill-typed or beyond-64-bit integer, an
-        xsd:duration), refuse the write naming that literal and the engine. Found by probing
-        the delta's typed literals with updates that can never apply (``WHERE { FILTER(false)
-        }``: an engine that refuses a value refuses it when it reads the update), halving
-        the set until one literal is left; returns when none is refused."""
-        forms = stored_quads(delta.adds)
+    def _refuse_literals(self, delta: Delta | list[Literal], *, queried: bool = False) -> None:
+        """After the engine refused an update or a query (which applied nothing): if the
+        cause is a literal it cannot take (Virtuoso: an ill-typed or beyond-64-bit integer,
+        an xsd:duration), refuse naming that literal and the engine. Found by probing the
+        typed literals with requests that can never apply (an update ``WHERE { FILTER(false)
+        }``, or a query of the values alone: an engine that refuses a value refuses it as it
+        reads the request), halving the set until one literal is left; returns when none is
+        refused."""
+        if isinstance(delta, Delta):
+            forms = stored_quads(delta.adds)
+            found = [q.object for q in forms.values() if isinstance(q.object, Literal)]
+        else:
+            found = delta
         typed = sorted(
             {
-                q.object
-                for q in forms.values()
-                if isinstance(q.object, Literal)
-                and not q.object.language
-                and q.object.datatype.value.startswith(XSD)
-                and q.object.datatype != _XSD_STRING
+                lit
+                for lit in found
+                if not lit.language
+                and lit.datatype.value.startswith(XSD)
+                and lit.datatype != _XSD_STRING
             },
             key=str,
         )
-        if not typed or self._probe(typed) is None:
+        if not typed or self._probe(typed, queried) is None:
             return
         while len(typed) > 1:
             half = typed[: len(typed) // 2]
-            typed = half if self._probe(half) is not None else typed[len(half) :]
-        said = self._probe(typed)
+            typed = half if self._probe(half, queried) is not None else typed[len(half) :]
+        said = self._probe(typed, queried)
         if said is None:  # the engine changed its mind (or went away): say nothing new
             return
         raise BadInput(
-            f"{self.engine} at {self.config.update_url} cannot store the literal {typed[0]} "
+            f"{self.engine} at {self.config.update_url} cannot take the literal {typed[0]} "
             f"({said}); nothing was committed: write the value in a form this store takes "
             "(e.g. as a plain string), or keep the instance on the embedded store"
         )
 
-    def _probe(self, literals: list[Literal]) -> str | None:
-        """The engine's refusal of an update inserting ``literals`` that never applies, or
+    def _probe(self, literals: list[Literal], queried: bool = False) -> str | None:
+        """The engine's refusal of a request naming ``literals`` that never applies, or
         None when it takes them."""
         triples = " ".join(f"{_LITERAL_PROBE} {_LITERAL_PROBE} {lit} ." for lit in literals)
         try:
-            self._update(
-                f"INSERT {{ GRAPH {_LITERAL_PROBE} {{ {triples} }} }} WHERE {{ FILTER(false) }}",
-                "a probe of literals",
-            )
+            if queried:
+                self._post(
+                    self.config.query_url,
+                    {
+                        "query": f"SELECT ?o WHERE {{ VALUES ?o {{ {' '.join(map(str, literals))} }} }}"
+                    },
+                    _JSON_RESULTS,
+                    "a probe of literals",
+                )
+            else:
+                self._update(
+                    f"INSERT {{ GRAPH {_LITERAL_PROBE} {{ {triples} }} }} "
+                    "WHERE { FILTER(false) }",
+                    "a probe of literals",
+                )
         except (BadInput, EndpointError) as exc:
             if getattr(exc, "status", None) is None:
                 return None  # not an answer from the engine: no verdict on the literals
@@ -812,10 +854,27 @@ class SparqlEndpointBackend:
         return committed if moved else None
 
     def _committed(self, change: NamedNode, token: str) -> bool | None:
+        """Whether the commit stamped ``token`` made ``change`` (None: cannot be told now).
+
+        :raises EndpointError: it did, and so did another commit against the same generation:
+            the engine ran two guarded updates at once without isolating them (Virtuoso at
+            its default isolation, read committed). Both writers are told; neither is lost.
+        """
         try:
-            return self.ask(f'ASK {{ GRAPH {META} {{ {change} {COMMIT} "{token}" }} }}')
+            rows = self.select(f"SELECT ?t WHERE {{ GRAPH {META} {{ {change} {COMMIT} ?t }} }}")
+            tokens = {r["t"].value for r in rows}
         except EndpointError:
             return None
+        if token in tokens and len(tokens) > 1:
+            raise EndpointError(
+                f"{self.engine} at {self.config.update_url} applied this commit and "
+                f"{len(tokens) - 1} other(s) against the same generation at once: it does not "
+                "isolate concurrent updates, so the store holds writes validated apart from "
+                "each other. Both were applied; run `ontoloom check` now, and make the store "
+                "isolate updates (Virtuoso: DefaultIsolation = 4 in virtuoso.ini [Parameters]; "
+                "README, Scaling out)"
+            )
+        return token in tokens
 
     def _compact(self, generation: int) -> None:
         oldest = generation - CHANGES_KEPT
