@@ -310,6 +310,9 @@ NumberOfBuffers    = 10000
 MaxDirtyBuffers    = 6000
 DirsAllowed        = .
 ThreadsPerQuery    = 2
+; Repeatable read: two guarded commits against one generation never both apply (at Debian's
+; default, read committed, they can: the backend then reports it, README "Scaling out").
+DefaultIsolation   = 4
 MaxSortedTopRows   = {max_rows}
 
 [HTTPServer]

@@ -111,9 +111,9 @@ def _stored(server) -> set[str]:
 
 
 def test_writes_are_validated_and_a_refusal_leaves_the_store_as_it_was(
-    tmp_path: Path, oxigraph_server
+    tmp_path: Path, endpoint_server
 ) -> None:
-    data_dir = _init(tmp_path, oxigraph_server)
+    data_dir = _init(tmp_path, endpoint_server)
     assert (
         _cli(
             data_dir, "create", "Task", "-p", "title=A", "-p", "status=open", "--id", "task_a"
@@ -127,19 +127,19 @@ def test_writes_are_validated_and_a_refusal_leaves_the_store_as_it_was(
         == 0
     )
     assert _cli(data_dir, "relate", "task_a", "blocks", "task_b").exit_code == 0
-    before = _stored(oxigraph_server)
+    before = _stored(endpoint_server)
     cycle = _cli(data_dir, "relate", "task_b", "blocks", "task_a")
     assert cycle.exit_code == 1 and "cycle" in cycle.output
     wrong = _cli(data_dir, "create", "Task", "-p", "title=C", "-p", "status=wip")
     assert wrong.exit_code == 1
-    assert _stored(oxigraph_server) == before
+    assert _stored(endpoint_server) == before
     got = json.loads(_cli(data_dir, "get", "task_a", "--json").output)
     assert got["properties"] == {"title": "A", "status": "open"}
     assert _cli(data_dir, "check").exit_code == 0
 
 
-def test_literals_and_blank_nodes_come_back_as_written(tmp_path: Path, oxigraph_server) -> None:
-    data_dir = _init(tmp_path, oxigraph_server)
+def test_literals_and_blank_nodes_come_back_as_written(tmp_path: Path, endpoint_server) -> None:
+    data_dir = _init(tmp_path, endpoint_server)
     source = tmp_path / "in.ttl"
     source.write_text(
         "@prefix ex: <http://example.org/> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
@@ -155,7 +155,7 @@ def test_literals_and_blank_nodes_come_back_as_written(tmp_path: Path, oxigraph_
 
 
 def test_an_instance_moved_onto_an_endpoint_conforms_and_answers_the_same(
-    tmp_path: Path, oxigraph_server
+    tmp_path: Path, endpoint_server
 ) -> None:
     from ontoloom.demo import load_entities
 
@@ -164,7 +164,7 @@ def test_an_instance_moved_onto_an_endpoint_conforms_and_answers_the_same(
         load_entities(g, HERE.parent / "examples" / "team" / "entities.json")
     dump = tmp_path / "team.trig"
     assert _cli(embedded, "export", "-o", str(dump), "--format", "trig").exit_code == 0
-    remote = _init(tmp_path, oxigraph_server, "remote")
+    remote = _init(tmp_path, endpoint_server, "remote")
     moved = _cli(remote, "import", str(dump))
     assert moved.exit_code == 0, moved.output
     assert _cli(remote, "check").exit_code == 0
@@ -172,8 +172,14 @@ def test_an_instance_moved_onto_an_endpoint_conforms_and_answers_the_same(
         # the bookkeeping graph aside: generations and the change log are the store's own
         "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } FILTER(?g != <https://ontoloom.dev/graph/meta>) } ORDER BY ?s ?p ?o",
         "SELECT ?t (COUNT(?e) AS ?n) WHERE { ?e a ?t } GROUP BY ?t ORDER BY ?t",
-        "SELECT ?a ?b WHERE { ?a ol:blocks+ ?b } ORDER BY ?a ?b",
+        "SELECT ?a ?b WHERE { ?a ol:blocks ?m . ?m ol:blocks* ?b } ORDER BY ?a ?b",
     ]
+    if endpoint_server.name == "oxigraph":
+        queries.append("SELECT ?a ?b WHERE { ?a ol:blocks+ ?b } ORDER BY ?a ?b")
+    else:  # Virtuoso cannot start a transitive path at no node: one message naming it
+        refused = _cli(remote, "query", "SELECT ?a ?b WHERE { ?a ol:blocks+ ?b }")
+        assert refused.exit_code == 2 and "transitive start not given" in refused.output
+        assert endpoint_server.query_url in refused.output and "Traceback" not in refused.output
     for text in queries:
         here = _cli(embedded, "query", text, "--format", "csv")
         there = _cli(remote, "query", text, "--format", "csv")
@@ -184,12 +190,12 @@ def test_an_instance_moved_onto_an_endpoint_conforms_and_answers_the_same(
 
 
 def test_a_commit_validated_against_a_generation_another_gateway_moved_is_checked_again(
-    tmp_path: Path, oxigraph_server
+    tmp_path: Path, endpoint_server
 ) -> None:
     """Two gateways (two data dirs, one store): each link alone is fine, both close a cycle.
     The one validated before the other committed must be validated again — and refused."""
-    first = _init(tmp_path, oxigraph_server, "gw1")
-    second = _init(tmp_path, oxigraph_server, "gw2")
+    first = _init(tmp_path, endpoint_server, "gw1")
+    second = _init(tmp_path, endpoint_server, "gw2")
     with Graph.open(first, write=True) as g:
         g.create("Task", {"title": "X", "status": "open"}, id="task_x")
         g.create("Task", {"title": "Y", "status": "open"}, id="task_y")
@@ -211,11 +217,11 @@ def test_a_commit_validated_against_a_generation_another_gateway_moved_is_checke
     assert _cli(first, "check").exit_code == 0
 
 
-def test_a_stale_generation_is_never_committed(tmp_path: Path, oxigraph_server) -> None:
+def test_a_stale_generation_is_never_committed(tmp_path: Path, endpoint_server) -> None:
     from ontoloom.store.base import Delta
     from ontoloom.store.terms import Quad
 
-    data_dir = _init(tmp_path, oxigraph_server)
+    data_dir = _init(tmp_path, endpoint_server)
     with Graph.open(data_dir, write=True) as g:
         now = g.backend.generation()
         quad = Quad(
@@ -232,11 +238,11 @@ def test_a_stale_generation_is_never_committed(tmp_path: Path, oxigraph_server) 
 
 
 def test_a_gateways_search_index_catches_up_from_the_change_log(
-    tmp_path: Path, oxigraph_server, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, endpoint_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import ontoloom.search as search
 
-    writer, reader = _init(tmp_path, oxigraph_server, "w"), _init(tmp_path, oxigraph_server, "r")
+    writer, reader = _init(tmp_path, endpoint_server, "w"), _init(tmp_path, endpoint_server, "r")
     with Graph.open(writer, write=True) as g:
         g.create("Task", {"title": "Rotate the ledger", "status": "open"}, id="task_one")
     with Graph.open(reader) as g:
@@ -253,8 +259,8 @@ def test_a_gateways_search_index_catches_up_from_the_change_log(
         assert [h.id for h in g.search("ledger")] == ["task_mig"]
 
 
-def test_concurrent_gateways_lose_no_acknowledged_write(tmp_path: Path, oxigraph_server) -> None:
-    gateways = [_init(tmp_path, oxigraph_server, f"gw{i}") for i in range(3)]
+def test_concurrent_gateways_lose_no_acknowledged_write(tmp_path: Path, endpoint_server) -> None:
+    gateways = [_init(tmp_path, endpoint_server, f"gw{i}") for i in range(3)]
     made: list[str] = []
     errors: list[BaseException] = []
 
@@ -283,3 +289,160 @@ def test_the_endpoint_down_is_one_clear_error(tmp_path: Path) -> None:
     assert result.exit_code != 0
     assert "http://127.0.0.1:9/query" in result.output and "Traceback" not in result.output
     assert os.environ.get("ONTOLOOM_ENDPOINT_TOKEN") is None or "token" not in result.output
+
+
+# -- what the engines answer differently (tests/README.md, "Engine quirks") ---------------------
+def test_ask_and_blank_nodes_are_read_as_each_engine_answers_them(
+    tmp_path: Path, endpoint_server
+) -> None:
+    """Virtuoso answers ASK as a `__ASK_RETVAL` row and names blank nodes `nodeID://…`."""
+    data_dir = _init(tmp_path, endpoint_server)
+    assert _cli(data_dir, "create", "Task", "-p", "title=A", "-p", "status=open").exit_code == 0
+    with Graph.open(data_dir) as g:
+        assert g.backend.ask("ASK { ?s a ol:Task }".replace("ol:", "<https://ontoloom.dev/ns#>"))
+        assert not g.backend.ask("ASK { ?s a <http://example.org/Nothing> }")
+    asked = _cli(data_dir, "query", "ASK { ?s a ol:Task }", "--format", "json")
+    assert asked.exit_code == 0 and json.loads(asked.output)["boolean"] is True
+    made = _cli(data_dir, "query", "SELECT (BNODE() AS ?b) WHERE { }", "--format", "json")
+    assert made.exit_code == 0, made.output
+    assert json.loads(made.output)["results"]["bindings"][0]["b"]["type"] == "bnode"
+
+
+def test_only_ontoloom_graphs_are_read_whatever_else_the_store_holds(
+    tmp_path: Path, endpoint_server
+) -> None:
+    """A store may hold graphs that are none of ontoloom's (Virtuoso: its system graphs):
+    export, check and queries see ontoloom's graphs only, as on the embedded store."""
+    endpoint_server.update(
+        "INSERT DATA { GRAPH <http://example.org/foreign> { <http://example.org/x> "
+        "<http://example.org/p> <http://example.org/y> } }"
+    )
+    data_dir = _init(tmp_path, endpoint_server)
+    assert _cli(data_dir, "create", "Task", "-p", "title=A", "-p", "status=open").exit_code == 0
+    out = tmp_path / "out.nq"
+    assert _cli(data_dir, "export", "-o", str(out), "--format", "nquads").exit_code == 0
+    graphs = {line.rsplit(" ", 2)[-2] for line in out.read_text().splitlines() if line}
+    assert graphs == {"<https://ontoloom.dev/graph/facts>"}
+    listed = _cli(data_dir, "query", "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
+    assert listed.exit_code == 0 and "example.org" not in listed.output
+    assert "virtrdf" not in listed.output and "ontoloom.dev/graph/facts" in listed.output
+    counted = _cli(data_dir, "query", "SELECT ?s WHERE { ?s ?p <http://example.org/y> }")
+    assert counted.exit_code == 0 and "example.org/x" not in counted.output
+    assert _cli(data_dir, "check").exit_code == 0
+
+
+REFUSED_BY_VIRTUOSO = [
+    '"abc"^^xsd:integer',
+    '"123456789012345678901234567890"^^xsd:integer',
+    '"P1D"^^xsd:duration',
+]
+
+
+@pytest.mark.parametrize("literal", REFUSED_BY_VIRTUOSO)
+def test_a_literal_the_engine_cannot_hold_is_refused_by_name_with_nothing_applied(
+    tmp_path: Path, endpoint_server, literal: str
+) -> None:
+    """Virtuoso refuses the whole update for these; the write is refused naming the value
+    and the engine, and the store is as it was. Oxigraph holds them as written."""
+    data_dir = _init(tmp_path, endpoint_server)
+    source = tmp_path / "in.ttl"
+    source.write_text(
+        "@prefix ex: <http://example.org/> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
+        f'ex:a ex:fine "7"^^xsd:integer ; ex:label "kept" ; ex:odd {literal} .\n'
+    )
+    before = _stored(endpoint_server)
+    result = _cli(data_dir, "import", str(source))
+    lexical = literal.split('"')[1]
+    if endpoint_server.name == "virtuoso":
+        assert result.exit_code == 2, result.output
+        assert lexical in result.output and "Virtuoso" in result.output
+        assert "nothing was committed" in result.output and "Traceback" not in result.output
+        assert _stored(endpoint_server) == before
+    else:
+        assert result.exit_code == 0, result.output
+        out = tmp_path / "out.nt"
+        assert _cli(data_dir, "export", "-o", str(out), "--format", "ntriples").exit_code == 0
+        assert f'"{lexical}"' in out.read_text()
+    assert _cli(data_dir, "check").exit_code == 0
+
+
+def test_two_commits_applied_against_one_generation_are_reported_not_hidden(
+    tmp_path: Path, endpoint_server
+) -> None:
+    """A store that does not isolate concurrent updates (Virtuoso at read committed) can
+    apply two guarded commits against one generation: the commit's read-back sees the other
+    token and says so, instead of acknowledging as if it were alone."""
+    from ontoloom.store.base import Delta
+    from ontoloom.store.endpoint import CHANGE_BASE, COMMIT, EndpointError
+    from ontoloom.store.terms import Quad
+    from ontoloom.vocab import META
+
+    data_dir = _init(tmp_path, endpoint_server)
+    with Graph.open(data_dir, write=True) as g:
+        backend = g.backend
+        now = backend.generation()
+        update = backend._update
+
+        def racing(sparql: str, what: str = "an update") -> None:
+            update(sparql, what)
+            if what.startswith("the commit"):  # the other gateway's commit, let through too
+                update(
+                    f'INSERT DATA {{ GRAPH {META} {{ <{CHANGE_BASE}{now + 1}> {COMMIT} "other" }} }}'
+                )
+
+        backend._update = racing  # type: ignore[method-assign]
+        quad = Quad(
+            NamedNode("http://example.org/a"),
+            NamedNode("http://example.org/p"),
+            Literal("x"),
+            NamedNode("https://ontoloom.dev/graph/facts"),
+        )
+        with pytest.raises(EndpointError, match="does not isolate concurrent updates"):
+            backend.apply(Delta(adds={quad}), now)
+
+
+@pytest.fixture(scope="module")
+def capped_virtuoso(tmp_path_factory: pytest.TempPathFactory):
+    """A Virtuoso that answers at most 400 rows at once (Debian's default is 10,000):
+    more than ontoloom's own schema, less than the data the test writes."""
+    from endpoint_servers import EngineMissing, VirtuosoServer
+
+    try:
+        server = VirtuosoServer(tmp_path_factory.mktemp("capped"), max_rows=400)
+    except EngineMissing as exc:
+        if os.environ.get("ONTOLOOM_REQUIRE_ENGINES") == "1":
+            pytest.fail(str(exc), pytrace=False)
+        pytest.skip(str(exc))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.virtuoso
+def test_answers_an_engine_cuts_short_are_read_in_pages_or_refused(
+    tmp_path: Path, capped_virtuoso
+) -> None:
+    data_dir = _init(tmp_path, capped_virtuoso)
+    source = tmp_path / "in.ttl"
+    source.write_text(
+        "@prefix ex: <http://example.org/> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
+        'ex:n0 ex:w "007"^^xsd:integer .\n'
+    )
+    assert _cli(data_dir, "import", str(source)).exit_code == 0
+    rows = " ".join(
+        f'<http://example.org/n{i}> <http://example.org/v> "{i}" .' for i in range(1000)
+    )
+    capped_virtuoso.update(
+        f"INSERT DATA {{ GRAPH <https://ontoloom.dev/graph/facts> {{ {rows} }} }}"
+    )
+    out = tmp_path / "out.nt"  # every triple, each literal as written: read in pages
+    exported = _cli(data_dir, "export", "-o", str(out), "--format", "ntriples")
+    assert exported.exit_code == 0, exported.output
+    text = out.read_text()
+    assert len([x for x in text.splitlines() if "example.org/v>" in x]) == 1000
+    assert '"007"^^<http://www.w3.org/2001/XMLSchema#integer>' in text
+    whole = _cli(data_dir, "query", "SELECT ?s ?o WHERE { ?s <http://example.org/v> ?o }")
+    assert whole.exit_code == 2 and "cut its answer at 400 rows" in whole.output
+    assert "ResultSetMaxRows" in whole.output and "Traceback" not in whole.output
+    few = _cli(data_dir, "query", "SELECT ?s WHERE { ?s <http://example.org/v> ?o } LIMIT 5")
+    assert few.exit_code == 0 and len(few.output.splitlines()) >= 5

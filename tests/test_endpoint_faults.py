@@ -46,9 +46,9 @@ def _create(data_dir: Path, title: str):
 
 
 @pytest.fixture
-def setup(tmp_path: Path, oxigraph_server, fault_proxy):
-    proxy = fault_proxy(oxigraph_server.query_url, delay=4.0)
-    data_dir = _instance(tmp_path, oxigraph_server, proxy)
+def setup(tmp_path: Path, endpoint_server, fault_proxy):
+    proxy = fault_proxy(endpoint_server.query_url, delay=4.0)
+    data_dir = _instance(tmp_path, endpoint_server, proxy)
     assert _create(data_dir, "before").exit_code == 0
     return data_dir, proxy
 
@@ -121,7 +121,7 @@ def test_a_half_written_answer_to_a_read_is_one_message(setup) -> None:
 
 
 def test_an_endpoint_restarted_after_a_write_still_holds_it(
-    tmp_path: Path, oxigraph_server
+    tmp_path: Path, endpoint_server
 ) -> None:
     root = tmp_path / "inst"
     CliRunner().invoke(
@@ -130,12 +130,12 @@ def test_an_endpoint_restarted_after_a_write_still_holds_it(
             "init",
             str(root),
             "--endpoint",
-            oxigraph_server.query_url,
+            endpoint_server.query_url,
             "--update-endpoint",
-            oxigraph_server.update_url,
+            endpoint_server.update_url,
         ],
     )
     data_dir = root / ".ontoloom"
     assert _create(data_dir, "durable").exit_code == 0
-    oxigraph_server.restart(crash=True)
+    endpoint_server.restart(crash=True)
     assert _titles(data_dir) == ["durable"]

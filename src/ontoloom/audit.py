@@ -14,6 +14,7 @@ from ontoloom.model import Finding, vocab_name
 from ontoloom.schema import RelationSpec
 from ontoloom.shacl import Report, ShapeSet
 from ontoloom.shacl.redact import redacted
+from ontoloom.store import scratch
 from ontoloom.store.base import Delta
 from ontoloom.store.terms import BlankNode, NamedNode, Quad, Term
 from ontoloom.vocab import FACTS, OL, RDF_TYPE
@@ -62,10 +63,15 @@ def audit(graph: Graph, *, allow_unsupported: bool = False) -> Audit:
     from ontoloom.shacl.shapes import UnsupportedFeatures
 
     validator = graph.schema.audit_validator
+    # Over a SPARQL endpoint the shapes run on a local copy of the store (read in checked
+    # pages), as the write path's validation does: the compiled shape queries then mean the
+    # same on every engine (Virtuoso cannot compile some of them, e.g. EXISTS over FILTER
+    # NOT EXISTS), and one download costs less than a query per shape over the network.
+    data = scratch(graph.backend.quads()) if graph.backend.remote else graph.backend
     try:
         with progress.task("auditing every shape"):
             report = validator.validate(
-                graph.backend,
+                data,
                 hierarchy=graph.schema.hierarchy,
                 allow_unsupported=allow_unsupported,
             )

@@ -306,7 +306,9 @@ class WritePath:
         if len(adds) == 1 and not removes and adds[0][0] != adds[0][1]:
             # One new edge a → b closes a cycle iff b already reaches a: one property-path ASK.
             a, b = adds[0]
-            if not self.backend.ask(f"ASK {{ ?b {spec.iri}+ ?a }}", {"a": a, "b": b}):
+            # (One step, then `*`: `+` from a pre-bound start or back to it fails on Virtuoso.)
+            reach = f"ASK {{ ?b {spec.iri} ?next . ?next {spec.iri}* ?a }}"
+            if not self.backend.ask(reach, {"a": a, "b": b}):
                 return None
         successors = self._successors(spec, adds, removes)
         predecessors: dict[Term, list[Term]] = defaultdict(list)
@@ -319,7 +321,7 @@ class WritePath:
             on_new |= _reach(successors, b) & _reach(predecessors, a)
         if not on_new:
             return None
-        ask = f"ASK {{ ?n {spec.iri}+ ?n }}"
+        ask = f"ASK {{ ?n {spec.iri} ?next . ?next {spec.iri}* ?n }}"  # ?n p+ ?n
         fresh = {n for n in on_new if not self.backend.ask(ask, {"n": n})}
         if not fresh:
             return None  # every node was on a cycle before: nothing new is broken

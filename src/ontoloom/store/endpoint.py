@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import stat
 import uuid
 from collections.abc import Generator, Iterable, Iterator, Mapping
@@ -61,7 +62,7 @@ from ontoloom.store.terms import (
     Triple,
     serialize,
 )
-from ontoloom.vocab import GENERATION, LAST_CHANGE, META, OL, STORE_NODE, XSD
+from ontoloom.vocab import GENERATION, GRAPH_BASE, LAST_CHANGE, META, OL, STORE_NODE, XSD
 
 if TYPE_CHECKING:
     from ontoloom.store.lock import DataDirLock
@@ -75,14 +76,20 @@ TOUCHED = NamedNode(OL + "touched")
 CHANGE_BASE = "urn:ontoloom:change:"
 CHANGES_KEPT = 1000  # change-log entries kept; an index further behind rebuilds
 _UNION_PROBE = NamedNode("urn:ontoloom:union-probe")
+_LITERAL_PROBE = NamedNode("urn:ontoloom:literal-probe")
+_XSD_STRING = NamedNode(XSD + "string")
 _INTEGER = NamedNode(XSD + "integer")
 _JSON_RESULTS = "application/sparql-results+json"
+PAGE = 10000  # rows asked for at once by bulk reads (Debian's Virtuoso answers at most 10,000)
 _NTRIPLES = "application/n-triples"
 
 
 class EndpointError(OntoloomError):
     """The SPARQL endpoint failed, named with what failed; nothing was committed unless the
-    message says so."""
+    message says so. ``status``: the HTTP status it answered with (None: no answer)."""
+
+    status: int | None = None
+    detail = ""  # the engine's first line about it
 
 
 # -- configuration ------------------------------------------------------------------------------
@@ -260,6 +267,77 @@ def _where_brace(text: str) -> int:
     raise BadInput("a query with bindings needs a WHERE group")
 
 
+def _words(text: str) -> set[str]:
+    """The keywords and names of a SPARQL text, upper-cased (comments, strings and IRIs
+    skipped)."""
+    found = set()
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif c in "\"'":
+            quote = text[i : i + 3] if text[i : i + 3] in ('"""', "'''") else c
+            i += len(quote)
+            while i < n and not text.startswith(quote, i):
+                i += 2 if text[i] == "\\" else 1
+            i += len(quote)
+        elif (
+            c == "<"
+            and (end := text.find(">", i)) > 0
+            and not any(ch in text[i + 1 : end] for ch in ' \t\r\n"{}|^`<')
+        ):
+            i = end + 1
+        elif c.isalpha():
+            start = i
+            while i < n and (text[i].isalnum() or text[i] == "_"):
+                i += 1
+            if text[start - 1 : start] not in ("?", "$", ":"):
+                found.add(text[start:i].upper())
+        else:
+            i += 1
+    return found
+
+
+_TYPED = re.compile(r'"((?:[^"\\\n]|\\.)*)"\^\^<(' + re.escape(XSD) + r"[A-Za-z]+)>")
+
+
+def _typed_literals(sparql: str) -> list[Literal]:
+    """The XSD-typed literals written out in full in a SPARQL text (as ontoloom writes
+    them): the candidates when an engine refuses the text for a value."""
+    found = []
+    for match in _TYPED.finditer(sparql):
+        with contextlib.suppress(SyntaxError, ValueError):
+            term = pyoxigraph.parse(
+                f"<urn:x> <urn:x> {match.group(0)} .".encode(), format=RdfFormat.N_TRIPLES
+            )
+            found += [t.object for t in term if isinstance(t.object, Literal)]
+    return found
+
+
+def _standard_results(body: bytes) -> bytes:
+    """A JSON results document as the standard has it, from engines that depart from it:
+    Virtuoso answers an ASK as one binding ``__ASK_RETVAL`` (1 when true, no row when false)
+    and names blank nodes ``nodeID://…``, which no standard parser accepts."""
+    if b"__ASK_RETVAL" not in body and b"nodeID://" not in body:
+        return body
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return body  # the parser names what is wrong with it
+    head_vars = doc.get("head", {}).get("vars")
+    if head_vars == ["__ASK_RETVAL"] and "boolean" not in doc:
+        rows = doc.get("results", {}).get("bindings", [])
+        true = any(r.get("__ASK_RETVAL", {}).get("value", "0") not in ("0", "") for r in rows)
+        return json.dumps({"head": {}, "boolean": true}).encode()
+    for row in doc.get("results", {}).get("bindings", []):
+        for term in row.values():
+            if term.get("type") == "bnode" and term.get("value", "").startswith("nodeID://"):
+                term["value"] = term["value"][len("nodeID://") :]
+    return json.dumps(doc).encode()
+
+
 # -- the backend --------------------------------------------------------------------------------
 class SparqlEndpointBackend:
     """A SPARQL 1.1 endpoint behind the :class:`~ontoloom.store.base.Backend` seam."""
@@ -278,6 +356,7 @@ class SparqlEndpointBackend:
         self.config = config
         self.writable = writable
         self.lock: DataDirLock | None = None
+        self.engine = "the SPARQL engine"  # its Server header once it has answered
         self._client = httpx.Client(
             auth=auth, timeout=config.timeout, transport=transport, follow_redirects=False
         )
@@ -290,7 +369,7 @@ class SparqlEndpointBackend:
         accept: str | None,
         what: str,
         timeout: float | None = None,
-    ) -> bytes:
+    ) -> httpx.Response:
         headers = {"Accept": accept} if accept else {}
         try:
             limit = httpx.USE_CLIENT_DEFAULT if timeout is None else timeout
@@ -311,6 +390,9 @@ class SparqlEndpointBackend:
                 f"the SPARQL endpoint {url} cannot be reached for {what}: "
                 f"{type(exc).__name__}: {exc}"
             ) from None
+        server = response.headers.get("server", "").split(" ")[0]
+        if server:
+            self.engine = server  # named in messages about what this engine refuses
         if response.status_code in (401, 403):
             raise EndpointError(
                 f"the SPARQL endpoint {url} refused {what} (HTTP {response.status_code}): "
@@ -318,50 +400,128 @@ class SparqlEndpointBackend:
                 f"{CREDENTIALS_FILE}"
             )
         if response.status_code == 400:
-            detail = body.decode("utf-8", "replace").strip().splitlines()[:3]
-            raise BadInput(
+            detail = body.decode("utf-8", "replace").strip().splitlines()[:1]
+            malformed = BadInput(
                 f"the SPARQL endpoint {url} rejected {what} as malformed: {' '.join(detail)[:300]}"
             )
+            malformed.status = 400  # type: ignore[attr-defined]
+            malformed.detail = " ".join(detail)  # type: ignore[attr-defined]
+            raise malformed
         if response.status_code >= 300:
-            raise EndpointError(
-                f"the SPARQL endpoint {url} failed {what} (HTTP {response.status_code})"
+            # The engine's own words (first line: Virtuoso echoes the whole query after it).
+            detail = body.decode("utf-8", "replace").strip().splitlines()[:1]
+            said = f": {detail[0][:200]}" if detail else ""
+            failed = EndpointError(
+                f"the SPARQL endpoint {url} failed {what} (HTTP {response.status_code}){said}"
             )
-        return body
+            failed.status, failed.detail = response.status_code, " ".join(detail)
+            raise failed
+        return response
 
-    def _query(self, sparql: str, accept: str, timeout: float | None = None) -> bytes:
-        return self._post(self.config.query_url, {"query": sparql}, accept, "a query", timeout)
+    def _query(
+        self,
+        sparql: str,
+        accept: str,
+        timeout: float | None = None,
+        dataset: list[Term] | None = None,
+    ) -> httpx.Response:
+        form: dict[str, Any] = {"query": sparql}
+        if dataset is not None:  # SPARQL 1.1 Protocol: the default graph and the named graphs
+            form["default-graph-uri"] = form["named-graph-uri"] = [g.value for g in dataset]
+        try:
+            return self._post(self.config.query_url, form, accept, "a query", timeout)
+        except (BadInput, EndpointError) as exc:
+            if getattr(exc, "status", None) is not None:  # the engine answered: a value?
+                self._refuse_literals(_typed_literals(sparql), queried=True)
+            raise
 
     def _update(self, sparql: str, what: str = "an update") -> None:
         if not self.writable:
             raise OntoloomError("this store is open read-only")
         self._post(self.config.update_url, {"update": sparql}, None, what)
 
-    def _results(self, sparql: str) -> Any:
-        body = self._query(sparql, _JSON_RESULTS)
+    def _results(self, sparql: str, *, capped_ok: bool = False) -> Any:
+        """The parsed answer to a SELECT or ASK; never a silently cut one."""
+        response = self._query(sparql, _JSON_RESULTS)
+        if not capped_ok:
+            self._refuse_capped(response)
+        return self._parse_results(response.content)
+
+    def _refuse_capped(self, response: httpx.Response) -> None:
+        """An answer the engine cut short says so in a header (Virtuoso: ``X-SPARQL-MaxRows``
+        past its ResultSetMaxRows, ``X-SQL-State`` for an "anytime" partial answer): refuse
+        it rather than return part of the answer as if it were all of it."""
+        cap = response.headers.get("x-sparql-maxrows")
+        if cap is not None:
+            raise EndpointError(
+                f"the SPARQL endpoint {self.config.query_url} ({self.engine}) cut its answer "
+                f"at {cap} rows (its result limit); narrow the query (LIMIT, a FILTER), or "
+                "raise the engine's limit (Virtuoso: ResultSetMaxRows in virtuoso.ini [SPARQL])"
+            )
+        state = response.headers.get("x-sql-state")
+        if state is not None:
+            message = response.headers.get("x-sql-message", "")
+            raise EndpointError(
+                f"the SPARQL endpoint {self.config.query_url} ({self.engine}) sent a partial "
+                f"answer ({state} {message}".rstrip()
+                + "): the query hit its time limit"
+            )
+
+    def _parse_results(self, body: bytes) -> Any:
         try:
-            return pyoxigraph.parse_query_results(body, format=pyoxigraph.QueryResultsFormat.JSON)
+            return pyoxigraph.parse_query_results(
+                _standard_results(body), format=pyoxigraph.QueryResultsFormat.JSON
+            )
         except (SyntaxError, ValueError) as exc:
             raise EndpointError(
                 f"the SPARQL endpoint {self.config.query_url} sent an incomplete or "
                 f"unreadable answer ({exc})"
             ) from None
 
+    def _all_rows(self, head: str, where: str) -> list[Row]:
+        """Every row of ``head WHERE { where }``, fetched in pages (an engine may cap one
+        answer: Virtuoso at 10,000 rows by default) and checked complete against a count
+        of the same pattern: a page lost or repeated is an error, never a partial answer."""
+        rows = self.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ {where} }}")
+        total = int(next(iter(rows))["n"].value)
+        out: list[Row] = []
+        while len(out) < total:
+            page = self._rows(
+                self._results(
+                    f"{head} WHERE {{ {where} }} LIMIT {PAGE} OFFSET {len(out)}", capped_ok=True
+                )
+            )
+            if not page:
+                break
+            out += page
+        distinct = {tuple(sorted(r.items(), key=lambda kv: kv[0])) for r in out}
+        if len(out) != total or len(distinct) != total:
+            raise EndpointError(
+                f"the SPARQL endpoint {self.config.query_url} answered {len(distinct)} distinct "
+                f"rows of {total} when read in pages of {PAGE} (the store changed meanwhile, "
+                "or the engine pages unstably): try again"
+            )
+        return out
+
     # -- reads ---------------------------------------------------------------------------------
     def select(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[Row]:
-        solutions = self._results(with_values(sparql, bindings))
+        return iter(self._rows(self._results(with_values(sparql, bindings))))
+
+    @staticmethod
+    def _rows(solutions: Any) -> list[Row]:
         names = [v.value for v in solutions.variables]
-        rows = []
-        for solution in solutions:
-            rows.append(
-                {
-                    name: None if solution[name] is None else unskolem(solution[name])
-                    for name in names
-                }
-            )
-        return iter(rows)
+        return [
+            {name: None if solution[name] is None else unskolem(solution[name]) for name in names}
+            for solution in solutions
+        ]
 
     def ask(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> bool:
-        return bool(self._results(with_values(sparql, bindings)))
+        answer = self._results(with_values(sparql, bindings))
+        if not isinstance(answer, pyoxigraph.QueryBoolean):
+            raise EndpointError(
+                f"the SPARQL endpoint {self.config.query_url} answered an ASK with solutions"
+            )
+        return bool(answer)
 
     def construct(
         self, sparql: str, bindings: Mapping[str, Term] | None = None
@@ -383,11 +543,16 @@ class SparqlEndpointBackend:
         timeout: float | None = None,
     ) -> tuple[str, bytes]:
         # Parsed and written again by the local serialisers: the same bytes as embedded.
+        # Asked over ontoloom's graphs only (a store may hold others: Virtuoso its own system
+        # graphs), unless the query names its dataset itself (FROM, FROM NAMED).
         accept = f"{_JSON_RESULTS}, {_NTRIPLES};q=0.9"
-        body = self._query(with_values(sparql, bindings), accept, timeout)
-        try:
-            parsed = pyoxigraph.parse_query_results(body, format=pyoxigraph.QueryResultsFormat.JSON)
-        except (SyntaxError, ValueError):
+        dataset = None if "FROM" in _words(sparql) else list(self.named_graphs())
+        response = self._query(with_values(sparql, bindings), accept, timeout, dataset)
+        self._refuse_capped(response)
+        body = response.content
+        if "json" in response.headers.get("content-type", ""):
+            parsed = self._parse_results(body)
+        else:
             try:
                 graph = [
                     _unskolem_triple(t) for t in pyoxigraph.parse(body, format=RdfFormat.N_TRIPLES)
@@ -411,22 +576,27 @@ class SparqlEndpointBackend:
         return kind, out.getvalue()
 
     def quads(self, graph: Term | None = None) -> Iterator[Quad]:
-        if graph is None:
-            query = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
-            rows = self.select(query)
-            found = [Quad(r["s"], r["p"], r["o"], r["g"]) for r in rows]
-        else:
-            rows = self.select(f"SELECT ?s ?p ?o WHERE {{ GRAPH {skolem(graph)} {{ ?s ?p ?o }} }}")
-            found = [Quad(r["s"], r["p"], r["o"], graph) for r in rows]
+        """Every quad of ontoloom's graphs (or of one), as written: read graph by graph in
+        pages, so no engine's cap on one answer can cut it short unnoticed."""
+        graphs = list(self.named_graphs()) if graph is None else [graph]
+        found = []
+        for g in graphs:
+            rows = self._all_rows("SELECT ?s ?p ?o", f"GRAPH {skolem(g)} {{ ?s ?p ?o }}")
+            found += [Quad(r["s"], r["p"], r["o"], g) for r in rows]
         return self.as_written(found)
 
     def named_graphs(self) -> Iterator[Term]:
-        rows = self.select("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
-        return iter([r["g"] for r in rows])
+        """ontoloom's named graphs that hold anything: those under its graph namespace (a
+        store may hold others — Virtuoso its own system graphs — that are none of ours)."""
+        rows = self.select(
+            f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
+            f'FILTER(STRSTARTS(STR(?g), "{GRAPH_BASE}")) }}'
+        )
+        return iter(sorted((r["g"] for r in rows), key=str))
 
     def _records(self) -> dict[Term, Literal]:
-        rows = self.select(
-            f"SELECT ?r ?l ?d WHERE {{ GRAPH {META} {{ ?r {LEXICAL_FORM} ?l ; {DATATYPE} ?d }} }}"
+        rows = self._all_rows(
+            "SELECT ?r ?l ?d", f"GRAPH {META} {{ ?r {LEXICAL_FORM} ?l ; {DATATYPE} ?d }}"
         )
         return {r["r"]: written_literal(r["l"], r["d"]) for r in rows}
 
@@ -461,7 +631,7 @@ class SparqlEndpointBackend:
         return out
 
     def data_quads(self) -> Iterator[Quad]:
-        return iter([q for q in self.quads() if q.graph_name != META])
+        return iter([q for g in self.named_graphs() if g != META for q in self.quads(g)])
 
     def generation(self) -> int:
         rows = self.select(f"SELECT ?n WHERE {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?n }} }}")
@@ -542,6 +712,9 @@ class SparqlEndpointBackend:
         token = uuid.uuid4().hex
         try:
             self._update(self._guarded(expected, token, delta), f"the commit of generation {new}")
+        except BadInput:  # refused before it ran: nothing applied
+            self._refuse_literals(delta)
+            raise
         except EndpointError as exc:
             # The answer was lost, not necessarily the commit: settle it with the store.
             outcome = self._settle(expected, token)
@@ -551,6 +724,13 @@ class SparqlEndpointBackend:
                     f"(commit token {token}): `ontoloom check` once the endpoint answers"
                 ) from None
             if not outcome:
+                if "40001" in exc.detail:  # SQLSTATE serialization failure: a lost race
+                    raise CommitConflict(
+                        f"{self.engine} at {self.config.update_url} aborted the commit in a "
+                        f"race with another writer ({exc.detail[:120]})"
+                    ) from None
+                if exc.status is not None:  # the engine answered: maybe a value it refuses
+                    self._refuse_literals(delta)
                 raise EndpointError(f"{exc.message}; nothing was committed") from None
             return new
         if self._committed(change, token):
@@ -589,6 +769,69 @@ class SparqlEndpointBackend:
             f"{' '.join(where_records)} }}"
         )
 
+    def _refuse_literals(self, delta: Delta | list[Literal], *, queried: bool = False) -> None:
+        """After the engine refused an update or a query (which applied nothing): if the
+        cause is a literal it cannot take (Virtuoso: an ill-typed or beyond-64-bit integer,
+        an xsd:duration), refuse naming that literal and the engine. Found by probing the
+        typed literals with requests that can never apply (an update ``WHERE { FILTER(false)
+        }``, or a query of the values alone: an engine that refuses a value refuses it as it
+        reads the request), halving the set until one literal is left; returns when none is
+        refused."""
+        if isinstance(delta, Delta):
+            forms = stored_quads(delta.adds)
+            found = [q.object for q in forms.values() if isinstance(q.object, Literal)]
+        else:
+            found = delta
+        typed = sorted(
+            {
+                lit
+                for lit in found
+                if not lit.language
+                and lit.datatype.value.startswith(XSD)
+                and lit.datatype != _XSD_STRING
+            },
+            key=str,
+        )
+        if not typed or self._probe(typed, queried) is None:
+            return
+        while len(typed) > 1:
+            half = typed[: len(typed) // 2]
+            typed = half if self._probe(half, queried) is not None else typed[len(half) :]
+        said = self._probe(typed, queried)
+        if said is None:  # the engine changed its mind (or went away): say nothing new
+            return
+        raise BadInput(
+            f"{self.engine} at {self.config.update_url} cannot take the literal {typed[0]} "
+            f"({said}); nothing was committed: write the value in a form this store takes "
+            "(e.g. as a plain string), or keep the instance on the embedded store"
+        )
+
+    def _probe(self, literals: list[Literal], queried: bool = False) -> str | None:
+        """The engine's refusal of a request naming ``literals`` that never applies, or
+        None when it takes them."""
+        triples = " ".join(f"{_LITERAL_PROBE} {_LITERAL_PROBE} {lit} ." for lit in literals)
+        try:
+            if queried:
+                self._post(
+                    self.config.query_url,
+                    {
+                        "query": f"SELECT ?o WHERE {{ VALUES ?o {{ {' '.join(map(str, literals))} }} }}"
+                    },
+                    _JSON_RESULTS,
+                    "a probe of literals",
+                )
+            else:
+                self._update(
+                    f"INSERT {{ GRAPH {_LITERAL_PROBE} {{ {triples} }} }} "
+                    "WHERE { FILTER(false) }",
+                    "a probe of literals",
+                )
+        except (BadInput, EndpointError) as exc:
+            if getattr(exc, "status", None) is None:
+                return None  # not an answer from the engine: no verdict on the literals
+            return str(getattr(exc, "detail", "")) or exc.message
+        return None
+
     def _settle(self, expected: int, token: str) -> bool | None:
         """Whether a commit whose answer was lost happened (True), never will (False), or
         cannot be told yet (None). An update still in flight could land later, so when the
@@ -611,10 +854,27 @@ class SparqlEndpointBackend:
         return committed if moved else None
 
     def _committed(self, change: NamedNode, token: str) -> bool | None:
+        """Whether the commit stamped ``token`` made ``change`` (None: cannot be told now).
+
+        :raises EndpointError: it did, and so did another commit against the same generation:
+            the engine ran two guarded updates at once without isolating them (Virtuoso at
+            its default isolation, read committed). Both writers are told; neither is lost.
+        """
         try:
-            return self.ask(f'ASK {{ GRAPH {META} {{ {change} {COMMIT} "{token}" }} }}')
+            rows = self.select(f"SELECT ?t WHERE {{ GRAPH {META} {{ {change} {COMMIT} ?t }} }}")
+            tokens = {r["t"].value for r in rows}
         except EndpointError:
             return None
+        if token in tokens and len(tokens) > 1:
+            raise EndpointError(
+                f"{self.engine} at {self.config.update_url} applied this commit and "
+                f"{len(tokens) - 1} other(s) against the same generation at once: it does not "
+                "isolate concurrent updates, so the store holds writes validated apart from "
+                "each other. Both were applied; run `ontoloom check` now, and make the store "
+                "isolate updates (Virtuoso: DefaultIsolation = 4 in virtuoso.ini [Parameters]; "
+                "README, Scaling out)"
+            )
+        return token in tokens
 
     def _compact(self, generation: int) -> None:
         oldest = generation - CHANGES_KEPT
