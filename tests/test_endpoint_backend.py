@@ -299,13 +299,17 @@ def test_ask_and_blank_nodes_are_read_as_each_engine_answers_them(
     data_dir = _init(tmp_path, endpoint_server)
     assert _cli(data_dir, "create", "Task", "-p", "title=A", "-p", "status=open").exit_code == 0
     with Graph.open(data_dir) as g:
-        assert g.backend.ask("ASK { ?s a ol:Task }".replace("ol:", "<https://ontoloom.dev/ns#>"))
+        assert g.backend.ask("ASK { ?s a <https://ontoloom.dev/ns#Task> }")
         assert not g.backend.ask("ASK { ?s a <http://example.org/Nothing> }")
     asked = _cli(data_dir, "query", "ASK { ?s a ol:Task }", "--format", "json")
     assert asked.exit_code == 0 and json.loads(asked.output)["boolean"] is True
-    made = _cli(data_dir, "query", "SELECT (BNODE() AS ?b) WHERE { }", "--format", "json")
-    assert made.exit_code == 0, made.output
-    assert json.loads(made.output)["results"]["bindings"][0]["b"]["type"] == "bnode"
+    # a blank node written past ontoloom (which skolemises its own), as the engine keeps it
+    endpoint_server.update(
+        "INSERT { GRAPH <https://ontoloom.dev/graph/facts> { _:x <urn:p> 1 } } WHERE {}"
+    )
+    found = _cli(data_dir, "query", "SELECT ?b WHERE { ?b <urn:p> 1 }", "--format", "json")
+    assert found.exit_code == 0, found.output
+    assert json.loads(found.output)["results"]["bindings"][0]["b"]["type"] == "bnode"
 
 
 def test_only_ontoloom_graphs_are_read_whatever_else_the_store_holds(

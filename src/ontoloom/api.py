@@ -413,32 +413,37 @@ class Graph:
             listed = " ".join(str(n) for n in frontier)
             fwd = "?n ?p ?m" if direction == "out" else "?m ?p ?n"
             back = "?m ?p ?n" if direction == "out" else "?n ?p ?m"
-            # ?stored says which way the edge is stored: "nm" from ?n to ?m, "mn" the other.
-            query = (
-                f"SELECT DISTINCT ?n ?p ?m ?stored WHERE {{ VALUES ?n {{ {listed} }} {rel_filter} "
-                f'{{ {fwd} BIND("{"nm" if direction == "out" else "mn"}" AS ?stored) }} UNION '
-                f"{{ {back} FILTER(?p IN ({', '.join(map(str, symmetric)) or '<urn:none>'})) "
-                f'BIND("{"mn" if direction == "out" else "nm"}" AS ?stored) }} '
-                f"FILTER(isIRI(?m) && ?p != {RDF_TYPE}) }}"
-            )
+            hops = f"VALUES ?n {{ {listed} }} {rel_filter} FILTER(isIRI(?m) && ?p != {RDF_TYPE})"
+            # Each hop tagged with the way its edge is stored ("nm": from ?n to ?m) in Python:
+            # a BIND inside a UNION is beyond Virtuoso's SPARQL compiler.
+            forward = "nm" if direction == "out" else "mn"
+            rows = [
+                (row, forward)
+                for row in self.backend.select(
+                    f"SELECT DISTINCT ?n ?p ?m WHERE {{ {fwd} . {hops} }}"
+                )
+            ]
+            if symmetric:
+                either = ", ".join(map(str, symmetric))
+                query = (
+                    f"SELECT DISTINCT ?n ?p ?m WHERE {{ {back} . {hops} FILTER(?p IN ({either})) }}"
+                )
+                rows += [
+                    (row, "mn" if forward == "nm" else "nm") for row in self.backend.select(query)
+                ]
             nxt: list[Term] = []
-            for row in sorted(
-                self.backend.select(query),
+            for row, stored in sorted(
+                rows,
                 # the way the traversal goes first: a symmetric edge stored both ways
                 # is shown as the one that follows --direction
-                key=lambda r: (
-                    str(r["n"]),
-                    str(r["p"]),
-                    str(r["m"]),
-                    r["stored"].value != ("nm" if direction == "out" else "mn"),
-                ),
+                key=lambda r: (str(r[0]["n"]), str(r[0]["p"]), str(r[0]["m"]), r[1] != forward),
             ):
                 m, p, n = row["m"], row["p"], row["n"]
                 if m in reached or not self.ids.is_instance(m) or not p.value.startswith(OL):
                     continue
                 path, rels, edges = reached[n]
                 name = vocab_name(p)
-                edge = (n, name, m) if row["stored"].value == "nm" else (m, name, n)
+                edge = (n, name, m) if stored == "nm" else (m, name, n)
                 reached[m] = ([*path, m], [*rels, name], [*edges, edge])
                 nxt.append(m)
             frontier = nxt
