@@ -450,3 +450,59 @@ def test_answers_an_engine_cuts_short_are_read_in_pages_or_refused(
     assert "ResultSetMaxRows" in whole.output and "Traceback" not in whole.output
     few = _cli(data_dir, "query", "SELECT ?s WHERE { ?s <http://example.org/v> ?o } LIMIT 5")
     assert few.exit_code == 0 and len(few.output.splitlines()) >= 5
+
+
+def test_export_through_the_graph_store_protocol_is_the_same_as_through_queries(
+    tmp_path: Path, endpoint_server
+) -> None:
+    """`init --graph-store URL`: whole graphs are read in one GSP GET each (checked against
+    a count), and export gives the same bytes as reading them through SELECT pages."""
+    root = tmp_path / "gsp"
+    made = CliRunner().invoke(
+        main,
+        ["init", str(root), "--endpoint", endpoint_server.query_url, "--update-endpoint",
+         endpoint_server.update_url, "--graph-store", endpoint_server.store_url],
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    assert "graph_store = " in (root / "ontoloom.toml").read_text()
+    gsp = root / ".ontoloom"
+    paged = _init(tmp_path, endpoint_server, "paged")  # the same store, read the other way
+    for i in range(3):
+        done = _cli(gsp, "create", "Task", "-p", f"title=T{i}", "-p", "status=open")
+        assert done.exit_code == 0, done.output
+    a, b = tmp_path / "a.nq", tmp_path / "b.nq"
+    assert _cli(gsp, "export", "-o", str(a), "--format", "nquads").exit_code == 0
+    assert _cli(paged, "export", "-o", str(b), "--format", "nquads").exit_code == 0
+    assert a.read_bytes() == b.read_bytes() and b"T2" in a.read_bytes()
+    assert _cli(gsp, "check").exit_code == 0
+    bad = CliRunner().invoke(
+        main, ["init", str(tmp_path / "x"), "--graph-store", endpoint_server.store_url]
+    )
+    assert bad.exit_code == 2 and "--graph-store goes with --endpoint" in bad.output
+
+
+def test_a_commit_too_large_for_the_engine_is_refused_whole_and_says_how_to_import(
+    tmp_path: Path, endpoint_server
+) -> None:
+    """Virtuoso compiles one SPARQL update of a few thousand triples at most; every commit is
+    one update (all or nothing), so a larger import is refused, naming the size and the way
+    out, and the store is left as it was. oxigraph serve takes it whole."""
+    data_dir = _init(tmp_path, endpoint_server)
+    lines = [
+        f"<https://ontoloom.dev/id/task_{i:05d}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
+        f"<https://ontoloom.dev/ns#Task> .\n<https://ontoloom.dev/id/task_{i:05d}> "
+        f'<https://ontoloom.dev/ns#title> "T {i}" .\n<https://ontoloom.dev/id/task_{i:05d}> '
+        f'<https://ontoloom.dev/ns#status> "open" .\n'
+        for i in range(2500)
+    ]
+    data = tmp_path / "big.nt"
+    data.write_text("".join(lines))
+    before = _stored(endpoint_server)
+    done = _cli(data_dir, "import", str(data))
+    if endpoint_server.name == "oxigraph":
+        assert done.exit_code == 0, done.output
+        return
+    assert done.exit_code != 0 and "Traceback" not in done.output
+    assert "nothing was committed" in done.output and "in parts" in done.output
+    assert "7500 quads" in done.output
+    assert _stored(endpoint_server) == before

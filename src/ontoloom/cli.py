@@ -249,8 +249,18 @@ def main(ctx: click.Context, data_dir: Path | None, as_json: bool, quiet: bool) 
 @click.option(
     "--update-endpoint", metavar="URL", help="The store's SPARQL update URL (default: --endpoint)."
 )
+@click.option(
+    "--graph-store",
+    metavar="URL",
+    help="The store's Graph Store Protocol URL: export and audits read whole graphs through it.",
+)
 @_common
-def init(directory: Path | None, endpoint: str | None, update_endpoint: str | None) -> None:
+def init(
+    directory: Path | None,
+    endpoint: str | None,
+    update_endpoint: str | None,
+    graph_store: str | None,
+) -> None:
     """Make DIRECTORY (default: here) an ontoloom instance with an empty store.
 
     With --endpoint, the graph lives in that SPARQL 1.1 store (see "Scaling out").
@@ -267,6 +277,7 @@ def init(directory: Path | None, endpoint: str | None, update_endpoint: str | No
         _opts()["data_dir"],
         endpoint=endpoint,
         update_endpoint=update_endpoint,
+        graph_store=graph_store,
     )
     _emit(
         result,

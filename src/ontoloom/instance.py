@@ -32,11 +32,13 @@ def init_instance(
     *,
     endpoint: str | None = None,
     update_endpoint: str | None = None,
+    graph_store: str | None = None,
 ) -> dict[str, Any]:
     """Mark ``directory`` as an instance and create its store; idempotent.
 
-    ``endpoint`` (and ``update_endpoint``, when updates go elsewhere): keep the graph in that
-    SPARQL 1.1 store, written to ``[store]`` in ontoloom.toml."""
+    ``endpoint`` (and ``update_endpoint``, when updates go elsewhere; ``graph_store``, its
+    Graph Store Protocol service): keep the graph in that SPARQL 1.1 store, written to
+    ``[store]`` in ontoloom.toml."""
     directory = directory.resolve()
     if directory.exists() and not directory.is_dir():
         raise BadInput(f"{directory} is a file, not a directory")
@@ -45,9 +47,10 @@ def init_instance(
     if not marker.exists():
         marker.write_text(TEMPLATE, encoding="utf-8")
     if endpoint is not None:
-        _set_endpoint(marker, endpoint, update_endpoint)
-    elif update_endpoint is not None:
-        raise BadInput("--update-endpoint goes with --endpoint (the query endpoint)")
+        _set_endpoint(marker, endpoint, update_endpoint, graph_store)
+    elif update_endpoint is not None or graph_store is not None:
+        option = "--update-endpoint" if update_endpoint is not None else "--graph-store"
+        raise BadInput(f"{option} goes with --endpoint (the query endpoint)")
     target = resolve_data_dir(data_dir) if data_dir else None
     if target is None:
         import os
@@ -66,7 +69,9 @@ def init_instance(
     return {"instance": str(directory), "data_dir": str(target), "created": created}
 
 
-def _set_endpoint(marker: Path, endpoint: str, update_endpoint: str | None) -> None:
+def _set_endpoint(
+    marker: Path, endpoint: str, update_endpoint: str | None, graph_store: str | None
+) -> None:
     """Write ``[store]`` into ontoloom.toml; the same endpoint again changes nothing, another
     one is refused (moving a graph is export, then import)."""
     import tomllib
@@ -74,14 +79,19 @@ def _set_endpoint(marker: Path, endpoint: str, update_endpoint: str | None) -> N
     from ontoloom.store.endpoint import EndpointConfig
 
     table = {"endpoint": endpoint, "update_endpoint": update_endpoint or endpoint}
+    if graph_store is not None:
+        table["graph_store"] = graph_store
     EndpointConfig.from_table(table, "--endpoint")  # the URLs are checked before anything
     raw = tomllib.loads(marker.read_text(encoding="utf-8"))
     current = raw.get("store")
     if current is not None:
-        if {
+        held = {
             **current,
             "update_endpoint": current.get("update_endpoint", current.get("endpoint")),
-        } == table:
+        }
+        if graph_store is None:  # not given again: the one already named stays
+            held.pop("graph_store", None)
+        if held == table:
             return
         raise BadInput(
             f"{marker} already names a store ({current.get('endpoint')}); an instance keeps one "
@@ -93,5 +103,6 @@ def _set_endpoint(marker: Path, endpoint: str, update_endpoint: str | None) -> N
         "# ONTOLOOM_ENDPOINT_USER and ONTOLOOM_ENDPOINT_PASSWORD, or .ontoloom/endpoint.credentials)\n"
         f"[store]\nendpoint = {json.dumps(endpoint)}\n"
         f"update_endpoint = {json.dumps(update_endpoint or endpoint)}\n"
+        + (f"graph_store = {json.dumps(graph_store)}\n" if graph_store is not None else "")
     )
     marker.write_text(text, encoding="utf-8")

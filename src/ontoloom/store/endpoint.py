@@ -96,18 +96,19 @@ class EndpointError(OntoloomError):
 @dataclass(frozen=True)
 class EndpointConfig:
     """Where the store is: ``[store]`` in ontoloom.toml (``endpoint``, ``update_endpoint``,
-    ``timeout``). Credentials never come from ontoloom.toml: ``ONTOLOOM_ENDPOINT_TOKEN`` (a
+    ``graph_store`` — its Graph Store Protocol URL, optional — and ``timeout``). Credentials never come from ontoloom.toml: ``ONTOLOOM_ENDPOINT_TOKEN`` (a
     bearer token) or ``ONTOLOOM_ENDPOINT_USER`` and ``ONTOLOOM_ENDPOINT_PASSWORD`` (basic),
     else the data dir's ``endpoint.credentials`` (JSON, readable by its owner only)."""
 
     query_url: str
     update_url: str
     timeout: float = 30.0
+    store_url: str | None = None  # the Graph Store Protocol service: whole graphs read at once
 
     @classmethod
     def from_table(cls, table: Mapping[str, Any], where: str) -> EndpointConfig:
         for key in table:
-            if key not in ("endpoint", "update_endpoint", "timeout"):
+            if key not in ("endpoint", "update_endpoint", "graph_store", "timeout"):
                 lowered = key.lower()
                 if any(w in lowered for w in ("password", "token", "secret", "user", "auth")):
                     raise BadInput(
@@ -117,14 +118,18 @@ class EndpointConfig:
                         f"{CREDENTIALS_FILE} (mode 0600)"
                     )
                 raise BadInput(
-                    f"{where}: [store] {key}: unknown key; use endpoint, update_endpoint, timeout"
+                    f"{where}: [store] {key}: unknown key; use endpoint, update_endpoint, "
+                    "graph_store, timeout"
                 )
         query = _url(table.get("endpoint"), f"{where}: [store] endpoint")
         update = _url(table.get("update_endpoint", query), f"{where}: [store] update_endpoint")
+        store = table.get("graph_store")
+        if store is not None:
+            store = _url(store, f"{where}: [store] graph_store")
         timeout = table.get("timeout", 30.0)
         if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
             raise BadInput(f"{where}: [store] timeout must be a number of seconds above 0")
-        return cls(query, update, float(timeout))
+        return cls(query, update, float(timeout), store)
 
 
 def _url(value: Any, where: str) -> str:
@@ -365,15 +370,21 @@ class SparqlEndpointBackend:
     def _post(
         self,
         url: str,
-        data: dict[str, str],
+        data: dict[str, Any] | None,
         accept: str | None,
         what: str,
         timeout: float | None = None,
+        params: dict[str, str] | None = None,
     ) -> httpx.Response:
+        """POST ``data`` as a form (a GET of ``params`` when there is none); the answer, or
+        one error naming the endpoint and what failed."""
         headers = {"Accept": accept} if accept else {}
         try:
             limit = httpx.USE_CLIENT_DEFAULT if timeout is None else timeout
-            response = self._client.post(url, data=data, headers=headers, timeout=limit)
+            method = "GET" if data is None else "POST"
+            response = self._client.request(
+                method, url, data=data, params=params, headers=headers, timeout=limit
+            )
             body = response.read()
         except httpx.TimeoutException:
             if timeout is not None:
@@ -576,14 +587,45 @@ class SparqlEndpointBackend:
         return kind, out.getvalue()
 
     def quads(self, graph: Term | None = None) -> Iterator[Quad]:
-        """Every quad of ontoloom's graphs (or of one), as written: read graph by graph in
-        pages, so no engine's cap on one answer can cut it short unnoticed."""
+        """Every quad of ontoloom's graphs (or of one), as written: read graph by graph, so
+        no engine's cap on one answer can cut it short unnoticed."""
         graphs = list(self.named_graphs()) if graph is None else [graph]
-        found = []
-        for g in graphs:
-            rows = self._all_rows("SELECT ?s ?p ?o", f"GRAPH {skolem(g)} {{ ?s ?p ?o }}")
-            found += [Quad(r["s"], r["p"], r["o"], g) for r in rows]
-        return self.as_written(found)
+        return self.as_written(
+            [Quad(t.subject, t.predicate, t.object, g) for g in graphs for t in self._triples(g)]
+        )
+
+    def _triples(self, graph: Term) -> list[Triple]:
+        """One graph's triples: in one Graph Store Protocol GET when ``[store] graph_store``
+        names the service, else in pages of a SELECT; either way checked against a count of
+        the graph, so a capped or cut answer is an error, never a partial graph."""
+        where = f"GRAPH {skolem(graph)} {{ ?s ?p ?o }}"
+        if self.config.store_url is None:
+            rows = self._all_rows("SELECT ?s ?p ?o", where)
+            return [Triple(r["s"], r["p"], r["o"]) for r in rows]
+        total = int(next(self.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ {where} }}"))["n"].value)
+        if total == 0:
+            return []  # an empty graph is one the Graph Store Protocol may answer 404 for
+        url = self.config.store_url
+        response = self._post(
+            url, None, _NTRIPLES, f"reading graph {graph}", params={"graph": skolem(graph).value}
+        )
+        media = response.headers.get("content-type", _NTRIPLES).split(";")[0].strip()
+        try:
+            fmt = RdfFormat.from_media_type(media)
+            if fmt is None:
+                raise ValueError(f"an answer of type {media!r}")
+            triples = {_unskolem_triple(t) for t in pyoxigraph.parse(response.content, format=fmt)}
+        except (SyntaxError, ValueError) as exc:
+            raise EndpointError(
+                f"the Graph Store Protocol service {url} sent an unreadable graph {graph} ({exc})"
+            ) from None
+        if len(triples) != total:
+            raise EndpointError(
+                f"the Graph Store Protocol service {url} sent {len(triples)} triples of graph "
+                f"{graph}, which holds {total} (cut at a limit, or changed meanwhile): try "
+                "again, or leave graph_store out of [store] to read it in pages"
+            )
+        return list(triples)
 
     def named_graphs(self) -> Iterator[Term]:
         """ontoloom's named graphs that hold anything: those under its graph namespace (a
@@ -712,9 +754,17 @@ class SparqlEndpointBackend:
         token = uuid.uuid4().hex
         try:
             self._update(self._guarded(expected, token, delta), f"the commit of generation {new}")
-        except BadInput:  # refused before it ran: nothing applied
+        except BadInput as exc:  # refused before it ran: nothing applied
             self._refuse_literals(delta)
-            raise
+            size = len(delta.adds) + len(delta.removes)
+            raise EndpointError(
+                f"{self.engine} at {self.config.update_url} refused the commit of generation "
+                f"{new} ({size} quads in one SPARQL update): {getattr(exc, 'detail', '')[:200]}; "
+                "nothing was committed. Every commit is one update, so that it applies whole "
+                "or not at all; an engine that limits the size of one update (Virtuoso 7: a "
+                "few thousand triples) takes a larger import only in parts: split the file "
+                "and import each part (README, Scaling out)"
+            ) from None
         except EndpointError as exc:
             # The answer was lost, not necessarily the commit: settle it with the store.
             outcome = self._settle(expected, token)
@@ -918,7 +968,8 @@ class SparqlEndpointBackend:
             if graphs is None
             else [q for g in graphs for q in self.quads(g)]
         )
-        EmbeddedBackend.scratch(quads).dump(out, format_name, None)
+        # In one order whatever order the engine answered in: the same graph, the same bytes.
+        EmbeddedBackend.scratch(sorted(quads, key=str)).dump(out, format_name, None)
 
     def flush(self) -> None:
         pass
