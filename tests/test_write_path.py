@@ -181,3 +181,31 @@ def test_a_sparql_constraint_reading_beyond_the_focus_is_checked_exactly(
     _tasks(cli, "task_a", priority="urgent")
     _tasks(cli, "task_b")
     _refused_and_still_conforming(cli, "update", "task_b", "-p", "priority=urgent")
+
+
+def test_a_writer_that_keeps_losing_the_race_says_busy_and_stores_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another gateway committing first every time: the delta is validated again each time,
+    for at least COMMIT_ATTEMPTS tries and ONTOLOOM_LOCK_TIMEOUT seconds, then "busy"."""
+    import time
+
+    from ontoloom.errors import Busy, CommitConflict
+    from ontoloom.writes import COMMIT_ATTEMPTS
+
+    monkeypatch.setenv("ONTOLOOM_LOCK_TIMEOUT", "0.5")
+    with Graph.open(tmp_path / "g", write=True, create=True) as g:
+        before = set(g.backend.quads())
+        tries = []
+
+        def lost(delta: Delta, expected: int) -> int:
+            tries.append(expected)
+            raise CommitConflict("another gateway committed first")
+
+        monkeypatch.setattr(g.backend, "apply", lost)
+        started = time.monotonic()
+        with pytest.raises(Busy, match="nothing was stored"):
+            g.create("Task", {"title": "T", "status": "open"})
+        assert len(tries) >= COMMIT_ATTEMPTS and time.monotonic() - started >= 0.5
+        monkeypatch.undo()
+        assert set(g.backend.quads()) == before

@@ -39,7 +39,7 @@ from ontoloom.shacl.neighbourhood import Changed, Walker
 from ontoloom.shacl.reach import GLOBAL, UNBOUNDED, Reach, merge, reach_of
 from ontoloom.shacl.redact import redacted
 from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures
-from ontoloom.store import scratch
+from ontoloom.store import lock_timeout, scratch
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.terms import BlankNode, Quad, Term
 from ontoloom.vocab import META, SCHEMA_GRAPH
@@ -48,7 +48,8 @@ __all__ = ["Cycle", "WritePath"]
 
 _LARGE = 1000  # focus nodes beyond which the scratch store is validated whole
 _COPY_ALL = 20  # a bulk delta copies the whole store when it has ≤ this many quads per node
-COMMIT_ATTEMPTS = 8  # validations of one delta when other writers keep committing first
+COMMIT_ATTEMPTS = 8  # validations of one delta, at least, when other writers keep committing first
+_BACKOFF_CAP = 0.32  # seconds: the longest wait apart between two attempts
 
 Listener = Callable[[Delta, int], None]
 
@@ -100,7 +101,12 @@ class WritePath:
             return self.backend.generation()
         if any(q.graph_name == META for q in (*delta.adds, *delta.removes)):
             raise OntoloomError("the bookkeeping graph is written by the store alone")
-        for attempt in range(COMMIT_ATTEMPTS):
+        # A writer that keeps losing the race waits as long as it would wait for the lock
+        # (ONTOLOOM_LOCK_TIMEOUT), and at least COMMIT_ATTEMPTS tries, then says "busy".
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
             # Validated against this generation, committed only while it still stands:
             # another gateway writing to the same store in between makes it check again.
             expected = self.backend.generation()
@@ -116,15 +122,16 @@ class WritePath:
                 generation = self.backend.apply(delta, expected)
                 break
             except CommitConflict:
+                waited = time.monotonic() - started
+                if attempt >= COMMIT_ATTEMPTS and waited >= lock_timeout():
+                    raise Busy(
+                        f"other writers kept committing first ({attempt} attempts in "
+                        f"{waited:.1f} s, each validated again): nothing was stored; try "
+                        "again, or wait longer with ONTOLOOM_LOCK_TIMEOUT"
+                    ) from None
                 # Writers that collided wait apart before validating again (jittered,
-                # doubling): retrying in step would collide again.
-                time.sleep(random.uniform(0, 0.01 * 2**attempt))
-                continue
-        else:
-            raise Busy(
-                f"other writers kept committing first ({COMMIT_ATTEMPTS} attempts, each "
-                "validated again): nothing was stored; try again"
-            )
+                # doubling up to a cap): retrying in step would collide again.
+                time.sleep(random.uniform(0, min(_BACKOFF_CAP, 0.01 * 2**attempt)))
         for listener in self.after_commit:
             listener(delta, generation)
         return generation
