@@ -245,3 +245,31 @@ def test_a_query_matching_more_than_the_rank_window_says_so(
 
     answer = call(team.data_dir, "search", {"query": "task"})
     assert [c.text for c in answer.content][1].startswith("note: 'task' matches more than 4")
+
+
+@pytest.mark.parametrize(
+    "query", ["payment timeout", "migrat", "ledger", "deploy failed", "é ü ß", "a b c d"]
+)
+def test_snippets_are_the_ones_fts5_gives_over_the_whole_index(team: Cli, query: str) -> None:
+    """Snippets are made in a scratch FTS5 table of the page's rows (a rowid seek in the whole
+    index walks a term's entire list): the oracle is FTS5's own snippet in the whole index."""
+    from ontoloom.search import _match_expression, query_terms
+
+    with Graph.open(team.data_dir) as g:
+        g.search(query)  # caught up
+        index = g._index()
+        terms = query_terms(query)
+        if not terms:
+            return
+        expression = _match_expression(terms)
+        rows = [
+            r[0] for r in index.db.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (expression,))
+        ]
+        oracle = {
+            rowid: index.db.execute(
+                "SELECT snippet(fts, 2, '[', ']', '…', 12) FROM fts WHERE fts MATCH ? AND rowid = ?",
+                (expression, rowid),
+            ).fetchone()[0]
+            for rowid in rows
+        }
+        assert index._snippets(expression, rows) == oracle

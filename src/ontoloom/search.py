@@ -48,9 +48,10 @@ CREATE TABLE IF NOT EXISTS tags (rowid INTEGER, tag TEXT);
 CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag, rowid);
 CREATE INDEX IF NOT EXISTS tags_row ON tags(rowid);
 CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    id, title, body, tags, tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2 3');
 """
+_FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    id, title, body, tags, tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2 3')"""
+_SCHEMA += _FTS + ";\n"
 # bm25 column weights: id, title, body, tags — titles above bodies.
 _WEIGHTS = (8.0, 5.0, 1.0, 2.0)
 # A term in more than this share of documents says little: dropped from a query that has
@@ -97,11 +98,16 @@ def query_terms(text: str) -> list[str]:
     return list(seen)
 
 
-def _match_expression(terms: list[str], all_required: bool = False, prefix: int = 3) -> str:
+def _match_expression(
+    terms: list[str], all_required: bool = False, prefix: int = 3, whole: Iterable[str] = ()
+) -> str:
     # Every token is \w+ only, so quoting it as a phrase is always valid FTS5. Terms of at
-    # least ``prefix`` characters also match as prefixes.
+    # least ``prefix`` characters also match as prefixes, except the ``whole`` ones.
     joiner = " AND " if all_required else " OR "
-    return joiner.join(f'"{t}"*' if len(t) >= prefix else f'"{t}"' for t in terms)
+    whole = set(whole)
+    return joiner.join(
+        f'"{t}"*' if len(t) >= prefix and t not in whole else f'"{t}"' for t in terms
+    )
 
 
 @dataclass
@@ -160,6 +166,7 @@ class SearchIndex:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(_SCHEMA)
         self.readonly = readonly
+        self._page: sqlite3.Connection | None = None  # see _snippets
 
     @classmethod
     def of(cls, data_dir: Path, *, readonly: bool = False) -> SearchIndex:
@@ -172,6 +179,8 @@ class SearchIndex:
             with contextlib.suppress(sqlite3.Error):
                 self.db.execute("PRAGMA journal_mode=DELETE")
         self.db.close()
+        if self._page is not None:
+            self._page.close()
 
     def generation(self) -> int:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
@@ -430,17 +439,19 @@ class SearchIndex:
         else:
             self.db.executemany("UPDATE df SET n = n - 1 WHERE term = ?", [(t,) for t in terms])
 
-    def _informative(self, terms: list[str]) -> tuple[list[str], bool]:
-        """Drop very common terms when rarer ones remain; (terms, all of them required)."""
-        total = self.db.execute("SELECT count(*) FROM docs").fetchone()[0] or 1
+    def _informative(self, terms: list[str]) -> tuple[list[str], bool, set[str]]:
+        """Drop very common terms when rarer ones remain; (terms, all of them required, those
+        of them that alone match more than :data:`RANK_WINDOW` entries)."""
+        # max(rowid): a seek, where count(*) reads every row (a bound, as df's counts are)
+        total = self.db.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 1
         cut = max(COMMON * total, COMMON_MIN_DOCS)
         marks = ", ".join("?" * len(terms))
         counts = dict(self.db.execute(f"SELECT term, n FROM df WHERE term IN ({marks})", terms))
         common = {t for t in terms if counts.get(t, 0) > cut}
         rare = [t for t in terms if t not in common]
-        if rare:
-            return rare, False
-        return terms, len(terms) > 1  # only common words: ask for all of them
+        kept, all_required = (rare, False) if rare else (terms, len(terms) > 1)
+        # (only common words: ask for all of them)
+        return kept, all_required, {t for t in kept if counts.get(t, 0) > RANK_WINDOW}
 
     # -- searching -------------------------------------------------------------------------
     def search(
@@ -473,8 +484,11 @@ class SearchIndex:
                 )
         terms = query_terms(text)
         if terms:
-            informative, all_required = self._informative(terms)
-            expression = _match_expression(informative, all_required)
+            informative, all_required, frequent = self._informative(terms)
+            # A frequent word matched as a prefix too would merge the lists of every longer
+            # word it starts (most of its cost) to add matches to a list already cut to the
+            # newest RANK_WINDOW: it is matched whole.
+            expression = _match_expression(informative, all_required, whole=frequent)
             ranked, window = self._ranked(expression, where, params, limit + len(hits))
             if window:
                 words = " ".join(informative)
@@ -530,14 +544,33 @@ class SearchIndex:
         return rows, oldest is not None
 
     def _snippets(self, expression: str, rowids: list[int]) -> dict[int, str]:
-        """The body snippet of each of ``rowids`` (a rowid look-up each: cheap in FTS5)."""
-        sql = "SELECT snippet(fts, 2, '[', ']', '…', 12) FROM fts WHERE fts MATCH ? AND rowid = ?"
-        out = {}
-        for rowid in rowids:
-            row = self.db.execute(sql, (expression, rowid)).fetchone()
-            if row is not None:
-                out[rowid] = row[0]
-        return out
+        """The body snippet of each of ``rowids``. FTS5 cannot seek a term's matches to one
+        rowid (it walks the term's whole list: most of a common term's search), so the page's
+        rows are matched again in a scratch FTS5 table of their own, with the same tokenizer.
+        A snippet depends on its row and the expression alone: it is the same snippet."""
+        if not rowids:
+            return {}
+        marks = ", ".join("?" * len(rowids))
+        rows = self.db.execute(
+            f"SELECT rowid, id, title, body, tags FROM fts WHERE rowid IN ({marks})", rowids
+        ).fetchall()
+        page = self._page_table()
+        with page:
+            page.execute("DELETE FROM page")
+            page.executemany(
+                "INSERT INTO page (rowid, id, title, body, tags) VALUES (?, ?, ?, ?, ?)", rows
+            )
+            found = page.execute(
+                "SELECT rowid, snippet(page, 2, '[', ']', '…', 12) FROM page WHERE page MATCH ?",
+                (expression,),
+            ).fetchall()
+        return dict(found)
+
+    def _page_table(self) -> sqlite3.Connection:
+        if self._page is None:
+            self._page = sqlite3.connect(":memory:", check_same_thread=False)
+            self._page.execute(_FTS.replace("fts USING", "page USING"))
+        return self._page
 
     def object_ids(
         self, after: str | None, limit: int, types: Iterable[str] | None = None
