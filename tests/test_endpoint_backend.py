@@ -259,7 +259,12 @@ def test_a_gateways_search_index_catches_up_from_the_change_log(
         assert [h.id for h in g.search("ledger")] == ["task_mig"]
 
 
-def test_concurrent_gateways_lose_no_acknowledged_write(tmp_path: Path, endpoint_server) -> None:
+def test_concurrent_gateways_lose_no_acknowledged_write(
+    tmp_path: Path, endpoint_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A writer that loses the race retries for as long as it would wait for the lock: the
+    # default here, not the tests' short one (a loaded machine makes some lose many times).
+    monkeypatch.setenv("ONTOLOOM_LOCK_TIMEOUT", "10")
     gateways = [_init(tmp_path, endpoint_server, f"gw{i}") for i in range(3)]
     made: list[str] = []
     errors: list[BaseException] = []

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ontoloom.store.base import Backend, Delta
-from ontoloom.store.terms import Literal, NamedNode, Term
+from ontoloom.store.terms import Literal, NamedNode, Quad, Term, node
 from ontoloom.vocab import META, OL, PROPOSALS, RDF_TYPE, SCHEMA_GRAPH
 
 __all__ = ["STOPWORDS", "Hit", "SearchIndex", "query_terms"]
@@ -34,24 +34,28 @@ INDEX_FILE = "search.sqlite"
 MAX_TERMS = 32
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _TITLE_KEYS = ("title", "name", "description", "content", "service")
-_SCHEMA = """
+_TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS docs (
-    rowid INTEGER PRIMARY KEY, key TEXT UNIQUE, kind TEXT, id TEXT, type TEXT,
+    rowid INTEGER PRIMARY KEY, key TEXT, kind TEXT, id TEXT, type TEXT,
     title TEXT, private INTEGER, from_id TEXT, rel TEXT, to_id TEXT);
+CREATE TABLE IF NOT EXISTS tags (rowid INTEGER, tag TEXT);
+CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
+"""
+# Apart from the tables: a whole reindex fills the tables first and sorts each index once.
+_INDEXES = """
+CREATE UNIQUE INDEX IF NOT EXISTS docs_key ON docs(key);
 CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
 CREATE INDEX IF NOT EXISTS docs_from ON docs(from_id);
 CREATE INDEX IF NOT EXISTS docs_to ON docs(to_id);
 CREATE INDEX IF NOT EXISTS docs_type ON docs(type);
 CREATE INDEX IF NOT EXISTS docs_type_id ON docs(type, id);
-CREATE TABLE IF NOT EXISTS tags (rowid INTEGER, tag TEXT);
 CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag, rowid);
 CREATE INDEX IF NOT EXISTS tags_row ON tags(rowid);
-CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
 """
 _FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     id, title, body, tags, tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2 3')"""
-_SCHEMA += _FTS + ";\n"
+_SCHEMA = _TABLES + _FTS + ";\n" + _INDEXES
 # bm25 column weights: id, title, body, tags — titles above bodies.
 _WEIGHTS = (8.0, 5.0, 1.0, 2.0)
 # A term in more than this share of documents says little: dropped from a query that has
@@ -261,11 +265,16 @@ class SearchIndex:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(generation),))
 
     def _clear(self) -> None:
+        """Empty every table, to be filled by :meth:`_index_all` (which makes the indexes)."""
         # Dropped and made anew, not emptied: deleting row by row from FTS5 was a quarter of
-        # a full reindex. Statement by statement: executescript would commit the transaction.
+        # a full reindex.
         for table in ("docs", "tags", "fts", "df"):
             self.db.execute(f"DROP TABLE IF EXISTS {table}")
-        for statement in _SCHEMA.split(";"):
+        self._run(_TABLES + _FTS)
+
+    def _run(self, script: str) -> None:
+        # Statement by statement: executescript would commit the transaction.
+        for statement in script.split(";"):
             if statement.strip():
                 self.db.execute(statement)
 
@@ -286,20 +295,16 @@ class SearchIndex:
 
     def _index_all(self, backend: Backend, ids: Any) -> int:
         """Index every object into the emptied index: the same documents :meth:`_index`
-        makes, read in two scans of the store (not one query per 400 objects) and written
-        with one statement per table (not four per document) — a full reindex was 13 s at
-        25k objects, nearly all of it those round trips."""
+        makes, read in one pass over the quads (not one query per 400 objects, nor SPARQL
+        rows turned into dicts) and written with one statement per table (not four per
+        document)."""
         from ontoloom import progress
 
         with progress.task("reading the graph for the search index"):
-            rows = backend.select(
-                f"SELECT ?s ?p ?o WHERE {{ ?s ?p ?o . FILTER(?p = {RDF_TYPE} || "
-                f"(isLiteral(?o) && STRSTARTS(STR(?p), {json.dumps(OL)}))) }}"
-            )
-            typed = [(r["s"], r["p"], r["o"]) for r in rows if ids.is_instance(r["s"])]
+            typed, edges = _scan(backend.data_quads(), ids)
             objects = _describe_rows(ids, typed, {s for s, p, _ in typed if p == RDF_TYPE})
             titles = {o["id"]: o["title"] for o in objects.values()}
-            edges = _edges_all(backend, ids, titles)
+            edges = [e for e in edges if e[0] in titles or e[2] in titles]
         missing = {e for edge in edges for e in (edge[0], edge[2]) if e not in titles}
         titles.update(
             {
@@ -311,14 +316,16 @@ class SearchIndex:
         tags: list[tuple[int, str]] = []
         texts: list[tuple[Any, ...]] = []
         df: Counter[str] = Counter()
+        tokens = _TOKEN.findall
 
         def add(key, kind, id_, type_, title, body, tag_list, private, ends=(None, None, None)):
             rowid = len(docs) + 1
             docs.append((rowid, key, kind, id_, type_, title, int(private), *ends))
-            tags.extend((rowid, t.lower()) for t in set(tag_list))
+            distinct = set(tag_list)
+            tags.extend((rowid, t.lower()) for t in distinct)
             indexed_id = id_ if kind == "object" else ""
-            df.update(set(_TOKEN.findall(" ".join((indexed_id, title, body, *tag_list)).lower())))
-            texts.append((rowid, indexed_id, title, body, " ".join(sorted(set(tag_list)))))
+            df.update(set(tokens(" ".join((indexed_id, title, body, *tag_list)).lower())))
+            texts.append((rowid, indexed_id, title, body, " ".join(sorted(distinct))))
 
         for obj in sorted(objects.values(), key=lambda o: o["id"]):
             if obj["type"]:
@@ -346,6 +353,7 @@ class SearchIndex:
                 "INSERT INTO fts (rowid, id, title, body, tags) VALUES (?,?,?,?,?)", texts
             )
             self.db.executemany("INSERT INTO df VALUES (?, ?)", df.items())
+            self._run(_INDEXES)
         return count
 
     def _index(self, backend: Backend, ids: Any, nodes: Iterable[Term]) -> int:
@@ -701,10 +709,17 @@ def _describe(backend: Backend, ids: Any, nodes: list[Term]) -> dict[Term, dict[
         if not listed:
             continue
         rows = backend.select(
-            f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {listed} }} ?s ?p ?o . "
-            f"FILTER(?p = {RDF_TYPE} || (isLiteral(?o) && STRSTARTS(STR(?p), {json.dumps(OL)}))) }}"
+            f"SELECT ?s ?p ?o ?g WHERE {{ VALUES ?s {{ {listed} }} GRAPH ?g {{ ?s ?p ?o }} "
+            f"FILTER(?g != {META} && (?p = {RDF_TYPE} || (isLiteral(?o) && "
+            f"STRSTARTS(STR(?p), {json.dumps(OL)})))) }}"
         )
-        out.update(_describe_rows(ids, ((r["s"], r["p"], r["o"]) for r in rows), None))
+        # literals as written, as the whole-index scan reads them
+        quads = backend.as_written(Quad(r["s"], r["p"], r["o"], r["g"]) for r in rows)
+        out.update(
+            _describe_rows(
+                ids, ((node(q.subject), q.predicate, node(q.object)) for q in quads), None
+            )
+        )
     return out
 
 
@@ -759,20 +774,26 @@ def _describe_rows(
     return out
 
 
-def _edges_all(backend: Backend, ids: Any, ends: dict[str, str]) -> list[tuple[str, str, str]]:
-    """Every relation between two objects with at least one end in ``ends`` (ids): what
-    :func:`_edges` finds for all of them, in one scan."""
+def _scan(
+    quads: Iterable[Quad], ids: Any
+) -> tuple[list[tuple[Term, Term, Term]], list[tuple[str, str, str]]]:
+    """From every quad: the rows :func:`_describe_rows` reads (instances' types and ``ol:``
+    literals) and every relation between two instances (what :func:`_edges` finds for them
+    all)."""
+    typed: list[tuple[Term, Term, Term]] = []
     edges: set[tuple[str, str, str]] = set()
-    query = (
-        f"SELECT ?s ?p ?o WHERE {{ ?s ?p ?o FILTER(isIRI(?o) && ?p != {RDF_TYPE} && "
-        f"STRSTARTS(STR(?p), {json.dumps(OL)})) }}"
-    )
-    for row in backend.select(query):
-        if ids.is_instance(row["s"]) and ids.is_instance(row["o"]):
-            edge = (ids.id_of(row["s"]), row["p"].value[len(OL) :], ids.id_of(row["o"]))
-            if edge[0] in ends or edge[2] in ends:
-                edges.add(edge)
-    return sorted(edges)
+    for quad in quads:
+        s, p, o = quad.subject, quad.predicate, quad.object
+        if not ids.is_instance(s):
+            continue
+        if p == RDF_TYPE:
+            typed.append((s, p, o))
+        elif p.value.startswith(OL):
+            if isinstance(o, Literal):
+                typed.append((s, p, o))
+            elif ids.is_instance(o):
+                edges.add((ids.id_of(s), p.value[len(OL) :], ids.id_of(o)))
+    return typed, sorted(edges)
 
 
 def _edges(backend: Backend, ids: Any, nodes: list[Term]) -> list[tuple[str, str, str]]:
