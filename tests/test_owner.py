@@ -10,6 +10,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -27,12 +28,13 @@ class McpProcess:
     """`ontoloom mcp` driven by newline-delimited JSON-RPC over its stdio."""
 
     def __init__(self, data_dir: Path) -> None:
-        env = {**os.environ, "ONTOLOOM_LOCK_TIMEOUT": "10"}
+        env = {**os.environ, "ONTOLOOM_LOCK_TIMEOUT": "10", "PYTHONFAULTHANDLER": "1"}
+        self.stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (shown when it dies)
         self.proc = subprocess.Popen(
             [*ONTOLOOM, "--data-dir", str(data_dir), "mcp"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=self.stderr,
             text=True,
             env=env,
         )
@@ -58,7 +60,12 @@ class McpProcess:
         assert self.proc.stdout is not None
         while True:
             line = self.proc.stdout.readline()
-            assert line, "the server closed its output"
+            if not line:
+                self.stderr.seek(0)
+                raise AssertionError(
+                    f"the server closed its output (exit {self.proc.wait()}): "
+                    f"{self.stderr.read()[-2000:]}"
+                )
             message = json.loads(line)
             if message.get("id") == self.next_id:
                 return message
@@ -163,6 +170,65 @@ def test_the_prompt_hook_answers_through_the_owner_as_it_would_alone(
     owned.close()
     alone = cli(data_dir, "hook", "prompt-context", stdin=prompt)
     assert through.stdout == alone.stdout
+
+
+def test_writes_through_the_owner_are_found_at_once_though_the_index_follows_behind(
+    data_dir: Path, owned: McpProcess
+) -> None:
+    """The owner indexes its writes behind them (one index transaction for a burst), but
+    every read catches up first: a search, a listing, a hook — right after the write."""
+    for i in range(5):
+        made = owned.tool(
+            "create_entity", type="Task", properties={"title": f"Zebra {i}", "status": "open"}
+        )
+        assert made["isError"] is False
+    found = owned.tool("search", query="zebra", limit=10)["structuredContent"]["result"]
+    assert len(found) == 5
+    assert len(json.loads(cli(data_dir, "--json", "search", "zebra").stdout)) == 5
+    made = cli(
+        data_dir,
+        "create",
+        "Task",
+        "--id",
+        "task_quagga",
+        "-p",
+        "title=Quagga herd",
+        "-p",
+        "status=open",
+    )
+    assert made.returncode == 0, made.stderr
+    prompt = json.dumps(
+        {"prompt": "how is the Quagga herd task going?", "cwd": str(data_dir.parent)}
+    )
+    assert "task_quagga" in cli(data_dir, "hook", "prompt-context", stdin=prompt).stdout
+    owned.close()  # caught up when it exits
+    from ontoloom.search import SearchIndex
+    from ontoloom.store import open_backend
+
+    index = SearchIndex.of(data_dir, readonly=True)
+    with open_backend(data_dir, write=False, create=False) as backend:
+        assert index.generation() == backend.generation()
+    index.close()
+
+
+def test_an_owner_left_idle_catches_its_index_up_by_itself(
+    data_dir: Path, owned: McpProcess
+) -> None:
+    from ontoloom.search import SearchIndex
+
+    index = SearchIndex.of(data_dir, readonly=True)
+    try:
+        before = index.generation()  # in step: nothing was written through the owner yet
+        made = owned.tool(
+            "create_entity", type="Task", properties={"title": "Okapi", "status": "open"}
+        )
+        assert made["isError"] is False
+        deadline = time.monotonic() + 10
+        while index.generation() != before + 1:  # no read asks for it
+            assert time.monotonic() < deadline, "the idle owner never caught its index up"
+            time.sleep(0.05)
+    finally:
+        index.close()
 
 
 _LEAN_HOOK = """

@@ -273,3 +273,34 @@ def test_snippets_are_the_ones_fts5_gives_over_the_whole_index(team: Cli, query:
             for rowid in rows
         }
         assert index._snippets(expression, rows) == oracle
+
+
+def test_an_index_behind_the_writes_catches_up_in_one_step_before_any_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Write-behind (an owner's graph): commits only note what they touched; a read indexes
+    those nodes, all at once, and never rebuilds the index whole."""
+    import ontoloom.search as search
+
+    with Graph.open(tmp_path / "d", write=True, create=True) as g:
+        g.create("Task", {"title": "Okapi seed", "status": "open"}, id="task_seed")
+        g.index_behind = True
+        steps: list[int] = []
+        real = search.SearchIndex.catch_up
+
+        def counted(self, backend, ids, touched, since, generation):  # type: ignore[no-untyped-def]
+            steps.append(generation - since)
+            return real(self, backend, ids, touched, since, generation)
+
+        def never(*_: object) -> None:
+            raise AssertionError("rebuilt whole")
+
+        monkeypatch.setattr(search.SearchIndex, "catch_up", counted)
+        monkeypatch.setattr(search.SearchIndex, "_index_all", never)
+        for i in range(3):
+            g.create("Task", {"title": f"Okapi {i}", "status": "open"}, id=f"task_o{i}")
+        g.update("task_seed", {"title": "Zebra seed"}, [])
+        assert steps == []  # nothing indexed yet
+        assert {h.id for h in g.search("okapi")} == {"task_o0", "task_o1", "task_o2"}
+        assert [h.id for h in g.search("zebra")] == ["task_seed"]
+        assert steps == [4]  # four commits, one catch-up

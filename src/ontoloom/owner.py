@@ -22,6 +22,7 @@ import json
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -37,6 +38,7 @@ __all__ = ["Owner", "borrowed", "owns"]
 
 _owners: dict[Path, Owner] = {}  # the data dirs this process owns
 RETRY = {"retry": True}  # the owner is going away: the caller does the work itself
+SETTLE = 0.02  # seconds without a write after which the search index catches up
 
 
 class Owner:
@@ -51,6 +53,14 @@ class Owner:
         self._closing = False
         self._active = 0  # connections not yet answered
         self._answered = threading.Condition()
+        # The search index follows the owner's writes behind them: caught up before any
+        # read, and once no write came for SETTLE seconds (one index transaction for a
+        # burst of writes instead of one per write).
+        self._last_write = 0.0
+        self._behind = threading.Event()
+        graph.index_behind = True
+        graph.on_index_behind = self._wrote
+        threading.Thread(target=self._settle, name="ontoloom-index", daemon=True).start()
 
     # -- claiming -----------------------------------------------------------------------------
     @classmethod
@@ -111,6 +121,23 @@ class Owner:
             self._stack.close()
         with self._answered:
             self._answered.wait_for(lambda: self._active == 0, timeout=60)
+
+    # -- the search index, behind the writes ------------------------------------------------------
+    def _wrote(self) -> None:
+        self._last_write = time.monotonic()
+        self._behind.set()
+
+    def _settle(self) -> None:
+        while not self._closing:
+            if not self._behind.wait(timeout=1.0):
+                continue
+            while (idle := time.monotonic() - self._last_write) < SETTLE:
+                time.sleep(SETTLE - idle)
+            with self.lock:
+                self._behind.clear()
+                if not self._closing:
+                    with contextlib.suppress(Exception):  # a read catches up (or rebuilds)
+                        self.graph.catch_up_index()
 
     # -- serving --------------------------------------------------------------------------------
     def _accept(self) -> None:
@@ -179,6 +206,8 @@ class Owner:
             return ""
         try:
             out = io.StringIO()
+            with contextlib.suppress(Exception):  # hooks read the index file itself
+                self.graph.catch_up_index()
             with contextlib.suppress(Exception):  # a hook is silent on every path
                 getattr(hooks, name)(io.StringIO(stdin), out, str(self.data_dir))
             return out.getvalue()

@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from ontoloom.store.base import Backend, Delta
-from ontoloom.store.terms import Literal, NamedNode, Quad, Term, node
+from ontoloom.store.terms import Literal, NamedNode, Quad, Term
+from ontoloom.store.terms import node as as_term
 from ontoloom.vocab import META, OL, PROPOSALS, RDF_TYPE, SCHEMA_GRAPH
 
-__all__ = ["STOPWORDS", "Hit", "SearchIndex", "query_terms"]
+__all__ = ["STOPWORDS", "Hit", "SearchIndex", "query_terms", "touched_by"]
 
 INDEX_FILE = "search.sqlite"
 MAX_TERMS = 32
@@ -240,16 +241,16 @@ class SearchIndex:
 
     def follow(self, backend: Backend, ids: Any, delta: Delta, generation: int) -> None:
         """Re-index what a committed delta touched (same process, right after commit)."""
-        if self.generation() != generation - 1:
+        self.catch_up(backend, ids, touched_by(delta), generation - 1, generation)
+
+    def catch_up(
+        self, backend: Backend, ids: Any, touched: set[Term], since: int, generation: int
+    ) -> None:
+        """Re-index ``touched``: all that this process's commits after generation ``since``
+        up to ``generation`` touched; caught up whole when the index was not at ``since``."""
+        if self.generation() != since:
             self.sync(backend, ids)  # it lagged already: catch up whole
             return
-        touched: set[Term] = set()
-        for quad in (*delta.adds, *delta.removes):
-            if quad.graph_name in (META, SCHEMA_GRAPH, PROPOSALS):
-                continue
-            touched.add(quad.subject)
-            if isinstance(quad.object, NamedNode) and quad.predicate != RDF_TYPE:
-                touched.add(quad.object)
         self.db.execute("BEGIN IMMEDIATE")
         try:
             for node in touched:
@@ -685,6 +686,18 @@ def _filters(types: list[str], tags: list[str], rel: str | None) -> tuple[str, l
     return "".join(f" AND {w}" for w in where), params
 
 
+def touched_by(delta: Delta) -> set[Term]:
+    """The nodes whose documents a delta can change: subjects, and the objects of relations."""
+    touched: set[Term] = set()
+    for quad in (*delta.adds, *delta.removes):
+        if quad.graph_name in (META, SCHEMA_GRAPH, PROPOSALS):
+            continue
+        touched.add(as_term(quad.subject))
+        if isinstance(quad.object, NamedNode) and quad.predicate != RDF_TYPE:
+            touched.add(quad.object)
+    return touched
+
+
 def _relation_doc(
     titles: dict[str, str], from_id: str, rel: str, to_id: str
 ) -> tuple[str, str, str, str, str, str, list[str], bool, tuple[str, str, str]]:
@@ -717,7 +730,7 @@ def _describe(backend: Backend, ids: Any, nodes: list[Term]) -> dict[Term, dict[
         quads = backend.as_written(Quad(r["s"], r["p"], r["o"], r["g"]) for r in rows)
         out.update(
             _describe_rows(
-                ids, ((node(q.subject), q.predicate, node(q.object)) for q in quads), None
+                ids, ((as_term(q.subject), q.predicate, as_term(q.object)) for q in quads), None
             )
         )
     return out
