@@ -241,6 +241,9 @@ class SearchIndex:
 
     def follow(self, backend: Backend, ids: Any, delta: Delta, generation: int) -> None:
         """Re-index what a committed delta touched (same process, right after commit)."""
+        if self.generation() != generation - 1:
+            self.sync(backend, ids)  # it lagged already (or is new): caught up whole
+            return
         self.catch_up(backend, ids, touched_by(delta), generation - 1, generation)
 
     def catch_up(

@@ -173,17 +173,10 @@ class Walker:
         for node in nodes:
             if node in mentioned:
                 continue
-            for var in ("s", "o"):
-                query = (
-                    f"SELECT ?s ?p ?o ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {META}) }}"
-                    f" LIMIT {len(removed) + 1}"
-                )
-                rows = self.backend.select(query, {var: node})
-                kept = [Quad(r["s"], r["p"], r["o"], r["g"]) for r in rows]
-                kept = [q for q in kept if q not in removed]
-                if kept:
-                    found.add(kept[0])
-                    break
+            # one more than the delta removes: one of them, if any, is kept by the delta
+            kept = [q for q in self.backend.mentioning(node, len(removed) + 1) if q not in removed]
+            if kept:
+                found.add(kept[0])
         return found
 
     def _incoming(self, predicates: list[NamedNode], nodes: list[Term]) -> Iterator[Quad]:

@@ -82,6 +82,11 @@ class Backend(Protocol):
         """Every quad, or every quad of one named graph, as written (literals included)."""
         ...
 
+    def mentioning(self, node: Term, limit: int) -> list[Quad]:
+        """Up to ``limit`` quads outside the bookkeeping graph with ``node`` as their subject
+        or object (as the store keeps them), subjects first."""
+        ...
+
     def as_written(self, quads: Iterable[Quad]) -> Iterator[Quad]:
         """Quads a query returned (literals as the store keeps them), as they were written."""
         ...

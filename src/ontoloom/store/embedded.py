@@ -197,6 +197,21 @@ class EmbeddedBackend:
     def named_graphs(self) -> Iterator[Term]:
         return iter(self._store.named_graphs())
 
+    def mentioning(self, node: Term, limit: int) -> list[Quad]:
+        out: list[Quad] = []
+        patterns = (
+            [(None, None, node)]
+            if isinstance(node, Literal)
+            else [(node, None, None), (None, None, node)]
+        )
+        for subject, predicate, obj in patterns:
+            for quad in self._store.quads_for_pattern(subject, predicate, obj, None):
+                if quad.graph_name != META:
+                    out.append(quad)
+                    if len(out) >= limit:
+                        return out
+        return out
+
     # -- writes --------------------------------------------------------------------------
     def apply(self, delta: Delta, expected: int | None = None) -> int:
         """Commit removes then adds, and bump the generation, in one update request.

@@ -586,6 +586,19 @@ class SparqlEndpointBackend:
         kind = "ask" if isinstance(parsed, pyoxigraph.QueryBoolean) else "select"
         return kind, out.getvalue()
 
+    def mentioning(self, node: Term, limit: int) -> list[Quad]:
+        out: list[Quad] = []
+        for var in ("s", "o"):
+            query = (
+                f"SELECT ?s ?p ?o ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {META}) }}"
+                f" LIMIT {limit - len(out)}"
+            )
+            rows = self.select(query, {var: node})
+            out += [Quad(r["s"], r["p"], r["o"], r["g"]) for r in rows]
+            if len(out) >= limit:
+                break
+        return out
+
     def quads(self, graph: Term | None = None) -> Iterator[Quad]:
         """Every quad of ontoloom's graphs (or of one), as written: read graph by graph, so
         no engine's cap on one answer can cut it short unnoticed."""
