@@ -92,6 +92,15 @@ def updates(request: Request) -> bool:
     return request.is_update
 
 
+def commits(request: Request) -> bool:
+    """``only=commits``: the fault meets ontoloom's guarded commits (the updates that move the
+    generation), not the claims a writer takes first, nor queries."""
+    if not request.is_update:
+        return False
+    text = parse_qs(request.body.decode("utf-8", "replace")).get("update", [""])[0]
+    return "INSERT DATA" not in text and "DELETE DATA" not in text
+
+
 class FaultProxy:
     """``FaultProxy(upstream_url)``; :attr:`url` is the same URL through the proxy."""
 

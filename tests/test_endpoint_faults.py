@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fault_proxy import updates
+from fault_proxy import commits, updates
 from ontoloom.cli import main
 
 pytestmark = pytest.mark.endpoint
@@ -77,7 +77,7 @@ def test_the_endpoint_down_is_one_message_naming_it(setup, args: list[str]) -> N
 
 def test_a_slow_endpoint_times_out_and_a_late_write_never_lands(setup) -> None:
     data_dir, proxy = setup
-    proxy.set_mode("slow", only=updates, times=1)  # the commit is held past the timeout
+    proxy.set_mode("slow", only=commits, times=1)  # the commit is held past the timeout
     result = _create(data_dir, "late")
     assert result.exit_code == 2 and "did not answer" in result.output
     assert "nothing was committed" in result.output
@@ -89,7 +89,7 @@ def test_a_slow_endpoint_times_out_and_a_late_write_never_lands(setup) -> None:
 @pytest.mark.parametrize("status", [500, 503])
 def test_an_error_on_the_commit_stores_nothing(setup, status: int) -> None:
     data_dir, proxy = setup
-    proxy.set_mode("error", status=status, only=updates, times=1)
+    proxy.set_mode("error", status=status, only=commits, times=1)
     result = _create(data_dir, "refused")
     assert result.exit_code == 2
     assert f"HTTP {status}" in result.output and "nothing was committed" in result.output
@@ -105,11 +105,30 @@ def test_a_lost_answer_to_an_applied_commit_is_still_an_acknowledged_write(
     """The store applied it and the answer never arrived (an endpoint restarted mid-write):
     the commit token says it happened, so it is acknowledged, once."""
     data_dir, proxy = setup
-    proxy.set_mode(mode, only=updates, times=1)
+    proxy.set_mode(mode, only=commits, times=1)
     result = _create(data_dir, "landed")
     assert result.exit_code == 0, result.output
     assert _titles(data_dir) == ["before", "landed"]
     assert _cli(data_dir, "check").exit_code == 0
+
+
+@pytest.mark.parametrize("mode", ["slow", "error", "drop_after_forward"])
+def test_a_claim_that_fails_or_lands_late_commits_nothing_and_blocks_no_later_write(
+    setup, mode: str
+) -> None:
+    """The claim a writer takes before its commit (store/endpoint.py, _claim) fails, times
+    out and lands later, or lands with its answer lost: nothing is committed, the message
+    names the endpoint, and this gateway's next write is not held up by its own claim."""
+    data_dir, proxy = setup
+    proxy.set_mode(mode, only=updates, times=1)  # the first update of a write: its claim
+    result = _create(data_dir, "claimed")
+    assert result.exit_code == 2 and f"127.0.0.1:{proxy.port}" in result.output
+    assert "Traceback" not in result.output
+    if mode == "slow":
+        time.sleep(proxy.delay + 0.5)  # the held claim reaches the store now
+    assert _titles(data_dir) == ["before"]
+    assert _create(data_dir, "after").exit_code == 0
+    assert _titles(data_dir) == ["after", "before"]
 
 
 def test_a_half_written_answer_to_a_read_is_one_message(setup) -> None:

@@ -86,11 +86,29 @@ def _endpoint_backend(
         wait = lock_timeout() if wait is None else wait
         with DataDirLock(data_dir, exclusive=write or create, wait=wait) as lock:
             backend.lock = lock
+            if write or create:  # under the exclusive lock: made once, by one process
+                backend.gateway = gateway_id(data_dir)
             if create and not backend.is_initialised():
                 backend.initialise()
             yield backend
     finally:
         backend.close()
+
+
+def gateway_id(data_dir: Path) -> str:
+    """This data dir's name for itself among the gateways of one endpoint (made once)."""
+    import uuid
+
+    path = data_dir / "gateway-id"
+    try:
+        return path.read_text().strip() or _new_gateway_id(path, uuid.uuid4().hex)
+    except FileNotFoundError:
+        return _new_gateway_id(path, uuid.uuid4().hex)
+
+
+def _new_gateway_id(path: Path, value: str) -> str:
+    path.write_text(value + "\n")
+    return value
 
 
 def lock_timeout() -> float:

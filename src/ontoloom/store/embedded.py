@@ -198,19 +198,15 @@ class EmbeddedBackend:
         return iter(self._store.named_graphs())
 
     def mentioning(self, node: Term, limit: int) -> list[Quad]:
-        out: list[Quad] = []
-        patterns = (
-            [(None, None, node)]
-            if isinstance(node, Literal)
-            else [(node, None, None), (None, None, node)]
-        )
-        for subject, predicate, obj in patterns:
-            for quad in self._store.quads_for_pattern(subject, predicate, obj, None):
+        found: dict[Quad, None] = {}  # a quad from the node to itself is met twice
+        subject = [] if isinstance(node, Literal) else [(node, None)]
+        for s, o in [*subject, (None, node)]:
+            for quad in self._store.quads_for_pattern(s, None, o, None):
                 if quad.graph_name != META:
-                    out.append(quad)
-                    if len(out) >= limit:
-                        return out
-        return out
+                    found[quad] = None
+                    if len(found) >= limit:
+                        return list(found)
+        return list(found)
 
     # -- writes --------------------------------------------------------------------------
     def apply(self, delta: Delta, expected: int | None = None) -> int:

@@ -25,10 +25,14 @@ returns, so the lookup holds for any engine's canonical forms.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
+import random
 import re
+import ssl
 import stat
+import time
 import uuid
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -75,11 +79,18 @@ COMMIT = NamedNode(OL + "commit")
 TOUCHED = NamedNode(OL + "touched")
 CHANGE_BASE = "urn:ontoloom:change:"
 CHANGES_KEPT = 1000  # change-log entries kept; an index further behind rebuilds
+# A writer claims the next generation before its guarded commit (see _claim): engines that
+# do not isolate concurrent updates (oxigraph 0.5, Virtuoso at read committed) would
+# otherwise apply two guarded commits against one generation.
+CLAIM_BASE = "urn:ontoloom:claim:"
+CLAIM_OF = NamedNode(OL + "claimOf")  # the generation the claim would commit on top of
+CLAIM_FOR = NamedNode(OL + "claimFor")  # seconds it may be held: after that, it is stale
 _UNION_PROBE = NamedNode("urn:ontoloom:union-probe")
 _LITERAL_PROBE = NamedNode("urn:ontoloom:literal-probe")
 _XSD_STRING = NamedNode(XSD + "string")
 _INTEGER = NamedNode(XSD + "integer")
 _JSON_RESULTS = "application/sparql-results+json"
+READ_ATTEMPTS = 6  # a query the engine aborts in a race with a writer is asked again
 PAGE = 10000  # rows asked for at once by bulk reads (Debian's Virtuoso answers at most 10,000)
 _NTRIPLES = "application/n-triples"
 
@@ -344,6 +355,21 @@ def _standard_results(body: bytes) -> bytes:
 
 
 # -- the backend --------------------------------------------------------------------------------
+def _int_header(response: httpx.Response, name: str) -> int | None:
+    value = response.headers.get(name)
+    try:
+        return None if value is None else int(value)
+    except ValueError:
+        return None
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """httpx's default TLS context, made once: loading the CA bundle took 20 ms, which every
+    command paid when opening the store, for an http:// endpoint too."""
+    return httpx.create_ssl_context()
+
+
 class SparqlEndpointBackend:
     """A SPARQL 1.1 endpoint behind the :class:`~ontoloom.store.base.Backend` seam."""
 
@@ -362,8 +388,17 @@ class SparqlEndpointBackend:
         self.writable = writable
         self.lock: DataDirLock | None = None
         self.engine = "the SPARQL engine"  # its Server header once it has answered
+        self._claims_seen: dict[str, float] = {}  # other writers' claims: when first seen
+        self._page_size = PAGE  # rows a bulk read asks for at once (less, once capped)
+        # Who this is among the gateways (its data dir's id): one writer at a time per data
+        # dir, so a claim of its own that failed but may have landed is never in its way.
+        self.gateway = uuid.uuid4().hex
         self._client = httpx.Client(
-            auth=auth, timeout=config.timeout, transport=transport, follow_redirects=False
+            auth=auth,
+            timeout=config.timeout,
+            transport=transport,
+            follow_redirects=False,
+            verify=_tls_context(),
         )
 
     # -- HTTP ----------------------------------------------------------------------------------
@@ -439,12 +474,23 @@ class SparqlEndpointBackend:
         form: dict[str, Any] = {"query": sparql}
         if dataset is not None:  # SPARQL 1.1 Protocol: the default graph and the named graphs
             form["default-graph-uri"] = form["named-graph-uri"] = [g.value for g in dataset]
-        try:
-            return self._post(self.config.query_url, form, accept, "a query", timeout)
-        except (BadInput, EndpointError) as exc:
-            if getattr(exc, "status", None) is not None:  # the engine answered: a value?
-                self._refuse_literals(_typed_literals(sparql), queried=True)
-            raise
+        for attempt in range(READ_ATTEMPTS):
+            try:
+                return self._post(self.config.query_url, form, accept, "a query", timeout)
+            except EndpointError as exc:
+                # A read the engine aborted in a race with a writer (SQLSTATE 40001, Virtuoso
+                # at repeatable read: "Transaction deadlocked") changed nothing: ask again.
+                if "40001" in exc.detail and attempt + 1 < READ_ATTEMPTS:
+                    time.sleep(random.uniform(0, 0.01 * 2**attempt))
+                    continue
+                if exc.status is not None:  # the engine answered: a value?
+                    self._refuse_literals(_typed_literals(sparql), queried=True)
+                raise
+            except BadInput as exc:
+                if getattr(exc, "status", None) is not None:  # the engine answered: a value?
+                    self._refuse_literals(_typed_literals(sparql), queried=True)
+                raise
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _update(self, sparql: str, what: str = "an update") -> None:
         if not self.writable:
@@ -496,12 +542,19 @@ class SparqlEndpointBackend:
         rows = self.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ {where} }}")
         total = int(next(iter(rows))["n"].value)
         out: list[Row] = []
+        size = self._page_size
         while len(out) < total:
-            page = self._rows(
-                self._results(
-                    f"{head} WHERE {{ {where} }} LIMIT {PAGE} OFFSET {len(out)}", capped_ok=True
-                )
+            response = self._query(
+                f"{head} WHERE {{ {where} }} LIMIT {size} OFFSET {len(out)}", _JSON_RESULTS
             )
+            cap = _int_header(response, "x-sparql-maxrows")
+            if cap is not None and cap < size:
+                # The engine cut the page at its own limit: a cut page comes in an order of
+                # its own (Virtuoso), so pages of its size are asked for, from the start.
+                self._page_size = size = cap
+                out = []
+                continue
+            page = self._rows(self._parse_results(response.content))
             if not page:
                 break
             out += page
@@ -509,7 +562,7 @@ class SparqlEndpointBackend:
         if len(out) != total or len(distinct) != total:
             raise EndpointError(
                 f"the SPARQL endpoint {self.config.query_url} answered {len(distinct)} distinct "
-                f"rows of {total} when read in pages of {PAGE} (the store changed meanwhile, "
+                f"rows of {total} when read in pages of {size} (the store changed meanwhile, "
                 "or the engine pages unstably): try again"
             )
         return out
@@ -587,17 +640,18 @@ class SparqlEndpointBackend:
         return kind, out.getvalue()
 
     def mentioning(self, node: Term, limit: int) -> list[Quad]:
-        out: list[Quad] = []
-        for var in ("s", "o"):
-            query = (
-                f"SELECT ?s ?p ?o ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {META}) }}"
-                f" LIMIT {limit - len(out)}"
-            )
-            rows = self.select(query, {var: node})
-            out += [Quad(r["s"], r["p"], r["o"], r["g"]) for r in rows]
-            if len(out) >= limit:
-                break
-        return out
+        # Both directions in one round trip; the two branches bind apart (no BIND in a
+        # UNION: beyond Virtuoso's compiler). A quad from the node to itself comes in both:
+        # twice the rows hold ``limit`` distinct quads whenever there are that many.
+        query = (
+            "SELECT ?n ?p ?o ?g ?s ?q ?h WHERE { { GRAPH ?g { ?n ?p ?o } } UNION "
+            f"{{ GRAPH ?h {{ ?s ?q ?n }} }} FILTER(COALESCE(?g, ?h) != {META}) }} "
+            f"LIMIT {2 * limit}"
+        )
+        rows = list(self.select(query, {"n": node}))
+        found = [Quad(node, r["p"], r["o"], r["g"]) for r in rows if r["o"] is not None]
+        found += [Quad(r["s"], r["q"], node, r["h"]) for r in rows if r["o"] is None]
+        return list(dict.fromkeys(found))[:limit]
 
     def quads(self, graph: Term | None = None) -> Iterator[Quad]:
         """Every quad of ontoloom's graphs (or of one), as written: read graph by graph, so
@@ -765,9 +819,11 @@ class SparqlEndpointBackend:
         new = expected + 1
         change = NamedNode(f"{CHANGE_BASE}{new}")
         token = uuid.uuid4().hex
+        self._claim(expected, token)
         try:
             self._update(self._guarded(expected, token, delta), f"the commit of generation {new}")
         except BadInput as exc:  # refused before it ran: nothing applied
+            self._withdraw(expected, token)  # the generation stands: others may go on
             self._refuse_literals(delta)
             size = len(delta.adds) + len(delta.removes)
             raise EndpointError(
@@ -804,6 +860,60 @@ class SparqlEndpointBackend:
             f"{expected} is gone)"
         )
 
+    def _claim(self, expected: int, token: str) -> None:
+        """Be the one writer committing on top of generation ``expected``, or raise
+        CommitConflict. A guarded update alone is no compare-and-swap on an engine that
+        runs concurrent updates on snapshots without detecting their conflicts (oxigraph
+        0.5 does: both apply). So each writer first adds its claim, then reads the claims:
+        of two writers, at least one reads the other's claim (each request is atomic and
+        visible once answered), and a writer that sees another live claim withdraws and
+        tries again. At most one goes on to the guarded commit, which stays the check that
+        the generation is still ``expected``. A claim is live for ``CLAIM_FOR`` seconds from
+        when another writer first saw it (its holder's commit is one request, bounded by the
+        endpoint timeout): a writer that died holding one delays the others that long."""
+        claim = self._claim_triples(expected, token)
+        try:
+            self._update(
+                f"INSERT DATA {{ GRAPH {META} {{ {claim} }} }}",
+                f"a claim on generation {expected + 1}",
+            )
+        except EndpointError as exc:
+            if "40001" in exc.detail:  # aborted in a race with another writer: none made
+                raise CommitConflict(f"{self.engine} aborted a claim in a race") from None
+            raise
+        rows = self.select(
+            f"SELECT ?c ?for WHERE {{ GRAPH {META} {{ ?c {CLAIM_OF} {expected} ; {CLAIM_FOR} ?for }} }}"
+        )
+        now = time.monotonic()
+        prefix = f"{CLAIM_BASE}{expected}:"
+        own = f"{prefix}{self.gateway}:"
+        self._claims_seen = {c: t for c, t in self._claims_seen.items() if c.startswith(prefix)}
+        live = []
+        for row in rows:
+            other = row["c"].value
+            if other.startswith(own):
+                continue
+            first = self._claims_seen.setdefault(other, now)
+            if now - first < float(row["for"].value):
+                live.append(other)
+        if live:
+            self._withdraw(expected, token)
+            raise CommitConflict(
+                f"another gateway is committing to {self.config.update_url} on top of "
+                f"generation {expected}"
+            )
+
+    def _claim_triples(self, expected: int, token: str) -> str:
+        """The triples of this writer's claim on generation ``expected``, as SPARQL text."""
+        node = NamedNode(f"{CLAIM_BASE}{expected}:{self.gateway}:{token}")
+        hold = int(self.config.timeout) + 10
+        return f"{node} {CLAIM_OF} {expected} . {node} {CLAIM_FOR} {hold} ."
+
+    def _withdraw(self, expected: int, token: str) -> None:
+        with contextlib.suppress(EndpointError):  # else it goes stale for the others
+            claim = self._claim_triples(expected, token)
+            self._update(f"DELETE DATA {{ GRAPH {META} {{ {claim} }} }}", "withdrawing a claim")
+
     def _guarded(self, expected: int, token: str, delta: Delta) -> str:
         """One update: ``delta`` and the next generation's stamp, applied only while the
         generation is ``expected``."""
@@ -813,6 +923,7 @@ class SparqlEndpointBackend:
         now = f'"{_now()}"^^<{XSD}dateTime>'
         delete = [f"GRAPH {META} {{ {STORE_NODE} {GENERATION} ?gen }}"]
         delete += [f"GRAPH {META} {{ {STORE_NODE} {LAST_CHANGE} ?last }}"]
+        delete += [f"GRAPH {META} {{ {self._claim_triples(expected, token)} }}"]  # done with
         delete += [_data(q) for q in plan["removes"]]
         where_records = []
         for i, record in enumerate(plan["drops"]):
@@ -940,8 +1051,16 @@ class SparqlEndpointBackend:
         return token in tokens
 
     def _compact(self, generation: int) -> None:
+        if generation % 100:
+            return
+        with contextlib.suppress(EndpointError):  # housekeeping: the next one catches up
+            self._update(  # claims on generations gone by: nobody can commit on them again
+                f"DELETE {{ GRAPH {META} {{ ?c ?p ?o }} }} WHERE {{ GRAPH {META} {{ "
+                f"?c {CLAIM_OF} ?n ; ?p ?o FILTER(?n < {generation}) }} }}",
+                "dropping old claims",
+            )
         oldest = generation - CHANGES_KEPT
-        if oldest <= 0 or generation % 100:
+        if oldest <= 0:
             return
         with contextlib.suppress(EndpointError):  # housekeeping: the next one catches up
             self._update(
