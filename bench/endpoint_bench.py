@@ -134,7 +134,7 @@ def bench_gateways(
     """``gateways`` threads, each with its own data dir on one endpoint, ``writes`` creates
     each: (writes/s, commits validated again, writes refused as busy)."""
     server.reset()
-    dirs = [_instance(tmp / f"gw{gateways}-{i}", server) for i in range(gateways)]
+    dirs = [_instance(tmp / f"gw-{server.name}-{gateways}-{i}", server) for i in range(gateways)]
     conflicts = [0]
     busy = [0]
     original = SparqlEndpointBackend.apply
