@@ -17,6 +17,7 @@ does the work itself, and the next long-lived one claims the data dir anew.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import os
@@ -70,7 +71,7 @@ class Owner:
         from ontoloom.api import Graph
         from ontoloom.store import exists
 
-        data_dir = data_dir.resolve()
+        data_dir = _canonical(data_dir)
         if not HAS_UNIX_SOCKETS or not exists(data_dir) or data_dir in _owners:
             return _owners.get(data_dir)
         stack = ExitStack()
@@ -257,16 +258,23 @@ def _lock_timeout(env: dict[str, str] | None) -> float:
     return lock_timeout()
 
 
+@functools.lru_cache(maxsize=256)
+def _canonical(data_dir: Path) -> Path:
+    """``data_dir`` resolved (a syscall per path component: every call asks whether this
+    process owns its data dir)."""
+    return data_dir.resolve()
+
+
 def owns(data_dir: Path) -> bool:
     """Whether this process owns ``data_dir``."""
-    return data_dir.resolve() in _owners
+    return _canonical(data_dir) in _owners
 
 
 @contextlib.contextmanager
 def borrowed(data_dir: Path) -> Iterator[Graph | None]:
     """The open graph when this process owns ``data_dir`` (held under the owner's lock for
     the block), else None."""
-    owner = _owners.get(data_dir.resolve()) if _owners else None
+    owner = _owners.get(_canonical(data_dir)) if _owners else None
     if owner is None:
         yield None
         return

@@ -73,8 +73,9 @@ def _tool(spec: ToolSpec) -> types.Tool:
 
 
 def _text(data: Any) -> str:
-    """The JSON as the CLI's ``--json`` prints it."""
-    return json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    """The JSON the CLI's ``--json`` prints, on one line: fewer tokens for the agent, and
+    the C encoder (an indented dump runs in pure Python: a third of a search's time here)."""
+    return json.dumps(data, ensure_ascii=False, default=str)
 
 
 def _error(message: str, data: dict[str, Any] | None = None) -> types.CallToolResult:
