@@ -49,13 +49,14 @@ CREATE UNIQUE INDEX IF NOT EXISTS docs_key ON docs(key);
 CREATE INDEX IF NOT EXISTS docs_id ON docs(id);
 CREATE INDEX IF NOT EXISTS docs_from ON docs(from_id);
 CREATE INDEX IF NOT EXISTS docs_to ON docs(to_id);
-CREATE INDEX IF NOT EXISTS docs_type ON docs(type);
 CREATE INDEX IF NOT EXISTS docs_type_id ON docs(type, id);
 CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag, rowid);
 CREATE INDEX IF NOT EXISTS tags_row ON tags(rowid);
 """
+# A prefix index serves prefix queries of exactly its length: terms of 3 characters are the
+# shortest matched as prefixes (see _match_expression), longer ones read the term range.
 _FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    id, title, body, tags, tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2 3')"""
+    id, title, body, tags, tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3')"""
 _SCHEMA = _TABLES + _FTS + ";\n" + _INDEXES
 # bm25 column weights: id, title, body, tags — titles above bodies.
 _WEIGHTS = (8.0, 5.0, 1.0, 2.0)
