@@ -67,9 +67,10 @@ def test_python_dash_m_runs_the_hooks_the_fast_way() -> None:
 
 # -- Windows: no POSIX-only import ---------------------------------------------------------------
 _WITHOUT_POSIX = """
-import importlib, pkgutil, sys
-# portalocker is the one module allowed to pick the platform's primitive (LockFileEx on
-# Windows, flock here): import it first, then take away what Windows does not have.
+import importlib, pkgutil, sys, tempfile
+from pathlib import Path
+# portalocker picks the platform's primitive when imported (flock here, LockFileEx on
+# Windows): import it first, then take away what Windows does not have.
 import portalocker
 for name in ("fcntl", "termios", "pwd", "grp", "resource"):
     sys.modules[name] = None
@@ -80,6 +81,19 @@ for module in pkgutil.walk_packages(ontoloom.__path__, "ontoloom."):
         importlib.import_module(module.name)
     except Exception as exc:
         failed.append(f"{module.name}: {exc!r}")
+# Without flock the data dir's lock goes through portalocker, and still excludes.
+from ontoloom.errors import Busy
+from ontoloom.store.lock import DataDirLock, fcntl
+assert fcntl is None
+with tempfile.TemporaryDirectory() as tmp:
+    with DataDirLock(Path(tmp), exclusive=True, wait=0):
+        try:
+            DataDirLock(Path(tmp), exclusive=False, wait=0).acquire()
+            failed.append("a shared lock was taken beside an exclusive one")
+        except Busy:
+            pass
+    with DataDirLock(Path(tmp), exclusive=False, wait=0):
+        pass
 print("\\n".join(failed) or "ok")
 """
 

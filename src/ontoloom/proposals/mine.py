@@ -33,8 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import portalocker
-
 from ontoloom.actions import known_objects
 from ontoloom.config import MiningConfig, load_config
 from ontoloom.egress import Gate, Item
@@ -66,6 +64,7 @@ from ontoloom.records.identity import Resolver
 from ontoloom.records.slug import slug
 from ontoloom.records.writeback import atomic_write
 from ontoloom.store.base import Delta
+from ontoloom.store.lock import held
 from ontoloom.store.terms import Literal, NamedNode, Quad
 from ontoloom.vocab import CONFIRMED, PROPOSALS, RDF_TYPE, XSD
 
@@ -145,12 +144,8 @@ def _locked(graph: Graph) -> Iterator[None]:
     """One mining run at a time per data dir (concurrent scans never emit a transcript twice)."""
     folder = _dir(graph)
     folder.mkdir(parents=True, exist_ok=True)
-    with (folder / "lock").open("a") as handle:
-        portalocker.lock(handle, portalocker.LockFlags.EXCLUSIVE)
-        try:
-            yield
-        finally:
-            portalocker.unlock(handle)
+    with held(folder / "lock"):
+        yield
 
 
 def _load(path: Path, default: dict[str, Any]) -> dict[str, Any]:

@@ -5,25 +5,78 @@ another process writes is undefined behaviour; the lock makes both impossible. A
 or reader waits (bounded) and then fails with :class:`~ontoloom.errors.Busy`; a caller
 that must never wait (the prompt hook) passes ``wait=0``.
 
-The lock is taken through ``portalocker``: ``flock`` on POSIX (so processes of earlier
-versions, which called ``flock`` themselves, still exclude and share with these), and
-``LockFileEx`` on Windows (shared locks there need pywin32, which the ``win32`` extra
-installs on Windows only).
+Where the system has ``flock`` (POSIX) the lock is taken with it, through the standard
+library: the call ``portalocker`` would make there, without importing it — its import costs
+about 90 ms, more than half of what a fresh prompt hook may spend. Elsewhere (Windows) it
+goes through ``portalocker`` (``LockFileEx``; shared locks need pywin32, which its ``win32``
+extra installs).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
-
-import portalocker
+from typing import IO, Any
 
 from ontoloom.errors import Busy, OntoloomError
 
-__all__ = ["DataDirLock"]
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["DataDirLock", "held"]
 
 _POLL = 0.02
+
+
+def _try_lock(handle: IO[Any], exclusive: bool) -> bool:
+    """Take the lock on an open file without waiting: False when another process holds it.
+
+    :raises OSError: when the system refuses the lock for another reason.
+    """
+    if fcntl is not None:
+        try:
+            fcntl.flock(
+                handle.fileno(), (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
+            )
+        except BlockingIOError:
+            return False
+        return True
+    import portalocker
+
+    kind = portalocker.LockFlags.EXCLUSIVE if exclusive else portalocker.LockFlags.SHARED
+    try:
+        portalocker.lock(handle, kind | portalocker.LockFlags.NON_BLOCKING)
+    except portalocker.AlreadyLocked:
+        return False
+    except portalocker.LockException as exc:
+        raise OSError(str(exc)) from None
+    return True
+
+
+def _unlock(handle: IO[Any]) -> None:
+    if fcntl is not None:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    else:
+        import portalocker
+
+        portalocker.unlock(handle)
+
+
+@contextmanager
+def held(path: Path) -> Iterator[None]:
+    """Hold ``path`` (created when missing) exclusively, waiting as long as it takes: for
+    work that is run one at a time and never for long (a mining run)."""
+    with path.open("a") as handle:
+        while not _try_lock(handle, exclusive=True):
+            time.sleep(_POLL)
+        try:
+            yield
+        finally:
+            _unlock(handle)
 
 
 class DataDirLock:
@@ -42,26 +95,25 @@ class DataDirLock:
             raise OntoloomError(
                 f"cannot open the lock file {path}: {exc.strerror or exc}"
             ) from None
-        kind = portalocker.LockFlags.EXCLUSIVE if self.exclusive else portalocker.LockFlags.SHARED
         deadline = time.monotonic() + self.wait
         while True:
             try:
-                portalocker.lock(handle, kind | portalocker.LockFlags.NON_BLOCKING)
+                taken = _try_lock(handle, self.exclusive)
+            except OSError as exc:
+                handle.close()
+                raise OntoloomError(f"cannot lock {path}: {exc.strerror or exc}") from None
+            if taken:
                 self._file = handle
                 return
-            except portalocker.AlreadyLocked:
-                if time.monotonic() >= deadline:
-                    handle.close()
-                    role = "write" if self.exclusive else "read"
-                    raise Busy(
-                        f"the data dir {self.data_dir} is busy: another ontoloom process holds it "
-                        f"(waited {self.wait:g}s to {role}). Retry when it is done, or raise "
-                        "ONTOLOOM_LOCK_TIMEOUT."
-                    ) from None
-                time.sleep(_POLL)
-            except portalocker.LockException as exc:
+            if time.monotonic() >= deadline:
                 handle.close()
-                raise OntoloomError(f"cannot lock {path}: {exc}") from None
+                role = "write" if self.exclusive else "read"
+                raise Busy(
+                    f"the data dir {self.data_dir} is busy: another ontoloom process holds it "
+                    f"(waited {self.wait:g}s to {role}). Retry when it is done, or raise "
+                    "ONTOLOOM_LOCK_TIMEOUT."
+                ) from None
+            time.sleep(_POLL)
 
     def fileno(self) -> int | None:
         """The descriptor of the held lock file (None when not held): a child process that
@@ -71,7 +123,7 @@ class DataDirLock:
     def release(self) -> None:
         if self._file is not None:
             try:
-                portalocker.unlock(self._file)
+                _unlock(self._file)
             finally:
                 self._file.close()
                 self._file = None
