@@ -3,8 +3,9 @@
 It runs as a script (``python -P query_child.py``), not as part of the package: a query's
 wall time includes starting this process, so on POSIX it imports nothing but the standard
 library and pyoxigraph (the package's imports cost more than the query). It reads under its
-parent's lock: the lock file's descriptor is inherited, and a ``flock`` belongs to the open file, so the lock lasts while either process lives. Windows
-locks are not inherited: there it takes its own shared lock.
+parent's lock: the lock file's descriptor is inherited, and a ``flock`` belongs to the open
+file, so the lock lasts while either process lives. Windows locks are not inherited: there
+it takes its own shared lock.
 
 Request (JSON on stdin): data_dir, store (a path, or null with ``dataset``: an N-Quads file
 loaded into memory instead), sparql, prefixes (name → IRI, declared for the parser as
