@@ -309,13 +309,7 @@ class SearchIndex:
             objects, edges = _scan(backend.data_quads(), ids)
             titles = {o["id"]: o["title"] for o in objects.values()}
             edges = [e for e in edges if e[0] in titles or e[2] in titles]
-        missing = {e for edge in edges for e in (edge[0], edge[2]) if e not in titles}
-        titles.update(
-            {
-                o["id"]: o["title"]
-                for o in _describe(backend, ids, [ids.iri(m) for m in missing]).values()
-            }
-        )
+        _add_end_titles(backend, ids, titles, edges)
         docs: list[tuple[Any, ...]] = []
         tags: list[tuple[int, str]] = []
         texts: list[tuple[Any, ...]] = []
@@ -380,13 +374,7 @@ class SearchIndex:
         # Relations touching the indexed objects, labelled with both ends' titles.
         titles = {o["id"]: o["title"] for o in objects.values()}
         edges = _edges(backend, ids, [ids.iri(i) for i in titles])
-        missing = {e for edge in edges for e in (edge[0], edge[2]) if e not in titles}
-        titles.update(
-            {
-                o["id"]: o["title"]
-                for o in _describe(backend, ids, [ids.iri(m) for m in missing]).values()
-            }
-        )
+        _add_end_titles(backend, ids, titles, edges)
         for from_id, rel, to_id in edges:
             key = f"relation:{from_id}\n{rel}\n{to_id}"
             if self.db.execute("SELECT 1 FROM docs WHERE key = ?", (key,)).fetchone():
@@ -716,6 +704,15 @@ def _relation_doc(
         False,
         (from_id, rel, to_id),
     )
+
+
+def _add_end_titles(
+    backend: Backend, ids: Any, titles: dict[str, str], edges: list[tuple[str, str, str]]
+) -> None:
+    """Add the titles of the relations' ends that ``titles`` lacks (their labels name both)."""
+    missing = {end for edge in edges for end in (edge[0], edge[2]) if end not in titles}
+    described = _describe(backend, ids, [ids.iri(m) for m in missing])
+    titles.update({o["id"]: o["title"] for o in described.values()})
 
 
 def _describe(backend: Backend, ids: Any, nodes: list[Term]) -> dict[Term, dict[str, Any]]:
