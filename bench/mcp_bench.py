@@ -49,7 +49,7 @@ from mcp.client.stdio import stdio_client
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ontoloom.store.terms import RdfFormat, serialize
 from ontoloom.vocab import IdSpace
-from run import hook_prompt, percentile, synthetic_quads
+from run import compile_package, hook_prompt, percentile, synthetic_quads
 
 ROOT = Path(__file__).resolve().parents[1]
 PEERS = ROOT / "bench" / ".peers"
@@ -235,6 +235,7 @@ async def bench_ontoloom(n: int, repeat: int, hook_repeat: int, tmp: Path) -> li
 def run_hooks(data_dir: Path, n: int, repeat: int, tmp: Path) -> tuple[list[float], int, int]:
     """`ontoloom hook prompt-context` as Claude Code runs it, once per prompt: the times, how
     many prompts that should point at something got an answer, and of how many."""
+    compile_package()
     rng = random.Random(5)
     people, projects, tasks = counts(n)
     args = [ontoloom_command(), "hook", "prompt-context", "--data-dir", str(data_dir)]
