@@ -18,6 +18,7 @@ from ontoloom.store.base import Delta, Row
 from ontoloom.store.lexical import (
     DATATYPE,
     LEXICAL_FORM,
+    may_have_record,
     record_iri,
     record_quads,
     stored_quads,
@@ -263,7 +264,11 @@ class EmbeddedBackend:
         """
         forms = stored_quads([*delta.adds, *delta.removes])
         removes = {forms[q] for q in delta.removes}
-        drops = {record_iri(forms[q]) for q in delta.removes if isinstance(q.object, Literal)}
+        drops = {
+            record_iri(forms[q])
+            for q in delta.removes
+            if isinstance(q.object, Literal) and may_have_record(forms[q].object)
+        }
         written: dict[Quad, Quad] = {}
         for quad in delta.adds:
             stored = forms[quad]
@@ -321,7 +326,12 @@ class EmbeddedBackend:
             return
         records = self._records()
         for quad in quads:
-            literal = records.get(record_iri(quad)) if isinstance(quad.object, Literal) else None
+            value = quad.object
+            literal = (
+                records.get(record_iri(quad))
+                if isinstance(value, Literal) and may_have_record(value)
+                else None
+            )
             if literal is not None:
                 yield Quad(quad.subject, quad.predicate, literal, quad.graph_name)
             else:
@@ -334,7 +344,8 @@ class EmbeddedBackend:
         records = self._records()
         out = []
         for quad in self._store:
-            if quad.graph_name != META and isinstance(quad.object, Literal):
+            value = quad.object
+            if quad.graph_name != META and isinstance(value, Literal) and may_have_record(value):
                 literal = records.get(record_iri(quad))
                 if literal is not None:
                     out.append(Quad(quad.subject, quad.predicate, literal, quad.graph_name))

@@ -49,6 +49,7 @@ from ontoloom.store.base import Delta, Row
 from ontoloom.store.lexical import (
     DATATYPE,
     LEXICAL_FORM,
+    may_have_record,
     record_iri,
     record_quads,
     stored_form,
@@ -718,8 +719,10 @@ class SparqlEndpointBackend:
         for quad in quads:
             literal = None
             if isinstance(quad.object, Literal):
-                key = Quad(quad.subject, quad.predicate, stored_form(quad.object), quad.graph_name)
-                literal = records.get(record_iri(key))
+                stored = stored_form(quad.object)
+                if may_have_record(stored):
+                    key = Quad(quad.subject, quad.predicate, stored, quad.graph_name)
+                    literal = records.get(record_iri(key))
             out.append(
                 quad
                 if literal is None
@@ -734,7 +737,10 @@ class SparqlEndpointBackend:
         out = []
         for quad in self.quads():
             if quad.graph_name != META and isinstance(quad.object, Literal):
-                key = Quad(quad.subject, quad.predicate, stored_form(quad.object), quad.graph_name)
+                stored = stored_form(quad.object)
+                if not may_have_record(stored):
+                    continue
+                key = Quad(quad.subject, quad.predicate, stored, quad.graph_name)
                 if record_iri(key) in records:
                     out.append(quad)
         return out
@@ -1074,7 +1080,11 @@ class SparqlEndpointBackend:
         forms = stored_quads([*delta.adds, *delta.removes])
         removes = [_skolem_quad(forms[q]) for q in delta.removes]
         drops = sorted(
-            {record_iri(forms[q]) for q in delta.removes if isinstance(q.object, Literal)},
+            {
+                record_iri(forms[q])
+                for q in delta.removes
+                if isinstance(q.object, Literal) and may_have_record(forms[q].object)
+            },
             key=str,
         )
         written: dict[Quad, Quad] = {}

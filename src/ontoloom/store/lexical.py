@@ -29,6 +29,7 @@ from ontoloom.vocab import META, OL, XSD
 __all__ = [
     "DATATYPE",
     "LEXICAL_FORM",
+    "may_have_record",
     "record_iri",
     "record_quads",
     "stored_form",
@@ -60,11 +61,17 @@ _KEPT = {
 }
 
 
-def _normalised(literal: Literal) -> bool:
-    """Whether the store may keep ``literal`` in another form: XSD datatypes have values."""
+def _normalisable(literal: Literal) -> bool:
+    """Whether ``literal`` has a value the store may keep in another form: XSD datatypes."""
     datatype = literal.datatype
-    if literal.language or datatype == _XSD_STRING or not datatype.value.startswith(XSD):
+    return not literal.language and datatype != _XSD_STRING and datatype.value.startswith(XSD)
+
+
+def _normalised(literal: Literal) -> bool:
+    """Whether the store may keep ``literal`` in another form (its lexical form aside)."""
+    if not _normalisable(literal):
         return False
+    datatype = literal.datatype
     kept = _KEPT.get(datatype.value)
     return kept is None or kept.fullmatch(literal.value) is None
 
@@ -117,6 +124,13 @@ def stored_quads(quads: Iterable[Quad]) -> dict[Quad, Quad]:
             else Quad(quad.subject, quad.predicate, stored, quad.graph_name)
         )
     return out
+
+
+def may_have_record(stored: Literal) -> bool:
+    """Whether a literal in its stored form can have a record: only one of an XSD datatype
+    other than xsd:string can (the store keeps every other literal as written), so a read
+    skips hashing the rest."""
+    return _normalisable(stored)
 
 
 def record_iri(stored: Quad) -> NamedNode:
