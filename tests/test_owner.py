@@ -275,3 +275,44 @@ def test_a_hook_the_owner_answers_imports_nothing_heavy_and_finds_the_owner_by_t
     owned.close()
     alone = cli(data_dir, "hook", "prompt-context", stdin=prompt)
     assert "Ann" in alone.stdout and run.stdout == alone.stdout
+
+
+def test_an_owner_closing_answers_every_connection_it_accepted_before_it_returns(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connection the owner accepted just as it began to close is answered ("retry": the
+    caller does the work itself) before close() returns, so a process exiting after close()
+    never leaves a caller with no answer (seen as "stopped before answering" in the
+    concurrent-writers test)."""
+    import threading
+
+    from ontoloom.api import Graph
+    from ontoloom.owner import Owner
+    from ontoloom.owner_client import forward
+
+    with Graph.open(data_dir, write=True, create=True):
+        pass
+    owner = Owner.claim(data_dir)
+    assert owner is not None
+    accepted, closed = threading.Event(), threading.Event()
+    counted_after_close: list[bool] = []
+    count = Owner._accepted
+
+    def slow_to_count(self: Owner, conn: Any) -> None:
+        accepted.set()
+        time.sleep(0.3)  # the window between accept() and counting the connection
+        counted_after_close.append(closed.is_set())
+        count(self, conn)
+
+    monkeypatch.setattr(Owner, "_accepted", slow_to_count)
+    answers: list[Any] = []
+    client = threading.Thread(
+        target=lambda: answers.append(forward(data_dir, {"kind": "hook", "name": "x"}))
+    )
+    client.start()
+    assert accepted.wait(5)
+    owner.close()
+    closed.set()
+    client.join(5)
+    assert counted_after_close == [False]  # close() waited for the accepted connection
+    assert answers == [None]  # answered "retry": the caller did the work itself

@@ -51,6 +51,7 @@ class Owner:
         self._stack = stack
         self.lock = threading.RLock()  # one piece of work at a time, as the file lock did
         self._listener: socket.socket | None = None
+        self._acceptor: threading.Thread | None = None
         self._closing = False
         self._active = 0  # connections not yet answered
         self._answered = threading.Condition()
@@ -104,19 +105,24 @@ class Owner:
         os.chmod(path, 0o600)
         listener.listen(64)
         self._listener = listener
-        threading.Thread(target=self._accept, name="ontoloom-owner", daemon=True).start()
+        self._acceptor = threading.Thread(target=self._accept, name="ontoloom-owner", daemon=True)
+        self._acceptor.start()
 
     def close(self) -> None:
         """Stop serving and release the data dir (the store is flushed and closed). The
         work in progress finishes; work still waiting is answered "retry" (its caller then
         does it itself), so no caller is left without an answer."""
         self._closing = True
-        if self._listener is not None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
             with contextlib.suppress(OSError):
                 (self.data_dir / SOCKET_NAME).unlink()
             with contextlib.suppress(OSError):
-                self._listener.close()
-            self._listener = None
+                listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() waiting on it
+            with contextlib.suppress(OSError):
+                listener.close()
+            if self._acceptor is not None:  # every connection it accepted is counted first
+                self._acceptor.join()
         with self.lock:
             _owners.pop(self.data_dir, None)
             self._stack.close()
@@ -148,9 +154,12 @@ class Owner:
                 conn, _ = listener.accept()
             except OSError:
                 return
-            with self._answered:
-                self._active += 1
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+            self._accepted(conn)
+
+    def _accepted(self, conn: socket.socket) -> None:
+        with self._answered:
+            self._active += 1
+        threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
         try:
