@@ -384,3 +384,106 @@ def test_one_findings_schema_for_check_validate_refusals_plans_and_mcp(cli, data
         assert report["results"], report
         assert all(tuple(r) == FINDING_KEYS for r in report["results"])
         assert {"conforms", "violations", "warnings", "infos", "unsupported"} <= set(report)
+
+
+# -- found by running pySHACL's own test resources through both (a differential run) -----------
+_AGAINST_PYSHACL = {
+    # a shape known by its target alone, no rdf:type: the data file is the shapes graph
+    "untyped shape in the data": (
+        "ex:A ex:p 1 .\nex:S sh:targetNode ex:A ; sh:nodeKind sh:BlankNode .\n",
+        [],
+    ),
+    "shape known by sh:property alone": (
+        "ex:a a ex:C .\nex:S sh:targetClass ex:C ; sh:property [ sh:path ex:p ; sh:minCount 1 ] .\n",
+        [],
+    ),
+    # $this pre-bound where a bare term does not parse (GROUP BY, ORDER BY)
+    "GROUP BY $this": (
+        "ex:a a ex:C ; ex:p 1 .\nex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:sparql [ sh:select "
+        '"SELECT $this WHERE { $this <http://example.org/p> ?v } GROUP BY $this" ] .\n',
+        [],
+    ),
+    "GROUP BY $this HAVING": (
+        "ex:a a ex:C ; ex:p 1, 2 .\nex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:sparql [ "
+        'sh:select "SELECT $this (COUNT(?v) AS ?n) WHERE { $this <http://example.org/p> ?v } '
+        'GROUP BY $this HAVING (COUNT(?v) > 1) ORDER BY $this" ] .\n',
+        [],
+    ),
+    # every resource is an rdfs:Resource under RDFS inference: pySHACL's closed shapes allow it
+    "closed shape under -i rdfs": (
+        "ex:S a sh:NodeShape ; sh:closed true ; sh:property [ sh:path ex:p ] ; sh:targetNode ex:a .\n"
+        "ex:a ex:p 3 .\n",
+        ["-i", "rdfs"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_AGAINST_PYSHACL))
+def test_found_by_the_differential_run_answers_as_pyshacl(name: str, tmp_path: Path) -> None:
+    text, extra = _AGAINST_PYSHACL[name]
+    path = tmp_path / "graph.ttl"
+    path.write_text(PREFIXES + text, encoding="utf-8")
+    code, output = theirs(tmp_path, str(path), *extra)
+    result = ours(str(path), *extra, "-f", "json")
+    assert result.exit_code == code, result.output
+    assert json.loads(result.stdout)["conforms"] is conforms_of_theirs(output)
+
+
+def test_a_value_in_a_string_or_an_iri_is_not_taken_for_this(tmp_path: Path) -> None:
+    """Pre-binding writes the focus node in for $this as a variable only: not inside a
+    string or an IRI that happen to hold the text."""
+    (tmp_path / "g.ttl").write_text(
+        PREFIXES
+        + """ex:a a ex:C ; ex:p "?this", <http://example.org/page?this> .
+ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:sparql [ sh:select
+  "SELECT $this WHERE { $this <http://example.org/p> \\"?this\\" , <http://example.org/page?this> }" ] .
+""",
+        encoding="utf-8",
+    )
+    result = ours(str(tmp_path / "g.ttl"), "-f", "json")
+    assert result.exit_code == 1, result.output
+    assert [r["focus"] for r in json.loads(result.stdout)["results"]] == ["<http://example.org/a>"]
+
+
+def test_a_function_no_engine_here_knows_is_named_as_unsupported(tmp_path: Path) -> None:
+    """SPARQL makes a call of an unknown function an evaluation error, so the constraint
+    could never fire: refused by name (exit 2), or with --allow-unsupported validated
+    without it and named."""
+    (tmp_path / "g.ttl").write_text(
+        PREFIXES
+        + """ex:a a ex:C .
+ex:S a sh:NodeShape ; sh:targetClass ex:C ; sh:sparql [ sh:select
+  "SELECT $this WHERE { $this a ?x . FILTER <http://example.org/f>(?x) }" ] .
+""",
+        encoding="utf-8",
+    )
+    refused = ours(str(tmp_path / "g.ttl"))
+    assert refused.exit_code == 2
+    assert "<http://example.org/f>" in refused.stderr and "not well-formed" not in refused.stderr
+    allowed = ours(str(tmp_path / "g.ttl"), "--allow-unsupported")
+    assert allowed.exit_code == 0, allowed.output
+    assert "<http://example.org/f>" in allowed.output
+
+
+def test_inference_over_ill_typed_literals_prints_no_traceback(tmp_path: Path) -> None:
+    (tmp_path / "g.ttl").write_text(
+        PREFIXES
+        + """ex:a ex:p "zero"^^xsd:integer .
+ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:property [ sh:path ex:p ; sh:datatype xsd:integer ] .
+""",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("ontoloom")),
+            "validate",
+            str(tmp_path / "g.ttl"),
+            "-i",
+            "rdfs",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr

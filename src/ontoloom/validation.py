@@ -10,6 +10,7 @@ libraries: the extra ontology (``-e``) is mixed into the data with pySHACL's own
 
 from __future__ import annotations
 
+import logging
 import urllib.error
 import urllib.request
 from collections.abc import Iterable
@@ -40,7 +41,6 @@ __all__ = [
     "validate_files",
 ]
 
-_SHAPE_TYPES = {NamedNode(SH + "NodeShape"), NamedNode(SH + "PropertyShape")}
 _OWL_IMPORTS = OWL + "imports"
 
 # pySHACL's names for input formats (-df/-sf/-ef), beside ontoloom's own (--data-format).
@@ -375,6 +375,18 @@ def _mix_and_infer(data: list[Triple], ontology: list[Triple], inference: str) -
     """The data as pySHACL validates it: the ontology's RDFS/OWL axioms inoculated (pySHACL's
     own function), then the owlrl closure pySHACL runs for ``inference``. Only the triples
     these steps add are taken back, so the data's literals stay exactly as written."""
+    # rdflib logs each ill-typed literal it meets ("zero"^^xsd:integer) with a traceback;
+    # judging literals is the shapes' work, and a traceback on stderr reads as a crash.
+    rdflib_terms = logging.getLogger("rdflib.term")
+    level = rdflib_terms.level
+    rdflib_terms.setLevel(logging.ERROR)
+    try:
+        return _inferred(data, ontology, inference)
+    finally:
+        rdflib_terms.setLevel(level)
+
+
+def _inferred(data: list[Triple], ontology: list[Triple], inference: str) -> list[Triple]:
     import owlrl
     from pyshacl.inference import CustomRDFSOWLRLSemantics, CustomRDFSSemantics
     from pyshacl.rdfutil.inoculate import inoculate
@@ -500,7 +512,7 @@ def validate_files(
     extra_classes: list[tuple[Term, Term]] = []
     if shape_sources:
         shape_triples = _load(shape_sources, prefixes, imports=imports)
-    elif any(t.predicate.value == RDF + "type" and t.object in _SHAPE_TYPES for t in data_triples):
+    elif ShapeSet(data_triples).all_shape_nodes():  # typed, targeted or used as shapes
         shape_triples = data_triples
     else:
         from ontoloom.schema import Schema
@@ -520,6 +532,7 @@ def validate_files(
             prefixes=prefixes,
             advanced=advanced,
             allow_unsupported=allow_unsupported,
+            inferred=inference != "none",
         )
     except UnsupportedFeatures as exc:
         raise BadInput(str(exc)) from None

@@ -119,10 +119,17 @@ class ShapeSet:
     """Every shape of a shapes graph, parsed on demand and cached."""
 
     def __init__(
-        self, triples: Iterable[Triple], *, prefixes: Mapping[str, str] | None = None
+        self,
+        triples: Iterable[Triple],
+        *,
+        prefixes: Mapping[str, str] | None = None,
+        inferred: bool = False,
     ) -> None:
         from ontoloom.shacl.components import custom_components
 
+        # The data was expanded by inference (RDFS or OWL RL): every node is then an
+        # rdfs:Resource, which closed shapes allow, as pySHACL's do.
+        self.inferred = inferred
         self.graph = TripleIndex(triples)
         self.prefixes = dict(prefixes or {})  # to name shapes in errors as the file wrote them
         self._shapes: dict[Term, Shape] = {}

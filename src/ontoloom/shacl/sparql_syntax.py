@@ -28,7 +28,7 @@ __all__ = [
     "service_endpoints",
 ]
 
-_VERSION = "4"  # bump when the facts below change shape (or how they are read)
+_VERSION = "6"  # bump when the facts below change shape (or how they are read)
 # A path in plain data: ("iri", "<…>") | ("var", "?p") | ("inv", p) | ("seq", (p, …)) |
 # ("alt", (p, …)) | ("star" | "plus" | "opt", p) | ("neg", (p, …)) where negated members
 # are "iri" or "inv" of an "iri".
@@ -76,6 +76,8 @@ class QueryFacts:
     # The endpoint of every SERVICE, in the order written: N-Triples text for an IRI (prefixed
     # names and relative IRIs resolved), ``?name`` for a variable.
     services: tuple[str, ...] = ()
+    # The IRIs called as functions (``ex:f(…)``; XSD casts included), in parse order.
+    functions: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,6 +88,7 @@ class QueryFacts:
             "assigned": sorted(self.assigned),
             "subquery_projections": [list(p) for p in self.subquery_projections],
             "services": list(self.services),
+            "functions": list(self.functions),
         }
 
     @classmethod
@@ -98,6 +101,7 @@ class QueryFacts:
             assigned=frozenset(data["assigned"]),
             subquery_projections=tuple(tuple(p) for p in data["subquery_projections"]),
             services=tuple(data["services"]),
+            functions=tuple(data["functions"]),
         )
 
 
@@ -203,6 +207,7 @@ class _Reader:
         self.assigned: set[str] = set()
         self.projections: list[tuple[str, ...]] = []
         self.services: list[str] = []
+        self.functions: dict[str, None] = {}
         # rdflib projects a GROUP BY variable as (SAMPLE(?v) AS ?v): not an assignment.
         self.group_samples: set[tuple[str, str]] = set()
 
@@ -242,6 +247,9 @@ class _Reader:
         projection = tuple(str(v) for v in (_get(algebra, "PV") or []))
         self._find_group_samples(algebra)
         self._walk(algebra.p, 0, None, top=True)
+        # From a parse tree of its own: translating moves a FILTER inside EXISTS out of the
+        # tree the algebra keeps.
+        self._find_functions(_named_parse_tree(query))
         return QueryFacts(
             form=form,
             projection=projection if form == "SELECT" else (),
@@ -250,7 +258,22 @@ class _Reader:
             assigned=frozenset(self.assigned),
             subquery_projections=tuple(self.projections),
             services=tuple(self.services),
+            functions=tuple(self.functions),
         )
+
+    def _find_functions(self, node: Any) -> None:
+        """Every function call of a parse tree."""
+        from rdflib.plugins.sparql.parserutils import CompValue
+
+        if isinstance(node, list | tuple):
+            for item in node:
+                self._find_functions(item)
+        elif isinstance(node, CompValue):
+            if node.name == "Function" and _get(node, "iri") is not None:
+                self.functions[str(_get(node, "iri"))] = None
+            for key, value in node.items():
+                if key != "_vars":
+                    self._find_functions(value)
 
     def _find_group_samples(self, node: Any) -> None:
         from rdflib.plugins.sparql.parserutils import CompValue
@@ -338,6 +361,18 @@ class _Reader:
                 rows.extend(tuple(item[i : i + 3]) for i in range(0, len(item), 3))
         for s, p, o in rows:
             self.edges.append(Edge(_term(s), _path(p), _term(o), scope, graph))
+
+
+def _named_parse_tree(query: str) -> Any:
+    """The query's parse tree, prefixed names expanded (as translating it begins)."""
+    import functools
+
+    from rdflib.plugins.sparql.algebra import translatePName, translatePrologue, traverse
+    from rdflib.plugins.sparql.parser import parseQuery
+
+    parsed = parseQuery(query)
+    prologue = translatePrologue(parsed[0], None)
+    return traverse(parsed[1], visitPost=functools.partial(translatePName, prologue=prologue))
 
 
 def _mentions(expr: Any, name: str) -> bool:

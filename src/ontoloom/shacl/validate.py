@@ -28,13 +28,15 @@ def validate_graphs(
     prefixes: Mapping[str, str] | None = None,
     advanced: bool = False,
     allow_unsupported: bool = False,
+    inferred: bool = False,
 ) -> Report:
     """Validate ``data`` against ``shapes``; ``prefixes`` name terms in messages and errors.
 
     ``advanced`` runs the SHACL-AF rules first (sh:rule, into the copy of the data being
     validated); without it, shapes' rules are not run and the report's notes say so.
     ``allow_unsupported`` validates the rest when the shapes use features ontoloom does not
-    evaluate, and lists them in the report.
+    evaluate, and lists them in the report. ``inferred``: ``data`` was expanded by
+    inference (see :class:`ShapeSet`).
 
     :raises ShapesGraphError: when the shapes graph is not well-formed (e.g. a SPARQL
         constraint that pre-binding forbids).
@@ -42,7 +44,7 @@ def validate_graphs(
         and ``allow_unsupported`` is false.
     """
     shapes = list(shapes)
-    shape_set = ShapeSet(shapes, prefixes=prefixes)
+    shape_set = ShapeSet(shapes, prefixes=prefixes, inferred=inferred)
     quads = [Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in data]
     quads += [Quad(t.subject, t.predicate, t.object, SHAPES_GRAPH) for t in shapes]
     backend: Backend = scratch(quads, union=False)

@@ -9,14 +9,15 @@ from ontoloom.shacl.paths import Path
 from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapeSet
 from ontoloom.store.terms import NamedNode, Term
-from ontoloom.vocab import SH
+from ontoloom.vocab import RDF, RDFS, SH
 
 
 class ClosedConstraintComponent(Constraint):
     component, name = "ClosedConstraintComponent", "closed"
 
-    def __init__(self, allowed: list[Term]) -> None:
+    def __init__(self, allowed: list[Term], resource_type_allowed: bool = False) -> None:
         self.allowed = allowed
+        self.resource_type_allowed = resource_type_allowed
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
@@ -39,7 +40,7 @@ class ClosedConstraintComponent(Constraint):
                 allowed.append(path)
         for members in ignored:
             allowed.extend(members)
-        return [cls(allowed)]
+        return [cls(allowed, resource_type_allowed=shapes.inferred)]
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
@@ -47,6 +48,8 @@ class ClosedConstraintComponent(Constraint):
         text = f"{values} {v} {p} {o} ."
         if self.allowed:
             text += f" FILTER({p} NOT IN ({', '.join(term_sparql(a) for a in self.allowed)}))"
+        if self.resource_type_allowed:
+            text += f" FILTER(!({p} = <{RDF}type> && {o} = <{RDFS}Resource>))"
         return Violation(text, value=o, path=p)
 
     def message(
@@ -90,8 +93,9 @@ class HasValueConstraintComponent(Constraint):
 class InConstraintComponent(Constraint):
     component, name = "InConstraintComponent", "in"
 
-    def __init__(self, allowed: list[Term]) -> None:
+    def __init__(self, allowed: list[Term], resource_type_allowed: bool = False) -> None:
         self.allowed = allowed
+        self.resource_type_allowed = resource_type_allowed
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:

@@ -109,8 +109,32 @@ def split_prologue(query: str) -> tuple[str, str]:
         query = query[match.end() :]
 
 
+# What pre-binding steps over (strings, comments, IRIs), the solution modifiers where a term
+# stands only in parentheses, what ends them, and variables.
+_PREBINDING_TOKENS = re.compile(
+    r"(?P<skip>" + _STRINGS.pattern + r"|#[^\n]*|<[^<>\"{}|^`\\\s]*>)"
+    r"|(?P<modifier>\b(?:GROUP|ORDER)\s+BY\b)"
+    r"|(?P<end>\b(?:HAVING|LIMIT|OFFSET|VALUES)\b|[{}])"
+    r"|[$?](?P<var>\w+)",
+    re.IGNORECASE,
+)
+
+
 def substitute(query: str, name: str, text: str) -> str:
-    return re.sub(rf"[$?]{re.escape(name)}\b", lambda _: text, query)
+    """Write ``text`` (a term) in for the variable ``name`` wherever the query uses it — in
+    parentheses in GROUP BY and ORDER BY, where a bare IRI or literal does not parse — and
+    never inside a string, a comment or an IRI."""
+    out, last, modifier = [], 0, False
+    for match in _PREBINDING_TOKENS.finditer(query):
+        if match.group("modifier"):
+            modifier = True
+        elif match.group("end"):
+            modifier = False
+        elif match.group("var") == name:
+            out += [query[last : match.start()], f"({text})" if modifier else text]
+            last = match.end()
+    out.append(query[last:])
+    return "".join(out)
 
 
 def bind_parameters(

@@ -4,6 +4,9 @@ caller allows it, validates the rest and reports each of them by shape and featu
 
 from __future__ import annotations
 
+import functools
+
+from ontoloom.errors import OntoloomError
 from ontoloom.shacl.compiler import Compiler, Source, Violation
 from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.shapes import Shape, ShapeSet, sh
@@ -20,14 +23,39 @@ _FEATURES = {
 
 def function_calls(shapes: ShapeSet, query: str) -> str | None:
     """The feature a query has that ontoloom does not evaluate: a call of a SHACL function
-    (SHACL-AF sh:SPARQLFunction…) — Oxigraph knows none of them. ``query`` includes its
-    prologue, so prefixed names expand."""
-    from ontoloom.shacl.prefixes import functions_called
+    (SHACL-AF sh:SPARQLFunction…; Oxigraph knows none of them), or of any other function the
+    engine does not implement — SPARQL makes such a call an evaluation error, so the
+    constraint could never report anything. ``query`` includes its prologue."""
+    from ontoloom.shacl.sparql_syntax import SparqlSyntaxError, analyse
 
-    called = sorted(functions_called(query) & shapes.functions())
-    if not called:
-        return None
-    return f"the SHACL function <{called[0]}> (SHACL-AF) in a SPARQL query"
+    try:
+        called = analyse(query).functions
+    except SparqlSyntaxError:
+        return None  # said where the query is read
+    declared = shapes.functions()
+    for iri in called:
+        if iri in declared:
+            return f"the SHACL function <{iri}> (SHACL-AF) in a SPARQL query"
+    for iri in called:
+        if not _evaluated(iri):
+            return (
+                f"the function <{iri}> (not one the engine implements: each call would be an "
+                "evaluation error) in a SPARQL query"
+            )
+    return None
+
+
+@functools.cache
+def _evaluated(iri: str) -> bool:
+    """Whether the engine implements the function ``iri`` (the XSD casts): asked of an
+    empty store."""
+    from ontoloom.store import scratch
+
+    try:
+        list(scratch([]).select(f"SELECT (<{iri}>(1) AS ?x) WHERE {{}}"))
+    except (RuntimeError, SyntaxError, ValueError, OntoloomError):
+        return False
+    return True
 
 
 class NotEvaluated(Constraint):
