@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -238,6 +239,9 @@ def main(ctx: click.Context, data_dir: Path | None, as_json: bool, quiet: bool) 
       ontoloom init && ontoloom create Task -p title="Ship it" -p status=open
     """
     ctx.obj = {"data_dir": data_dir, "json": as_json, "quiet": quiet}
+    # rdflib logs each ill-typed literal it converts ("zero"^^xsd:integer) with a traceback;
+    # ontoloom judges literals itself, and a traceback on stderr reads as a crash.
+    logging.getLogger("rdflib.term").setLevel(logging.ERROR)
 
 
 # -- instance ----------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ libraries: the extra ontology (``-e``) is mixed into the data with pySHACL's own
 
 from __future__ import annotations
 
-import logging
 import urllib.error
 import urllib.request
 from collections.abc import Iterable
@@ -375,18 +374,6 @@ def _mix_and_infer(data: list[Triple], ontology: list[Triple], inference: str) -
     """The data as pySHACL validates it: the ontology's RDFS/OWL axioms inoculated (pySHACL's
     own function), then the owlrl closure pySHACL runs for ``inference``. Only the triples
     these steps add are taken back, so the data's literals stay exactly as written."""
-    # rdflib logs each ill-typed literal it meets ("zero"^^xsd:integer) with a traceback;
-    # judging literals is the shapes' work, and a traceback on stderr reads as a crash.
-    rdflib_terms = logging.getLogger("rdflib.term")
-    level = rdflib_terms.level
-    rdflib_terms.setLevel(logging.ERROR)
-    try:
-        return _inferred(data, ontology, inference)
-    finally:
-        rdflib_terms.setLevel(level)
-
-
-def _inferred(data: list[Triple], ontology: list[Triple], inference: str) -> list[Triple]:
     import owlrl
     from pyshacl.inference import CustomRDFSOWLRLSemantics, CustomRDFSSemantics
     from pyshacl.rdfutil.inoculate import inoculate
