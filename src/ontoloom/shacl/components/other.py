@@ -93,9 +93,8 @@ class HasValueConstraintComponent(Constraint):
 class InConstraintComponent(Constraint):
     component, name = "InConstraintComponent", "in"
 
-    def __init__(self, allowed: list[Term], resource_type_allowed: bool = False) -> None:
+    def __init__(self, allowed: list[Term]) -> None:
         self.allowed = allowed
-        self.resource_type_allowed = resource_type_allowed
 
     @classmethod
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
