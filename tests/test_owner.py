@@ -316,3 +316,57 @@ def test_an_owner_closing_answers_every_connection_it_accepted_before_it_returns
     client.join(5)
     assert counted_after_close == [False]  # close() waited for the accepted connection
     assert answers == [None]  # answered "retry": the caller did the work itself
+
+
+_SWAPPED_AFTER_CLAIM = """
+import io, sys, threading, time
+from ontoloom.owner import Owner
+
+claim = Owner.claim.__func__
+
+def claim_then_swap(cls, data_dir):
+    owner = claim(cls, data_dir)
+    # What a forwarded command line does in the owner (click's CliRunner): the process's
+    # standard streams swapped for its own while it runs.
+    real = sys.stdin, sys.stdout
+    sys.stdin = io.TextIOWrapper(io.BytesIO(b""))
+    sys.stdout = io.TextIOWrapper(io.BytesIO())
+    threading.Timer(2.0, lambda: setattr(sys, "stdin", real[0]) or setattr(sys, "stdout", real[1])).start()
+    return owner
+
+Owner.claim = classmethod(claim_then_swap)
+from ontoloom.mcp_server import serve
+serve(sys.argv[1])
+"""
+
+
+def test_a_server_keeps_its_own_stdio_when_a_forwarded_command_swaps_the_streams(
+    data_dir: Path,
+) -> None:
+    """A command line forwarded to a server that has just claimed its data dir runs with
+    the process's standard streams swapped; the server must already hold its own (it read
+    the swapped, empty stdin, and exited 0 without a word: "the server closed its output")."""
+    from ontoloom.api import Graph
+
+    with Graph.open(data_dir, write=True, create=True):
+        pass
+    proc = subprocess.run(
+        [sys.executable, "-c", _SWAPPED_AFTER_CLAIM, str(data_dir)],
+        input=json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "0"},
+                },
+            }
+        )
+        + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert '"id":1' in proc.stdout.replace(" ", ""), (proc.returncode, proc.stderr[-2000:])

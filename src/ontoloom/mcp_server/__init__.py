@@ -221,6 +221,7 @@ def _static_specs() -> dict[str, ToolSpec]:
 
 def serve(data_dir: str | Path | None = None) -> None:
     """Serve over stdio until the client closes the connection."""
+    import io
     import os
     import sys
 
@@ -238,9 +239,13 @@ def serve(data_dir: str | Path | None = None) -> None:
         path.mkdir(parents=True, exist_ok=True)
     server = build_server(path)
     options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+    # The process's own stdio, taken before claiming the data dir: a command line the owner
+    # runs for another process swaps sys.stdin/sys.stdout while it runs (click's CliRunner).
+    stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    stdout = anyio.wrap_file(io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8"))
 
     async def run() -> None:
-        async with stdio_server() as (read, write):
+        async with stdio_server(stdin, stdout) as (read, write):
             await server.run(read, write, options)
 
     from ontoloom.owner import Owner
