@@ -41,6 +41,11 @@ def service_spellings(url: str) -> list[str]:
         f"SELECT * WHERE {{ ?x ?y ?z OPTIONAL {{ SERVICE <{url}> {{ ?s ?p ?o }} }} }}",
         f"SELECT * WHERE {{ {{ SELECT ?s WHERE {{ SERVICE <{url}> {{ ?s ?p ?o }} }} }} }}",
         f"SELECT * WHERE {{ ?s ?p ?o FILTER EXISTS {{ SERVICE <{url}> {{ ?a ?b ?c }} }} }}",
+        # inside a FILTER inside EXISTS: rdflib's algebra drops such a filter from the tree
+        f"SELECT * WHERE {{ ?s ?p ?o FILTER EXISTS {{ ?s ?p ?x "
+        f"FILTER EXISTS {{ SERVICE <{url}> {{ ?a ?b ?c }} }} }} }}",
+        f"ASK {{ ?s ?p ?o FILTER NOT EXISTS {{ ?s ?p ?x FILTER(?x = 1 || "
+        f"EXISTS {{ SERVICE SILENT <{url}> {{ ?a ?b ?c }} }}) }} }}",
         f"SELECT * WHERE {{ ?s ?p ?o # a note\rSERVICE <{url}> {{ ?a ?b ?c }} }}",
         f"SELECT * WHERE {{ ?s ?p ?o # a note\rSERVICE <{url}> {{ ?a ?b ?c }}\n}}",
         f"ASK {{ SERVICE <{url}> {{ ?s ?p ?o }} }}",

@@ -86,3 +86,19 @@ def test_a_bind_reading_this_is_told_apart_from_one_that_does_not() -> None:
     not_reads = analyse("SELECT ?this WHERE { ?this ?p ?o . BIND (STR(?p) AS ?s) }")
     assert {"BIND", "BIND_THIS"} <= reads.features
     assert "BIND" in not_reads.features and "BIND_THIS" not in not_reads.features
+
+
+def test_a_filter_inside_exists_is_read_with_all_it_holds() -> None:
+    """rdflib's algebra keeps the translated pattern of (NOT) EXISTS as an attribute over a
+    parse tree it took the FILTERs out of: what a FILTER inside EXISTS holds — patterns,
+    calls, SERVICE — must still be found (the reach of a shape, the SERVICE gate)."""
+    facts = analyse(
+        EX + "SELECT $this WHERE { $this ex:p ?x FILTER EXISTS { ?x ex:q ?y "
+        "FILTER NOT EXISTS { ?y ex:r ?z FILTER(ex:f(?z)) "
+        "FILTER EXISTS { SERVICE <http://far/sparql> { ?z ex:s ?w } } } } }"
+    )
+    paths = {e.path for e in facts.edges}
+    assert {("iri", f"<http://ex/{p}>") for p in "pqrs"} <= paths
+    assert facts.functions == ("http://ex/f",)
+    assert facts.services == ("<http://far/sparql>",)
+    assert "SERVICE" in facts.features

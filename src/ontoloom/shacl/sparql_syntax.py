@@ -28,7 +28,7 @@ __all__ = [
     "service_endpoints",
 ]
 
-_VERSION = "6"  # bump when the facts below change shape (or how they are read)
+_VERSION = "8"  # bump when the facts below change shape (or how they are read)
 # A path in plain data: ("iri", "<…>") | ("var", "?p") | ("inv", p) | ("seq", (p, …)) |
 # ("alt", (p, …)) | ("star" | "plus" | "opt", p) | ("neg", (p, …)) where negated members
 # are "iri" or "inv" of an "iri".
@@ -247,9 +247,7 @@ class _Reader:
         projection = tuple(str(v) for v in (_get(algebra, "PV") or []))
         self._find_group_samples(algebra)
         self._walk(algebra.p, 0, None, top=True)
-        # From a parse tree of its own: translating moves a FILTER inside EXISTS out of the
-        # tree the algebra keeps.
-        self._find_functions(_named_parse_tree(query))
+
         return QueryFacts(
             form=form,
             projection=projection if form == "SELECT" else (),
@@ -261,20 +259,6 @@ class _Reader:
             functions=tuple(self.functions),
         )
 
-    def _find_functions(self, node: Any) -> None:
-        """Every function call of a parse tree."""
-        from rdflib.plugins.sparql.parserutils import CompValue
-
-        if isinstance(node, list | tuple):
-            for item in node:
-                self._find_functions(item)
-        elif isinstance(node, CompValue):
-            if node.name == "Function" and _get(node, "iri") is not None:
-                self.functions[str(_get(node, "iri"))] = None
-            for key, value in node.items():
-                if key != "_vars":
-                    self._find_functions(value)
-
     def _find_group_samples(self, node: Any) -> None:
         from rdflib.plugins.sparql.parserutils import CompValue
 
@@ -284,7 +268,7 @@ class _Reader:
         elif isinstance(node, CompValue):
             if node.name == "Aggregate_Sample":
                 self.group_samples.add((str(_get(node, "res")), str(_get(node, "vars"))))
-            for key, value in node.items():
+            for key, value in _items(node):
                 if key != "_vars":
                     self._find_group_samples(value)
 
@@ -326,6 +310,8 @@ class _Reader:
         if name in ("ServiceGraphPattern",) or name.startswith("Service"):
             self.features.add("SERVICE")
             self.services.append(_term(_get(node, "term")))
+        if name == "Function" and _get(node, "iri") is not None:
+            self.functions[str(_get(node, "iri"))] = None
         if name in ("values", "InlineData", "ValuesClause"):
             self.features.add("VALUES")
             for row in _get(node, "res") or []:
@@ -349,7 +335,7 @@ class _Reader:
             self.features.add("EXISTS")
         if name == "vars" and _get(node, "evar") is not None:  # (expr AS ?v) in a parse tree
             self.assigned.add(str(_get(node, "evar")))
-        for key, value in node.items():
+        for key, value in _items(node):
             if key == "_vars":
                 continue
             self._walk(value, scope, graph)
@@ -361,18 +347,6 @@ class _Reader:
                 rows.extend(tuple(item[i : i + 3]) for i in range(0, len(item), 3))
         for s, p, o in rows:
             self.edges.append(Edge(_term(s), _path(p), _term(o), scope, graph))
-
-
-def _named_parse_tree(query: str) -> Any:
-    """The query's parse tree, prefixed names expanded (as translating it begins)."""
-    import functools
-
-    from rdflib.plugins.sparql.algebra import translatePName, translatePrologue, traverse
-    from rdflib.plugins.sparql.parser import parseQuery
-
-    parsed = parseQuery(query)
-    prologue = translatePrologue(parsed[0], None)
-    return traverse(parsed[1], visitPost=functools.partial(translatePName, prologue=prologue))
 
 
 def _mentions(expr: Any, name: str) -> bool:
@@ -389,8 +363,19 @@ def _mentions(expr: Any, name: str) -> bool:
 
 
 def _get(node: Any, key: str) -> Any:
-    """A key of an rdflib CompValue, or None (its ``get`` returns the key when missing)."""
+    """A key of an rdflib CompValue (see :func:`_items`), or None (its ``get`` returns the
+    key when missing)."""
+    if key in vars(node):
+        return vars(node)[key]
     return node[key] if key in node else None  # noqa: SIM401
+
+
+def _items(node: Any) -> list[tuple[str, Any]]:
+    """The keys of an rdflib CompValue and their values, as its attributes give them:
+    translating (NOT) EXISTS sets ``node.graph``, an attribute over the key, and leaves
+    under the key the parse tree it took the FILTERs out of."""
+    overrides = vars(node)
+    return [(key, overrides.get(key, value)) for key, value in node.items()]
 
 
 def _subselect_projection(node: Any) -> list[Any]:
