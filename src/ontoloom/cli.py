@@ -1264,6 +1264,8 @@ def import_(
             result = import_file(g, None if data is not None else file, fmt, which, data=data)
         where = "standard input" if data is not None else file
         _emit(result.to_json(), f"imported {result.quads} quads from {where}")
+        if result.note() and not _opts()["json"]:
+            click.echo(result.note(), err=True)
         return
     if _is_stdio(file):
         raise click.UsageError("--from reads a file (a database cannot come on standard input)")

@@ -7,7 +7,7 @@ all-or-nothing; a refused import stores nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -167,9 +167,21 @@ _RDF_TYPE = PREFIXES["rdf"] + "type"
 class ImportResult:
     quads: int
     graphs: dict[str, int]
+    # Graphs the file names that ontoloom does not keep: their triples went to facts.
+    merged_graphs: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"imported": self.quads, "graphs": self.graphs}
+        return {"imported": self.quads, "graphs": self.graphs, "merged_graphs": self.merged_graphs}
+
+    def note(self) -> str | None:
+        """What the import did with graphs ontoloom does not keep, if the file named any."""
+        if not self.merged_graphs:
+            return None
+        names = ", ".join(n if n.startswith("_:") else f"<{n}>" for n in self.merged_graphs)
+        return (
+            f"note: ontoloom keeps only its own graphs: the triples of {names} went to the "
+            "facts graph (one copy of a triple found in several)"
+        )
 
 
 def _target(name: Term, forced: Term | None) -> Term:
@@ -228,9 +240,17 @@ def import_file(
         raise BadInput(
             f"{label}: read as {name}, it holds no RDF statement{hint}; nothing was imported"
         )
+    if any(q.graph_name == META for q in quads):
+        raise BadInput(f"{label} writes ontoloom's bookkeeping graph <{META.value}>; leave it out")
     placed = {Quad(q.subject, q.predicate, q.object, _target(q.graph_name, forced)) for q in quads}
-    if any(q.graph_name == META for q in placed):
-        raise BadInput("the file writes ontoloom's bookkeeping graph; leave it out")
+    merged = {
+        q.graph_name
+        for q in quads
+        if forced is None
+        and not isinstance(q.graph_name, DefaultGraph)
+        and q.graph_name != FACTS
+        and _target(q.graph_name, None) == FACTS
+    }
     # One delta, schema and data together: validated against the schema in effect plus the
     # schema the file brings, and committed whole or not at all.
     with progress.task(f"validating and storing {len(placed)} quads"):
@@ -243,4 +263,5 @@ def import_file(
             else "default"
         )
         counts[key] = counts.get(key, 0) + 1
-    return ImportResult(len(placed), dict(sorted(counts.items())))
+    labels = sorted(f"_:{g.value}" if isinstance(g, BlankNode) else g.value for g in merged)
+    return ImportResult(len(placed), dict(sorted(counts.items())), labels)
