@@ -460,6 +460,16 @@ def _failing(
     return failing
 
 
+def _uses_shacl(triples: list[Triple]) -> bool:
+    """Whether any triple uses SHACL's vocabulary: a graph without it declares no shape
+    (asked before indexing a large data graph to look for one)."""
+    return any(
+        t.predicate.value.startswith(SH)
+        or (isinstance(t.object, NamedNode) and t.object.value.startswith(SH))
+        for t in triples
+    )
+
+
 def validate_files(
     data: list[Source] | list[Path],
     shapes: list[Source] | list[Path],
@@ -499,8 +509,8 @@ def validate_files(
     extra_classes: list[tuple[Term, Term]] = []
     if shape_sources:
         shape_triples = _load(shape_sources, prefixes, imports=imports)
-    elif ShapeSet(data_triples).all_shape_nodes():  # typed, targeted or used as shapes
-        shape_triples = data_triples
+    elif _uses_shacl(data_triples) and ShapeSet(data_triples).all_shape_nodes():
+        shape_triples = data_triples  # typed, targeted or used as shapes
     else:
         from ontoloom.schema import Schema
 
