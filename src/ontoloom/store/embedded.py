@@ -18,8 +18,8 @@ from ontoloom.store.base import Delta, Row
 from ontoloom.store.lexical import (
     DATATYPE,
     LEXICAL_FORM,
-    may_have_record,
     record_iri,
+    record_key,
     record_quads,
     stored_quads,
     written_literal,
@@ -264,11 +264,7 @@ class EmbeddedBackend:
         """
         forms = stored_quads([*delta.adds, *delta.removes])
         removes = {forms[q] for q in delta.removes}
-        drops = {
-            record_iri(forms[q])
-            for q in delta.removes
-            if isinstance(q.object, Literal) and may_have_record(forms[q].object)
-        }
+        drops = {key for q in delta.removes if (key := record_key(forms[q])) is not None}
         written: dict[Quad, Quad] = {}
         for quad in delta.adds:
             stored = forms[quad]
@@ -326,12 +322,8 @@ class EmbeddedBackend:
             return
         records = self._records()
         for quad in quads:
-            value = quad.object
-            literal = (
-                records.get(record_iri(quad))
-                if isinstance(value, Literal) and may_have_record(value)
-                else None
-            )
+            key = record_key(quad)
+            literal = records.get(key) if key is not None else None
             if literal is not None:
                 yield Quad(quad.subject, quad.predicate, literal, quad.graph_name)
             else:
@@ -344,9 +336,9 @@ class EmbeddedBackend:
         records = self._records()
         out = []
         for quad in self._store:
-            value = quad.object
-            if quad.graph_name != META and isinstance(value, Literal) and may_have_record(value):
-                literal = records.get(record_iri(quad))
+            key = record_key(quad) if quad.graph_name != META else None
+            if key is not None:
+                literal = records.get(key)
                 if literal is not None:
                     out.append(Quad(quad.subject, quad.predicate, literal, quad.graph_name))
         return out

@@ -49,8 +49,7 @@ from ontoloom.store.base import Delta, Row
 from ontoloom.store.lexical import (
     DATATYPE,
     LEXICAL_FORM,
-    may_have_record,
-    record_iri,
+    record_key,
     record_quads,
     stored_form,
     stored_quads,
@@ -719,10 +718,11 @@ class SparqlEndpointBackend:
         for quad in quads:
             literal = None
             if isinstance(quad.object, Literal):
-                stored = stored_form(quad.object)
-                if may_have_record(stored):
-                    key = Quad(quad.subject, quad.predicate, stored, quad.graph_name)
-                    literal = records.get(record_iri(key))
+                stored = Quad(
+                    quad.subject, quad.predicate, stored_form(quad.object), quad.graph_name
+                )
+                key = record_key(stored)
+                literal = records.get(key) if key is not None else None
             out.append(
                 quad
                 if literal is None
@@ -737,11 +737,10 @@ class SparqlEndpointBackend:
         out = []
         for quad in self.quads():
             if quad.graph_name != META and isinstance(quad.object, Literal):
-                stored = stored_form(quad.object)
-                if not may_have_record(stored):
-                    continue
-                key = Quad(quad.subject, quad.predicate, stored, quad.graph_name)
-                if record_iri(key) in records:
+                stored = Quad(
+                    quad.subject, quad.predicate, stored_form(quad.object), quad.graph_name
+                )
+                if record_key(stored) in records:
                     out.append(quad)
         return out
 
@@ -1080,11 +1079,7 @@ class SparqlEndpointBackend:
         forms = stored_quads([*delta.adds, *delta.removes])
         removes = [_skolem_quad(forms[q]) for q in delta.removes]
         drops = sorted(
-            {
-                record_iri(forms[q])
-                for q in delta.removes
-                if isinstance(q.object, Literal) and may_have_record(forms[q].object)
-            },
+            {key for q in delta.removes if (key := record_key(forms[q])) is not None},
             key=str,
         )
         written: dict[Quad, Quad] = {}

@@ -29,8 +29,8 @@ from ontoloom.vocab import META, OL, XSD
 __all__ = [
     "DATATYPE",
     "LEXICAL_FORM",
-    "may_have_record",
     "record_iri",
+    "record_key",
     "record_quads",
     "stored_form",
     "stored_quads",
@@ -61,15 +61,16 @@ _KEPT = {
 }
 
 
-def _normalisable(literal: Literal) -> bool:
-    """Whether ``literal`` has a value the store may keep in another form: XSD datatypes."""
+def _by_value(literal: Literal) -> bool:
+    """Whether the store keeps ``literal`` by a value (an XSD datatype other than
+    xsd:string): only such a literal can come back in another form, or have a record."""
     datatype = literal.datatype
     return not literal.language and datatype != _XSD_STRING and datatype.value.startswith(XSD)
 
 
 def _normalised(literal: Literal) -> bool:
     """Whether the store may keep ``literal`` in another form (its lexical form aside)."""
-    if not _normalisable(literal):
+    if not _by_value(literal):
         return False
     datatype = literal.datatype
     kept = _KEPT.get(datatype.value)
@@ -126,11 +127,11 @@ def stored_quads(quads: Iterable[Quad]) -> dict[Quad, Quad]:
     return out
 
 
-def may_have_record(stored: Literal) -> bool:
-    """Whether a literal in its stored form can have a record: only one of an XSD datatype
-    other than xsd:string can (the store keeps every other literal as written), so a read
-    skips hashing the rest."""
-    return _normalisable(stored)
+def record_key(stored: Quad) -> NamedNode | None:
+    """The record a stored quad may have, or None when it cannot have one (no literal, or one
+    the store keeps as written): reads and removals hash only the quads that can."""
+    value = stored.object
+    return record_iri(stored) if isinstance(value, Literal) and _by_value(value) else None
 
 
 def record_iri(stored: Quad) -> NamedNode:
