@@ -538,11 +538,36 @@ class SparqlEndpointBackend:
     def _all_rows(self, head: str, where: str) -> list[Row]:
         """Every row of ``head WHERE { where }``, fetched in pages (an engine may cap one
         answer: Virtuoso at 10,000 rows by default) and checked complete against a count
-        of the same pattern: a page lost or repeated is an error, never a partial answer."""
-        rows = self.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ {where} }}")
-        total = int(next(iter(rows))["n"].value)
+        of the same pattern: a page lost or repeated is an error, never a partial answer.
+        The count and the pages are several requests, so a writer landing in between makes
+        them disagree: the read, harmless to repeat, is asked again before giving up."""
+        for attempt in range(READ_ATTEMPTS):
+            rows = self._rows_as_counted(head, where)
+            if isinstance(rows, list):
+                return rows
+            if attempt + 1 < READ_ATTEMPTS:
+                time.sleep(random.uniform(0, 0.01 * 2**attempt))
+        raise EndpointError(
+            f"the SPARQL endpoint {self.config.query_url} answered {rows} when read in pages "
+            f"of {self._page_size}, {READ_ATTEMPTS} times (the store changes faster than it "
+            "can be read, or the engine pages unstably): try again"
+        )
+
+    def _rows_as_counted(self, head: str, where: str) -> list[Row] | str:
+        """The rows, or what was wrong with them (``"9 distinct rows of 5"``). One page is
+        one answer, as the engine saw the store at one moment; rows read in several pages
+        are only one store's if no commit landed meanwhile (the generation did not move)."""
+        counted = list(
+            self.select(
+                f"SELECT ?n ?g WHERE {{ {{ SELECT (COUNT(*) AS ?n) WHERE {{ {where} }} }} "
+                f"OPTIONAL {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?g }} }} }}"
+            )
+        )
+        total = int(counted[0]["n"].value)
+        before = max((int(r["g"].value) for r in counted if r["g"] is not None), default=0)
         out: list[Row] = []
         size = self._page_size
+        paged = total > size
         while len(out) < total:
             response = self._query(
                 f"{head} WHERE {{ {where} }} LIMIT {size} OFFSET {len(out)}", _JSON_RESULTS
@@ -560,11 +585,9 @@ class SparqlEndpointBackend:
             out += page
         distinct = {tuple(sorted(r.items(), key=lambda kv: kv[0])) for r in out}
         if len(out) != total or len(distinct) != total:
-            raise EndpointError(
-                f"the SPARQL endpoint {self.config.query_url} answered {len(distinct)} distinct "
-                f"rows of {total} when read in pages of {size} (the store changed meanwhile, "
-                "or the engine pages unstably): try again"
-            )
+            return f"{len(distinct)} distinct rows of {total}"
+        if paged and self.generation() != before:
+            return f"{total} rows while a commit landed"
         return out
 
     # -- reads ---------------------------------------------------------------------------------
