@@ -106,6 +106,11 @@ class EmbeddedBackend:
         # standalone data graph turns that off so that a shapes graph beside it stays apart.
         self.union = union
         self.lock: DataDirLock | None = None  # the data dir's, set by open_backend
+        # The store's generation and last-change quads, kept while this process has the
+        # store open read-write: no other process can write it then, so only apply() moves
+        # them. Reading them again each time is costly: every commit replaces them, and
+        # the store's index scans over the deleted ones until it compacts.
+        self._stamp: list[Quad] | None = None
 
     @classmethod
     def memory(cls) -> EmbeddedBackend:
@@ -122,6 +127,7 @@ class EmbeddedBackend:
     def patch(self, delta: Delta) -> None:
         """Apply ``delta`` to a scratch store, without generation or atomicity."""
         plan = self._as_stored(delta.normalized())
+        self._stamp = None
         for quad in plan.removes:
             self._store.remove(quad)
         for record in plan.drops:
@@ -230,11 +236,14 @@ class EmbeddedBackend:
                 Quad(STORE_NODE, GENERATION, Literal(str(new), datatype=xsd("integer")), META),
                 Quad(STORE_NODE, LAST_CHANGE, _now(), META),
             ]
-            old = list(self._store.quads_for_pattern(STORE_NODE, None, None, META))
+            old = self._stamp_quads()
+            self._stamp = None  # until the commit below is through
             self._store.extend([*plan.adds, *plan.records, *stamp])
             for quad in old:
                 if quad not in stamp:
                     self._store.remove(quad)
+            if self.writable and not any(q.subject == STORE_NODE for q in plan.adds):
+                self._stamp = stamp
             return new
         ops = []
         if plan.removes:
@@ -254,6 +263,7 @@ class EmbeddedBackend:
             added = [*plan.adds, *plan.records]
             ops.append("INSERT DATA {\n" + "\n".join(map(quad_text, added)) + "\n}")
         ops.append(_BUMP_GENERATION)
+        self._stamp = None
         self._store.update(" ;\n".join(ops))
         return self.generation()
 
@@ -352,8 +362,16 @@ class EmbeddedBackend:
             quads = self._store.quads_for_pattern(None, None, None, DefaultGraph())
         return self.as_written(quads)
 
+    def _stamp_quads(self) -> list[Quad]:
+        stamp = self._stamp
+        if stamp is None:
+            stamp = list(self._store.quads_for_pattern(STORE_NODE, None, None, META))
+            if self.writable:
+                self._stamp = stamp
+        return stamp
+
     def generation(self) -> int:
-        found = self._store.quads_for_pattern(STORE_NODE, GENERATION, None, META)
+        found = (q for q in self._stamp_quads() if q.predicate == GENERATION)
         return max((int(q.object.value) for q in found), default=0)
 
     def changes_since(self, generation: int) -> list[tuple[int, list[Term]]] | None:
@@ -361,7 +379,7 @@ class EmbeddedBackend:
         return None
 
     def last_change(self) -> str | None:
-        found = self._store.quads_for_pattern(STORE_NODE, LAST_CHANGE, None, META)
+        found = (q for q in self._stamp_quads() if q.predicate == LAST_CHANGE)
         return max((q.object.value for q in found), default=None)
 
     def dump(self, out: IO[bytes], format_name: str, graphs: list[Term] | None) -> None:
