@@ -567,7 +567,6 @@ class SparqlEndpointBackend:
         before = max((int(r["g"].value) for r in counted if r["g"] is not None), default=0)
         out: list[Row] = []
         size = self._page_size
-        paged = total > size
         while len(out) < total:
             response = self._query(
                 f"{head} WHERE {{ {where} }} LIMIT {size} OFFSET {len(out)}", _JSON_RESULTS
@@ -586,7 +585,7 @@ class SparqlEndpointBackend:
         distinct = {tuple(sorted(r.items(), key=lambda kv: kv[0])) for r in out}
         if len(out) != total or len(distinct) != total:
             return f"{len(distinct)} distinct rows of {total}"
-        if paged and self.generation() != before:
+        if total > size and self.generation() != before:  # read in several pages
             return f"{total} rows while a commit landed"
         return out
 
