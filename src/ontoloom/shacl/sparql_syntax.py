@@ -247,7 +247,6 @@ class _Reader:
         projection = tuple(str(v) for v in (_get(algebra, "PV") or []))
         self._find_group_samples(algebra)
         self._walk(algebra.p, 0, None, top=True)
-
         return QueryFacts(
             form=form,
             projection=projection if form == "SELECT" else (),

@@ -738,13 +738,8 @@ class SparqlEndpointBackend:
             return iter(quads)
         out = []
         for quad in quads:
-            literal = None
-            if isinstance(quad.object, Literal):
-                stored = Quad(
-                    quad.subject, quad.predicate, stored_form(quad.object), quad.graph_name
-                )
-                key = record_key(stored)
-                literal = records.get(key) if key is not None else None
+            key = _record_of(quad)
+            literal = records.get(key) if key is not None else None
             out.append(
                 quad
                 if literal is None
@@ -758,12 +753,8 @@ class SparqlEndpointBackend:
             return []
         out = []
         for quad in self.quads():
-            if quad.graph_name != META and isinstance(quad.object, Literal):
-                stored = Quad(
-                    quad.subject, quad.predicate, stored_form(quad.object), quad.graph_name
-                )
-                if record_key(stored) in records:
-                    out.append(quad)
+            if quad.graph_name != META and _record_of(quad) in records:
+                out.append(quad)
         return out
 
     def data_quads(self) -> Iterator[Quad]:
@@ -1159,6 +1150,14 @@ def _touched(delta: Delta) -> str:
         if isinstance(t, NamedNode | BlankNode)
     }
     return "".join(f"{n} {n} {n} .\n" for n in sorted(nodes, key=str))
+
+
+def _record_of(quad: Quad) -> NamedNode | None:
+    """The literal record a quad read from the engine may have (its literal as the store
+    holds it is the record's key), or None when it cannot have one."""
+    if not isinstance(quad.object, Literal):
+        return None
+    return record_key(Quad(quad.subject, quad.predicate, stored_form(quad.object), quad.graph_name))
 
 
 def _unskolem_triple(t: Triple) -> Triple:
