@@ -208,3 +208,31 @@ def test_readers_share_and_a_writer_excludes_across_processes(tmp_path: Path) ->
     waiting = _holder(data_dir, "write", 30, 0)
     assert holder.wait(timeout=60) == 0
     assert waiting.wait(timeout=60) == 0
+
+
+def test_the_generation_a_writer_keeps_in_memory_is_the_one_stored(tmp_path: Path) -> None:
+    """A store open read-write keeps its generation and last change in memory (no other
+    process can write it meanwhile): after every kind of commit, and once reopened, they
+    are what the store holds."""
+    from ontoloom.vocab import GENERATION, LAST_CHANGE, META, STORE_NODE
+
+    def stored(backend: EmbeddedBackend) -> tuple[int, str | None]:
+        found = list(backend._store.quads_for_pattern(STORE_NODE, None, None, META))
+        generations = [int(q.object.value) for q in found if q.predicate == GENERATION]
+        changes = [q.object.value for q in found if q.predicate == LAST_CHANGE]
+        return max(generations, default=0), max(changes, default=None)
+
+    g, p = NamedNode("http://example.org/g"), NamedNode("http://example.org/p")
+    quad = [Quad(NamedNode(f"http://example.org/s{i}"), p, Literal("x"), g) for i in range(3)]
+    backend = EmbeddedBackend.open(tmp_path / "store", writable=True)
+    assert (backend.generation(), backend.last_change()) == stored(backend) == (0, None)
+    backend.apply(Delta(adds={quad[0]}), 0)  # add only: one extend
+    assert (backend.generation(), backend.last_change()) == stored(backend)
+    backend.apply(Delta(adds={quad[1]}, removes={quad[0]}), 1)  # one update request
+    assert (backend.generation(), backend.last_change()) == stored(backend)
+    assert backend.generation() == 2
+    backend.apply(Delta(adds={quad[2]}))
+    assert (backend.generation(), backend.last_change()) == stored(backend)
+    backend.close()
+    reopened = EmbeddedBackend.open(tmp_path / "store", writable=False)
+    assert reopened.generation() == 3 and reopened.last_change() == stored(reopened)[1]
