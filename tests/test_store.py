@@ -236,3 +236,27 @@ def test_the_generation_a_writer_keeps_in_memory_is_the_one_stored(tmp_path: Pat
     backend.close()
     reopened = EmbeddedBackend.open(tmp_path / "store", writable=False)
     assert reopened.generation() == 3 and reopened.last_change() == stored(reopened)[1]
+
+
+@pytest.mark.parametrize("microsecond", [0, 50, 120000, 859790, 999999])
+def test_the_last_change_stamp_is_written_as_the_store_keeps_it(
+    monkeypatch: pytest.MonkeyPatch, microsecond: int
+) -> None:
+    """The stamp a writer keeps in memory is the one stored only if the store keeps its
+    xsd:dateTime as written: "…23.859790Z" came back "…23.85979Z" (found by the test above,
+    one commit in ten). The store itself is the judge of the canonical form."""
+    import datetime as dt
+    import types
+
+    from ontoloom.store import embedded
+    from ontoloom.store.lexical import stored_form
+
+    class Fixed(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):  # type: ignore[override]
+            return dt.datetime(2026, 12, 2, 5, 13, 23, microsecond, tzinfo=tz)
+
+    monkeypatch.setattr(embedded, "dt", types.SimpleNamespace(datetime=Fixed, UTC=dt.UTC))
+    stamp = embedded._now()
+    assert stored_form(stamp) == stamp
+    assert stamp.value.startswith("2026-12-02T05:13:23")

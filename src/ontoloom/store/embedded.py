@@ -410,8 +410,11 @@ class EmbeddedBackend:
 
 
 def _now() -> Literal:
-    stamp = dt.datetime.now(dt.UTC).isoformat().replace("+00:00", "Z")
-    return Literal(stamp, datatype=xsd("dateTime"))
+    """Now, in the canonical form the store keeps an xsd:dateTime in (no trailing zeros in
+    the seconds' fraction): as written, so the stamp kept in memory is the stored one."""
+    now = dt.datetime.now(dt.UTC)
+    seconds = f"{now.second:02d}.{now.microsecond:06d}".rstrip("0").rstrip(".")
+    return Literal(f"{now:%Y-%m-%dT%H:%M:}{seconds}Z", datatype=xsd("dateTime"))
 
 
 def _has_blank(quad: Quad) -> bool:
