@@ -86,6 +86,28 @@ def test_seed_style_lookups_have_equivalents(team: Cli) -> None:
     assert len(edges) == 6 and all("task_deploy" in h["id"] for h in edges)
 
 
+def test_tags_implied_by_a_documents_kind_filter_alike_after_writes_and_a_reindex(
+    team: Cli,
+) -> None:
+    """Type, edge and relation tags are read off a document's columns, not stored per row:
+    the write path's documents and a whole reindex's filter the same, case folded."""
+    filters = [("Task",), ("ENTITY", "task"), ("edge:TASK_DEPLOY",), ("Blocks",), ("edge",)]
+
+    def found() -> list[list[str]]:
+        return [
+            [
+                h["id"]
+                for h in hits(team, "", *[a for t in tags for a in ("--tag", t)], "--limit", "50")
+            ]
+            for tags in filters
+        ]
+
+    written = found()
+    assert all(written) and all("task_deploy" in i for i in written[2])
+    assert team("reindex").exit_code == 0
+    assert found() == written
+
+
 def test_the_index_follows_every_write(team: Cli) -> None:
     assert (
         team(

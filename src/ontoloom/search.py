@@ -163,6 +163,8 @@ class SearchIndex:
         self.db = sqlite3.connect(
             uri, uri=True, timeout=5.0, isolation_level=None, check_same_thread=False
         )
+        # Python's case folding, where SQLite's lower() folds ASCII only (see _filters).
+        self.db.create_function("py_lower", 1, str.lower, deterministic=True)
         if not readonly:
             # While a writer has it open, the index runs in WAL mode without a sync per
             # commit (a full sync per write was most of a validated create's time); it is
@@ -319,11 +321,11 @@ class SearchIndex:
         def add(key, kind, id_, type_, title, body, tag_list, private, ends=(None, None, None)):
             rowid = len(docs) + 1
             docs.append((rowid, key, kind, id_, type_, title, int(private), *ends))
-            distinct = set(tag_list)
-            tags.extend((rowid, t.lower()) for t in distinct)
+            tags.extend((rowid, t) for t in {t.lower() for t in tag_list})
+            tag_list = [*tag_list, *_implied_tags(kind, type_, ends)]
             indexed_id = id_ if kind == "object" else ""
             df.update(set(tokens(" ".join((indexed_id, title, body, *tag_list)).lower())))
-            texts.append((rowid, indexed_id, title, body, " ".join(sorted(distinct))))
+            texts.append((rowid, indexed_id, title, body, " ".join(sorted(set(tag_list)))))
 
         for obj in sorted(objects.values(), key=lambda o: o["id"]):
             if obj["type"]:
@@ -418,8 +420,9 @@ class SearchIndex:
         )
         rowid = cur.lastrowid
         self.db.executemany(
-            "INSERT INTO tags VALUES (?, ?)", [(rowid, t.lower()) for t in set(tags)]
+            "INSERT INTO tags VALUES (?, ?)", [(rowid, t) for t in {t.lower() for t in tags}]
         )
+        tags = [*tags, *_implied_tags(kind, type, (from_id, rel, to_id))]
         indexed_id = id if kind == "object" else ""
         self._count_terms(" ".join((indexed_id, title, body, *tags)), +1)
         self.db.execute(
@@ -666,8 +669,15 @@ def _filters(types: list[str], tags: list[str], rel: str | None) -> tuple[str, l
         where.append(f"d.type IN ({', '.join('?' * len(types))})")
         params += types
     for tag in tags:
-        where.append("EXISTS (SELECT 1 FROM tags t WHERE t.rowid = d.rowid AND t.tag = ?)")
-        params.append(tag)
+        # The tags table holds a document's own tags; those implied by its kind are read off
+        # its columns, as _implied_tags makes them.
+        where.append(
+            "(EXISTS (SELECT 1 FROM tags t WHERE t.rowid = d.rowid AND t.tag = ?) OR CASE d.kind "
+            "WHEN 'object' THEN ? IN ('ontology', 'entity', py_lower(d.type)) "
+            "ELSE ? IN ('edge', py_lower('edge:' || d.from_id), py_lower('edge:' || d.to_id), "
+            "py_lower(d.rel)) END)"
+        )
+        params += [tag, tag, tag]
     if rel:
         where.append(
             "(d.kind = 'object' AND EXISTS (SELECT 1 FROM docs r WHERE r.kind = 'relation' AND r.rel = ? "
@@ -700,10 +710,20 @@ def _relation_doc(
         "relation",
         f"{titles.get(from_id, from_id)} → {titles.get(to_id, to_id)}",
         f"{from_id} {rel} {to_id} {rel.replace('_', ' ').replace('-', ' ')}",
-        ["edge", f"edge:{from_id}", f"edge:{to_id}", rel],
+        [],
         False,
         (from_id, rel, to_id),
     )
+
+
+def _implied_tags(kind: str, type_: str, ends: tuple[str | None, ...]) -> list[str]:
+    """The tags every document of its kind carries: searchable, and filtered on by
+    :func:`_filters` from the document's columns (so the tags table need not hold them —
+    they were nine in ten of its rows)."""
+    if kind == "object":
+        return ["ontology", "entity", type_.lower()]
+    from_id, rel, to_id = ends
+    return ["edge", f"edge:{from_id}", f"edge:{to_id}", str(rel)]
 
 
 def _add_end_titles(
@@ -772,17 +792,7 @@ def _documents(
             if v != title
         )
         kind = kinds[0] if kinds else ""
-        tags = (
-            [
-                *fields.get("tags", []),
-                *fields.get("aliases", []),
-                "ontology",
-                "entity",
-                kind.lower(),
-            ]
-            if kind
-            else []
-        )
+        tags = [*fields.get("tags", []), *fields.get("aliases", [])] if kind else []
         privacy = (fields.get("privacy") or [""])[0].lower()
         out[node] = {
             "id": ids.id_of(node),
