@@ -256,6 +256,26 @@ def test_an_open_transcript_waits_until_it_is_closed(inst: Cli) -> None:
     assert result["open"] == 2 and result["requested"] == []
 
 
+@pytest.mark.parametrize(
+    "args", [["mine", "--emit"], ["mine", "--emit", "--cross-vendor-egress"], ["enrich", "--emit"]]
+)
+def test_an_emitted_request_goes_to_stdout_for_dash_o_dash_and_to_the_file_named(
+    inst: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    piped = inst(*args, "-o", "-")
+    assert piped.exit_code == 0, piped.output
+    assert isinstance(json.loads(piped.stdout), dict) and not (tmp_path / "-").exists()
+    filed = inst(*args, "-o", str(tmp_path / "request.json"))
+    assert filed.exit_code == 0 and "wrote " in filed.stderr
+    assert (
+        json.loads((tmp_path / "request.json").read_text()).keys()
+        == json.loads(piped.stdout).keys()
+    )
+    unwritable = inst(*args, "-o", str(tmp_path / "no" / "such" / "dir.json"))
+    assert unwritable.exit_code == 2 and "cannot write" in unwritable.output
+
+
 def test_usage_errors_exit_2(inst: Cli) -> None:
     assert inst("mine").exit_code == 2
     assert inst("mine", "--scan", "--review").exit_code == 2

@@ -104,6 +104,24 @@ def _is_stdio(path: Path | str | None) -> bool:
     return path is not None and str(path) == STDIO
 
 
+def _write_document(output: Path | None, text: str, what: str) -> None:
+    """``text`` to the ``-o`` file, or to standard output when there is none or it is ``-``;
+    the file's name and ``what`` it holds on stderr.
+
+    :raises BadInput: the file cannot be written.
+    """
+    if output is None or _is_stdio(output):
+        click.echo(text)
+        return
+    try:
+        output.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(
+            f"cannot write {output}: {exc.strerror or exc}; choose another file with -o"
+        ) from None
+    click.echo(f"wrote {what} to {output}", err=True)
+
+
 _RICH_ROWS = 500  # rich lays out ~1 ms a row: past this many, the plain aligner does it
 
 
@@ -1927,11 +1945,7 @@ def enrich(
         with _graph() as g:
             request = emit_request(g, limit, for_target)
         text = json.dumps(request, indent=2, ensure_ascii=False)
-        if output is not None and not _is_stdio(output):
-            output.write_text(text + "\n", encoding="utf-8")
-            click.echo(f"wrote {len(request['items'])} item(s) to {output}", err=True)
-        else:
-            click.echo(text)
+        _write_document(output, text, f"{len(request['items'])} item(s)")
         click.echo(describe(request["withheld"]), err=True)
         return
     from ontoloom.proposals.enrich import ingest_response
@@ -2107,11 +2121,7 @@ def mine(
         with _graph() as g:
             document = mining.verification_request(g)
         text = json.dumps(document, indent=2, ensure_ascii=False)
-        if output is not None:
-            output.write_text(text + "\n", encoding="utf-8")
-            click.echo(f"wrote {len(document['items'])} item(s) to {output}", err=True)
-        else:
-            click.echo(text)
+        _write_document(output, text, f"{len(document['items'])} item(s)")
         click.echo(
             f"egress: {len(document['items'])} released, {document['withheld']['withheld']} withheld "
             f"{document['withheld']['reasons'] or ''}",
@@ -2126,11 +2136,7 @@ def mine(
             click.echo(
                 f"mining {mining.SKIPPED}: set [mining] enabled = true in ontoloom.toml", err=True
             )
-        if output is not None:
-            output.write_text(text + "\n", encoding="utf-8")
-            click.echo(f"wrote {len(document['requests'])} request(s) to {output}", err=True)
-        else:
-            click.echo(text)
+        _write_document(output, text, f"{len(document['requests'])} request(s)")
         return
     if ingest is not None:
         try:
