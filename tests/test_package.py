@@ -226,6 +226,13 @@ USAGE_ERRORS = [
     ["traverse", "x", "--depth", "9"],
     ["list", "--no-such-option"],
     ["get"],
+    # --json is the json format: with another, one of the two would be ignored
+    ["check", "--json", "--format", "text"],
+    ["--json", "check", "--format", "turtle"],
+    ["validate", "g.json", "-s", "g.json", "--json", "-f", "turtle"],
+    ["validate", "g.json", "-s", "g.json", "--json", "-f", "human"],
+    ["query", "SELECT * {}", "--json", "--format", "csv"],
+    ["export", "--json", "--format", "turtle"],
 ]
 
 

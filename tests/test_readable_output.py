@@ -76,6 +76,7 @@ def test_jsonld_is_compacted_with_a_context_and_keeps_every_quad(demo: Cli) -> N
     assert doc["@context"]["id"] == "https://ontoloom.dev/id/"
     assert '"id:task_deploy"' in result.stdout and '"ol:title"' in result.stdout
     assert parsed(result.stdout, pyoxigraph.RdfFormat.JSON_LD) == exact
+    assert demo("export", "--json", "--graph", "facts").stdout == result.stdout  # the same
 
 
 def test_jsonld_keeps_literals_as_written(cli: Cli, tmp_path: Path) -> None:

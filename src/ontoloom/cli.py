@@ -104,6 +104,18 @@ def _is_stdio(path: Path | str | None) -> bool:
     return path is not None and str(path) == STDIO
 
 
+def _output_format(fmt: str | None, default: str, option: str = "--format") -> str:
+    """The format ``option`` names, json for ``--json``, else ``default``.
+
+    :raises click.UsageError: ``--json`` with another format (one of them would be ignored).
+    """
+    if _opts()["json"]:
+        if fmt not in (None, "json"):
+            raise click.UsageError(f"--json and {option} {fmt} exclude each other: give one")
+        return "json"
+    return fmt or default
+
+
 def _write_document(output: Path | None, text: str, what: str) -> None:
     """``text`` to the ``-o`` file, or to standard output when there is none or it is ``-``;
     the file's name and ``what`` it holds on stderr.
@@ -679,7 +691,7 @@ def check(
         )
     if yes and not repair:
         raise click.UsageError("--yes applies the repairs of --repair: add --repair")
-    fmt = "json" if _opts()["json"] and fmt is None else (fmt or "text")
+    fmt = _output_format(fmt, "text")
     if legacy is not None:
         _legacy_check(legacy, checks)
         return
@@ -913,7 +925,7 @@ def validate(
     """
     from ontoloom.validation import Source, validate_files
 
-    fmt = "json" if _opts()["json"] and fmt is None else (fmt or "text")
+    fmt = _output_format(fmt, "text", "-f/--format")
     named = [*data, *shapes, *ontology]
     if named.count("-") > 1:
         raise click.UsageError("standard input (-) can be read once: give it to one option")
@@ -1130,7 +1142,7 @@ def query(
             raise BadInput("<stdin>: the query is not UTF-8 text") from None
         if not query_spec.strip():
             raise BadInput("no query on standard input: pipe SPARQL text into `query -`")
-    fmt = fmt or ("json" if _opts()["json"] else "table")
+    fmt = _output_format(fmt, "table")
     bindings = {}
     for pair in params:
         name, sep, value = pair.partition("=")
@@ -1189,7 +1201,7 @@ def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> Non
 
     Turtle and TriG declare the prefixes they use; JSON-LD is compacted with an @context.
     Without --format, the -o file's extension picks the format (.ttl .trig .nq .nt .jsonld),
-    and standard output gets Turtle.
+    and standard output gets Turtle; --json is --format jsonld.
 
     \b
     Examples:
@@ -1199,6 +1211,10 @@ def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> Non
     from ontoloom.interchange import EXPORT_FORMATS, export_graph
     from ontoloom.store.rdfio import guess_format
 
+    if _opts()["json"]:
+        if fmt not in (None, "jsonld"):
+            raise click.UsageError(f"--json (JSON-LD) and --format {fmt} exclude each other")
+        fmt = "jsonld"
     if fmt is None and output is not None and not _is_stdio(output):
         guessed = guess_format(output)
         if guessed not in EXPORT_FORMATS:
