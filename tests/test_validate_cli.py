@@ -309,6 +309,30 @@ def test_stdin_that_cannot_be_guessed_names_df(files: Path) -> None:
     assert "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("where", ["data", "shapes", "ontology", "stdin"])
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [("empty.ttl", ""), ("prefixes.ttl", "@prefix ex: <http://e/> .\n"), ("plain.json", "{}")],
+)
+def test_input_that_holds_no_statement_is_refused_not_read_as_an_empty_graph(
+    files: Path, where: str, name: str, text: str
+) -> None:
+    nothing = files / name
+    nothing.write_text(text, encoding="utf-8")
+    data, shapes = str(files / "data.ttl"), str(files / "shapes.ttl")
+    args = {
+        "data": [str(nothing), "-s", shapes],
+        "shapes": [data, "-s", str(nothing)],
+        "ontology": [data, "-s", shapes, "-e", str(nothing)],
+        "stdin": ["-", "-s", shapes, "-df", "json-ld" if name.endswith("json") else "turtle"],
+    }[where]
+    result = ours(*args, input=text if where == "stdin" else None)
+    assert result.exit_code == 2, result.output
+    assert "holds no RDF statement" in result.stderr
+    assert result.stderr.rstrip().endswith("nothing was validated")
+    assert ("JSON-LD?" in result.stderr) == name.endswith(".json")
+
+
 def test_stdin_is_read_once() -> None:
     result = ours("-", "-s", "-", input=SHAPES)
     assert result.exit_code == 2 and "standard input (-) can be read once" in result.stderr

@@ -14,7 +14,7 @@ from typing import IO, TYPE_CHECKING, Any
 from ontoloom import progress
 from ontoloom.errors import BadInput
 from ontoloom.store.base import Delta
-from ontoloom.store.rdfio import guess_format, read_quads
+from ontoloom.store.rdfio import guess_format, holds_nothing, read_quads
 from ontoloom.store.terms import (
     BlankNode,
     DefaultGraph,
@@ -232,14 +232,7 @@ def import_file(
             assert path is not None
             quads = read_quads(path=path, format_name=name, base_iri=path.resolve().as_uri())
     if not quads:
-        hint = (
-            " (JSON without an @context names no IRIs: is it JSON-LD? plain JSON is not RDF)"
-            if name in ("jsonld", "json-ld")
-            else ""
-        )
-        raise BadInput(
-            f"{label}: read as {name}, it holds no RDF statement{hint}; nothing was imported"
-        )
+        raise holds_nothing(label, name, "nothing was imported")
     if any(q.graph_name == META for q in quads):
         raise BadInput(f"{label} writes ontoloom's bookkeeping graph <{META.value}>; leave it out")
     placed = {Quad(q.subject, q.predicate, q.object, _target(q.graph_name, forced)) for q in quads}

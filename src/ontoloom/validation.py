@@ -27,7 +27,7 @@ from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.report import report_triples, report_turtle
 from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures, ValidationFailure
 from ontoloom.shacl.validate import validate_graphs
-from ontoloom.store.rdfio import read_triples
+from ontoloom.store.rdfio import holds_nothing, read_triples
 from ontoloom.store.terms import NamedNode, RdfFormat, Term, Triple, serialize
 from ontoloom.vocab import OWL, RDF, SH, XSD
 
@@ -290,6 +290,8 @@ def _read(
         raise BadInput(message) from None
     except BadInput as exc:
         raise BadInput(exc.message.replace("<input>", label, 1)) from None
+    if not triples:
+        raise holds_nothing(label, explicit, "nothing was validated")
     return triples, base
 
 

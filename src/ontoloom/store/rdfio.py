@@ -111,6 +111,19 @@ _INPUT_ENV = "ONTOLOOM_MAX_INPUT_BYTES"
 _LITERAL_ENV = "ONTOLOOM_MAX_LITERAL_BYTES"
 
 
+def holds_nothing(label: str, format_name: str, consequence: str) -> BadInput:
+    """The error for input that parsed to no statement (an empty file, prefixes only, plain
+    JSON read as JSON-LD): refused, never read as an empty graph."""
+    hint = (
+        " (JSON without an @context names no IRIs: is it JSON-LD? plain JSON is not RDF)"
+        if format_name in ("jsonld", "json-ld")
+        else ""
+    )
+    return BadInput(
+        f"{label}: read as {format_name}, it holds no RDF statement{hint}; {consequence}"
+    )
+
+
 def input_limits() -> tuple[int, int]:
     """(largest input file, largest literal) in bytes: ``ONTOLOOM_MAX_INPUT_BYTES`` and
     ``ONTOLOOM_MAX_LITERAL_BYTES``, else 64 MiB and 1 MiB."""
