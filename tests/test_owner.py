@@ -141,6 +141,38 @@ def test_a_second_server_works_through_the_first(data_dir: Path, owned: McpProce
         second.close()
 
 
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=lambda s: s.name)
+def test_a_signal_stops_the_owner_cleanly_with_exit_0_and_its_writes_kept(
+    data_dir: Path, owned: McpProcess, stop: signal.Signals
+) -> None:
+    made = owned.tool("create_entity", type="Person", properties={"name": "Di"})
+    assert made["isError"] is False
+    owned.proc.send_signal(stop)  # its stdin still open: only the signal ends it
+    assert owned.proc.wait(timeout=20) == 0
+    assert not (data_dir / "owner.sock").exists()
+    assert cli(data_dir, "get", made["structuredContent"]["id"]).returncode == 0
+    owned.stderr.seek(0)
+    assert "Traceback" not in owned.stderr.read()
+
+
+def test_a_command_stopped_by_a_signal_unwinds_and_exits_128_plus_its_number(
+    data_dir: Path,
+) -> None:
+    # `query -` waits on its standard input: a command caught midway
+    proc = subprocess.Popen(
+        [*ONTOLOOM, "--data-dir", str(data_dir), "query", "-"],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=20) == 128 + signal.SIGTERM
+    assert proc.stderr is not None and "Traceback" not in proc.stderr.read()
+    done = cli(data_dir, "create", "Person", "--id", "pers_ed", "-p", "name=Ed")
+    assert done.returncode == 0, done.stderr  # nothing was left holding the data dir
+
+
 def test_when_the_owner_dies_the_next_process_does_the_work_and_a_server_takes_over(
     data_dir: Path, owned: McpProcess
 ) -> None:

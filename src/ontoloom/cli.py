@@ -6,9 +6,11 @@ unknown id, bad input, busy. Never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +18,7 @@ from typing import Any
 
 import click
 
-from ontoloom.errors import BadInput, OntoloomError, ValidationFailed
+from ontoloom.errors import BadInput, OntoloomError, Stopped, ValidationFailed
 from ontoloom.model import parse_scalar
 
 __all__ = ["main"]
@@ -2487,7 +2489,13 @@ def mcp() -> None:
     """
     from ontoloom.mcp_server import serve
 
-    serve(_opts()["data_dir"])
+    try:
+        serve(_opts()["data_dir"])
+    except Stopped:  # how a server ends, as when stdin closes: exit 0
+        # All is closed (the store flushed, the owner's socket gone); only the thread reading
+        # stdin may still wait there, and the interpreter would wait for it at exit.
+        sys.stdout.flush()
+        os._exit(0)
 
 
 @main.command()
@@ -2516,7 +2524,8 @@ def serve(host: str, port: int, ui: bool) -> None:
     from ontoloom.config import resolve_data_dir
     from ontoloom.serve import serve as run
 
-    run(resolve_data_dir(_opts()["data_dir"]), host, port, ui=ui)
+    with contextlib.suppress(Stopped):  # a signal is how a server ends: exit 0
+        run(resolve_data_dir(_opts()["data_dir"]), host, port, ui=ui)
 
 
 @main.group()

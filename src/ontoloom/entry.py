@@ -172,9 +172,24 @@ def _forward_hook(name: str, data_dir: str | None) -> bool:
     return True
 
 
+def _stop_on_signals() -> None:
+    """SIGTERM and SIGINT unwind the command instead of killing it or printing "Aborted!"
+    with exit 1, the code of a refused write (see :class:`ontoloom.errors.Stopped`)."""
+    import signal
+
+    from ontoloom.errors import Stopped
+
+    def stop(signum: int, _frame: object) -> None:
+        raise Stopped(128 + signum)
+
+    for name in ("SIGTERM", "SIGINT"):
+        signal.signal(getattr(signal, name), stop)
+
+
 def main() -> None:
     route = hook_route(sys.argv[1:])
     if route is None:
+        _stop_on_signals()
         try:
             code = forward_command(sys.argv[1:])
         except Exception as exc:  # OwnerGone: the owner died holding the request

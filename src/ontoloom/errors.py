@@ -11,6 +11,8 @@
     ├── QueryTimeout              a query ran past its deadline and was stopped (2)
     └── ValidationFailed          a write broke a rule; carries the report; nothing stored (1)
 
+    Stopped (a SystemExit)        SIGTERM or SIGINT: the command unwinds, 128 + the signal
+
 Every message says what went wrong, where, and how to fix it.
 """
 
@@ -29,6 +31,7 @@ __all__ = [
     "OntoloomError",
     "ParseError",
     "QueryTimeout",
+    "Stopped",
     "UnsupportedQuery",
     "ValidationFailed",
 ]
@@ -111,3 +114,9 @@ class ValidationFailed(OntoloomError):
         from ontoloom.findings import refusal_json
 
         return refusal_json(self.findings, self.message)
+
+
+class Stopped(SystemExit):
+    """A signal asked the process to stop (see :func:`ontoloom.entry.main`): raised where the
+    process is, so every ``finally`` runs — locks released, the store closed, an owner's
+    socket removed — and it exits 128 + the signal's number (a server catches it: 0)."""
