@@ -391,6 +391,63 @@ def test_a_plan_step_that_cannot_be_staged_is_named(demo: Cli, tmp_path: Path) -
     assert "plan.yaml:" in demo("plan", "apply", str(plan)).output
 
 
+@pytest.mark.parametrize(
+    ("steps", "blamed"),
+    [
+        # the bad value came from the create, not from a later step touching the same task
+        (
+            [
+                "{op: create, type: Task, id: task_a, properties: {title: A, status: wip}}",
+                "{op: update, id: task_deploy, properties: {priority: high}}",
+                "{op: update, id: task_a, properties: {priority: low}}",
+            ],
+            {("task_a", "status"): 1},
+        ),
+        (
+            [
+                "{op: create, type: Task, id: task_a, properties: {title: A, status: wip}}",
+                "{op: relate, from: task_a, rel: blocks, to: task_deploy}",
+            ],
+            {("task_a", "status"): 1},
+        ),
+        # a property missing since the create; one a later update unset
+        (
+            [
+                "{op: create, type: Task, id: task_a, properties: {title: A}}",
+                "{op: update, id: task_a, properties: {priority: low}}",
+            ],
+            {("task_a", "status"): 1},
+        ),
+        (
+            [
+                "{op: update, id: task_deploy, properties: {priority: low}}",
+                "{op: update, id: task_deploy, unset: [status]}",
+                "{op: update, id: task_deploy, properties: {priority: high}}",
+            ],
+            {("task_deploy", "status"): 2},
+        ),
+        # a bad value set by an update, after a create that was fine
+        (
+            [
+                "{op: create, type: Task, id: task_a, properties: {title: A, status: open}}",
+                "{op: update, id: task_a, properties: {status: later}}",
+                "{op: update, id: task_a, properties: {priority: low}}",
+            ],
+            {("task_a", "status"): 2},
+        ),
+    ],
+)
+def test_a_refused_plan_blames_the_step_that_brought_the_broken_value(
+    demo: Cli, tmp_path: Path, steps: list[str], blamed: dict[tuple[str, str], int]
+) -> None:
+    plan = tmp_path / "plan.yaml"
+    plan.write_text("".join(f"- {s}\n" for s in steps))
+    result = demo.json("plan", "apply", str(plan))
+    assert result.exit_code == 1, result.output
+    findings = json.loads(result.output)["results"]
+    assert {(f["focus"], f["path"]): f["step"] for f in findings} == blamed
+
+
 def test_a_plan_step_with_an_unknown_key_is_refused_not_ignored(demo: Cli, tmp_path: Path) -> None:
     plan = tmp_path / "plan.yaml"
     plan.write_text("- {op: create, type: Person, props: {name: Carol}}\n")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from pathlib import Path
@@ -209,8 +210,7 @@ def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = Fal
     digest = plan_digest(steps)
     described: list[dict[str, Any]] = []
     aliases: dict[str, str] = {}
-    touched: dict[str, int] = {}  # id → last step that touched it
-    edges: dict[tuple[str, str, str], int] = {}
+    blame = _Blame()
 
     def ref(step: dict[str, Any], key: str, n: int) -> str:
         value = step.get(key)
@@ -242,7 +242,7 @@ def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = Fal
                 alias = f" (as {step['as']})" if step.get("as") else ""
                 if step.get("as"):
                     aliases[str(step["as"])] = entity_id
-                touched[entity_id] = n
+                blame.created(entity_id, props, n)
                 values = ", ".join(f"{k} {_shown(v)}" for k, v in props.items())
                 described.append(
                     {
@@ -259,7 +259,7 @@ def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = Fal
                 props = step.get("properties", {})
                 unset = step.get("unset", [])
                 changes.update(entity_id, props, unset)
-                touched[entity_id] = n
+                blame.set(entity_id, [*(props if isinstance(props, dict) else ()), *unset], n)
                 parts = []
                 if isinstance(props, dict) and props:
                     parts.append("set " + ", ".join(f"{k} = {_shown(v)}" for k, v in props.items()))
@@ -277,7 +277,7 @@ def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = Fal
             elif op == "delete":
                 entity_id = ref(step, "id", n)
                 changes.delete(entity_id)
-                touched[entity_id] = n
+                blame.touched[entity_id] = n
                 described.append(
                     {
                         "step": n,
@@ -291,14 +291,14 @@ def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = Fal
                 note = ""
                 if op == "relate":
                     outcome = changes.relate(a, rel, b)
-                    edges[(a, rel, b)] = n
+                    blame.edges[(a, rel, b)] = n
                     if not outcome.created:
                         note = " (already related: no change)"
                     for old in outcome.replaced:
                         note += f" (replaces {old.from_id} {old.rel} {old.to_id})"
                 else:
                     changes.unrelate(a, rel, b)
-                touched[a] = touched[b] = n
+                blame.touched[a] = blame.touched[b] = n
                 described.append(
                     {
                         "step": n,
@@ -322,7 +322,7 @@ def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = Fal
             )
             raise type(exc)(message) from None
 
-    findings = [_blame(f, touched, edges) for f in graph.writes.check(changes.delta)]
+    findings = [blame(f) for f in graph.writes.check(changes.delta)]
     result = PlanResult(
         applied=False,
         steps=len(steps),
@@ -343,13 +343,45 @@ def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = Fal
     return result
 
 
-def _blame(f: Finding, touched: dict[str, int], edges: dict[tuple[str, str, str], int]) -> Finding:
-    if f.cycle:
-        steps = [
-            edges[(a, f.path or "", b)]
-            for a, b in pairwise(f.cycle)
-            if (a, f.path or "", b) in edges
-        ]
-        if steps:
-            return replace(f, step=max(steps))
-    return replace(f, step=touched.get(f.focus) or touched.get(str(f.value)))
+class _Blame:
+    """Which step of a plan a finding comes from: the one that last set (or unset) the
+    property at fault, added the relation at fault, or created the object lacking a value —
+    not merely the last step that touched the object."""
+
+    def __init__(self) -> None:
+        self.touched: dict[str, int] = {}  # id → the last step touching it
+        self.properties: dict[tuple[str, str], int] = {}  # (id, property) → the last set
+        self.edges: dict[tuple[str, str, str], int] = {}  # relation → the step adding it
+        self.creates: dict[str, int] = {}
+
+    def created(self, entity_id: str, props: dict[str, Any], step: int) -> None:
+        self.creates[entity_id] = step
+        self.set(entity_id, props, step)
+
+    def set(self, entity_id: str, names: Iterable[Any], step: int) -> None:
+        self.touched[entity_id] = step
+        for name in names:
+            self.properties[(entity_id, str(name))] = step
+
+    def __call__(self, f: Finding) -> Finding:
+        path = f.path or ""
+        if f.cycle:
+            steps = [
+                self.edges[(a, path, b)] for a, b in pairwise(f.cycle) if (a, path, b) in self.edges
+            ]
+            if steps:
+                return replace(f, step=max(steps))
+        value = None if f.value is None else str(f.value)
+        found = (
+            self.properties.get((f.focus, path))
+            or self.edges.get((f.focus, path, value or ""))
+            or self.edges.get((value or "", path, f.focus))
+            or max(
+                (n for (a, rel, _), n in self.edges.items() if (a, rel) == (f.focus, path)),
+                default=None,
+            )
+            or self.creates.get(f.focus)
+            or self.touched.get(f.focus)
+            or (self.touched.get(value) if value else None)
+        )
+        return replace(f, step=found)
