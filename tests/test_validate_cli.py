@@ -378,9 +378,12 @@ def test_a_sparql_constraint_without_message_still_has_one(tmp_path: Path) -> No
     )
     report = json.loads(ours(str(tmp_path / "g.ttl"), "--json").stdout)
     jsonschema.validate(report, SCHEMA)
-    assert report["results"][0]["message"].startswith(
-        "Node <http://example.org/a> does not conform"
+    # terms as the file's prefixes write them, the focus as the shape
+    assert report["results"][0]["message"] == (
+        "Node ex:a does not conform to the SPARQL constraint of shape ex:S"
     )
+    text = ours(str(tmp_path / "g.ttl")).stdout
+    assert "http://example.org/" not in text and "\nex:a\n" in text
 
 
 def test_one_findings_schema_for_check_validate_refusals_plans_and_mcp(cli, data_dir: Path) -> None:

@@ -26,6 +26,7 @@ from typing import Any
 from ontoloom.model import Finding, IdSpace, value_to_json, vocab_name
 from ontoloom.shacl import Result, ShapeSet
 from ontoloom.shacl.paths import Path
+from ontoloom.shacl.render import Renderer
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import OL
 
@@ -218,5 +219,11 @@ def _fallback_message(result: Result, shapes: ShapeSet | None) -> str:
     """Every core constraint component words its own message (as pySHACL does); a SPARQL
     constraint declares its own or has none (pySHACL then reports none). The JSON never
     says ``null``: name the constraint and the shape instead."""
-    shape = shapes.label(result.source_shape) if shapes is not None else str(result.source_shape)
-    return f"Node {result.focus} does not conform to the {_component_name(result)} constraint of shape {shape}"
+    if shapes is None:
+        shape, focus = str(result.source_shape), str(result.focus)
+    else:
+        shape, focus = (
+            shapes.label(result.source_shape),
+            Renderer(shapes.prefixes).term(result.focus),
+        )
+    return f"Node {focus} does not conform to the {_component_name(result)} constraint of shape {shape}"

@@ -118,16 +118,23 @@ class Outcome:
         results = self.report.results
         head = f"Conforms: {self.conforms}" + (f" ({len(results)} result(s))" if results else "")
         lines = [head]
+        # Terms as the files' prefixes write them (data terms: no shapes-graph descriptions).
+        render, shape = (
+            Renderer(self.shapes.prefixes),
+            Renderer(self.shapes.prefixes, self.shapes.graph),
+        )
         by_focus: dict[str, list[tuple[Result, Finding]]] = {}
         for r, f in zip(results, self.findings, strict=True):
-            by_focus.setdefault(str(r.focus), []).append((r, f))
+            by_focus.setdefault(render.term(r.focus), []).append((r, f))
         for focus, pairs in by_focus.items():
             lines.append(focus)
             for r, f in pairs:
                 component = r.component.value.rsplit("#", 1)[-1].removesuffix("ConstraintComponent")
-                path = f" {r.path_key()}" if r.path is not None else ""
-                value = f" = {r.value}" if r.value is not None else ""
-                lines.append(f"  {f.severity}:{path} [{component}]{value} (shape {f.source_shape})")
+                path = f" {render.term(r.path)}" if r.path is not None else ""
+                value = f" = {render.term(r.value)}" if r.value is not None else ""
+                lines.append(
+                    f"  {f.severity}:{path} [{component}]{value} (shape {shape.term(r.source_shape)})"
+                )
                 lines.append(f"      {f.message}")
         return "\n".join(lines)
 
