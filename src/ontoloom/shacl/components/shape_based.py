@@ -41,10 +41,9 @@ class NodeConstraintComponent(Constraint):
     def message(
         self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
     ) -> str:
-        return (
-            f"Value does not conform to Shape {r.term(self.node_shape)}. "
-            "See details for more information."
-        )
+        # pySHACL adds "See details for more information." and reports the nested results
+        # as sh:detail; this report has no sh:detail, so it does not point at any.
+        return f"Value does not conform to Shape {r.term(self.node_shape)}"
 
     def pattern(
         self, cx: Compiler, shape: Shape, focus: str, source: Source | None
