@@ -74,6 +74,28 @@ def test_parse_errors_give_file_line_and_column(demo: Cli, tmp_path: Path) -> No
     assert "broken.ttl:3:" in result.output
 
 
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_rdfxml_that_is_not_well_formed_xml_is_placed_by_line_and_column(
+    demo: Cli, tmp_path: Path, source: str
+) -> None:
+    # Oxigraph's RDF/XML errors carry no position: the XML parser places them.
+    text = (
+        '<?xml version="1.0"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"'
+        ' xmlns:ol="https://ontoloom.dev/ns#">\n<rdf:Description rdf:about="https://ontoloom.dev/id/p">'
+        "\n<ol:name>X</ol:name>\n</rdf:Descriptio>\n</rdf:RDF>\n"
+    )
+    bad = tmp_path / "broken.rdf"
+    bad.write_text(text)
+    result = (
+        demo("import", str(bad))
+        if source == "file"
+        else demo("import", "-", "--format", "rdfxml", input=text)
+    )
+    assert result.exit_code == 2
+    assert ("broken.rdf:5:3: " if source == "file" else ":5:3: ") in result.output
+    assert "Traceback" not in result.output
+
+
 def test_an_import_into_the_schema_graph_is_validated_with_the_rest(
     demo: Cli, tmp_path: Path
 ) -> None:

@@ -94,9 +94,11 @@ def read_quads(
             prefixes.update(parser.prefixes)
         return quads
     except SyntaxError as exc:
-        raise ParseError(
-            exc.msg or str(exc), file=label, line=exc.lineno, column=exc.offset
-        ) from None
+        line, column = exc.lineno, exc.offset
+        if line is None and fmt == RdfFormat.RDF_XML:
+            text = Path(path).read_bytes() if path is not None else data or b""
+            line, column = _xml_error_position(text.encode() if isinstance(text, str) else text)
+        raise ParseError(exc.msg or str(exc), file=label, line=line, column=column) from None
     except FileNotFoundError:
         raise BadInput(f"{label}: no such file") from None
     except (OSError, ValueError) as exc:
@@ -153,6 +155,18 @@ def _check_literals(quads: list[Quad], label: str, limit: int) -> None:
                     f"more than the {_mib(limit)} a literal may hold; raise {_LITERAL_ENV} "
                     "to allow it"
                 )
+
+
+def _xml_error_position(data: bytes) -> tuple[int | None, int | None]:
+    """Where expat finds the XML ill-formed: Oxigraph's RDF/XML errors carry no position.
+    (None, None) for well-formed XML that is not RDF/XML, which expat cannot place."""
+    from xml.parsers import expat
+
+    try:
+        expat.ParserCreate().Parse(data, True)
+    except expat.ExpatError as exc:
+        return exc.lineno, exc.offset + 1
+    return None, None
 
 
 class _EndOfDtd(Exception):
