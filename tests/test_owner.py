@@ -173,6 +173,71 @@ def test_a_command_stopped_by_a_signal_unwinds_and_exits_128_plus_its_number(
     assert done.returncode == 0, done.stderr  # nothing was left holding the data dir
 
 
+def test_a_stopped_owner_makes_callers_give_up_in_bounded_time_and_do_nothing(
+    data_dir: Path, owned: McpProcess
+) -> None:
+    """SIGSTOP (or Ctrl-Z) leaves the owner's socket accepting connections: a caller waits
+    its lock timeout and a grace, then says so (exit 2); a hook stays silent; and the write
+    it gave up on is not done when the owner resumes."""
+    owned.proc.send_signal(signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        refused = cli(data_dir, "create", "Person", "--id", "pers_late", "-p", "name=Late")
+        assert refused.returncode == 2 and "did not take the request" in refused.stderr
+        assert time.monotonic() - started < 20
+        started = time.monotonic()
+        hook = subprocess.run(
+            [*ONTOLOOM, "--data-dir", str(data_dir), "hook", "prompt-context"],
+            input='{"prompt": "Ann"}',
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert hook.returncode == 0 and hook.stdout == hook.stderr == ""
+        assert time.monotonic() - started < 10
+    finally:
+        owned.proc.send_signal(signal.SIGCONT)
+    assert owned.tool("get_entity", id="pers_ann")["isError"] is False  # it serves again
+    assert cli(data_dir, "get", "pers_late").returncode == 2  # never done
+
+
+def test_work_inside_the_owner_waits_for_its_lock_only_as_long_as_the_lock_timeout(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from ontoloom.api import Graph
+    from ontoloom.errors import Busy
+    from ontoloom.owner import Owner, borrowed
+
+    with Graph.open(data_dir, write=True, create=True):
+        pass
+    owner = Owner.claim(data_dir)
+    assert owner is not None
+    try:
+        held, release = threading.Event(), threading.Event()
+
+        def long_command() -> None:
+            with owner.lock:
+                held.set()
+                release.wait(10)
+
+        worker = threading.Thread(target=long_command)
+        worker.start()
+        assert held.wait(5)
+        monkeypatch.setenv("ONTOLOOM_LOCK_TIMEOUT", "0.2")
+        started = time.monotonic()
+        with pytest.raises(Busy, match="busy"), borrowed(data_dir):
+            pass
+        assert time.monotonic() - started < 5
+        release.set()
+        worker.join(5)
+        with borrowed(data_dir) as graph:
+            assert graph is owner.graph
+    finally:
+        owner.close()
+
+
 def test_when_the_owner_dies_the_next_process_does_the_work_and_a_server_takes_over(
     data_dir: Path, owned: McpProcess
 ) -> None:
@@ -339,7 +404,7 @@ def test_an_owner_closing_answers_every_connection_it_accepted_before_it_returns
     monkeypatch.setattr(Owner, "_accepted", slow_to_count)
     answers: list[Any] = []
     client = threading.Thread(
-        target=lambda: answers.append(forward(data_dir, {"kind": "hook", "name": "x"}))
+        target=lambda: answers.append(forward(data_dir, {"kind": "hook", "name": "x"}, wait=10))
     )
     client.start()
     assert accepted.wait(5)

@@ -15,6 +15,7 @@ import sys
 __all__ = ["forward_command", "hook_route", "main"]
 
 HOOKS = {"prompt-context": "prompt_context", "session-start": "session_start"}
+HOOK_WAIT = 2.0  # seconds
 
 
 def _data_dir_option(argv: list[str], i: int) -> tuple[str | None, int] | None:
@@ -124,7 +125,8 @@ def forward_command(argv: list[str]) -> int | None:
     if command not in FORWARDED or {"-h", "--help", "--version"} & set(argv):
         return None
     from ontoloom.config import resolve_data_dir
-    from ontoloom.owner_client import SOCKET_NAME, client_env, forward, write_out
+    from ontoloom.owner_client import SOCKET_NAME, caller_wait, client_env, forward, write_out
+    from ontoloom.store import lock_timeout
 
     try:
         path = resolve_data_dir(data_dir)
@@ -138,6 +140,7 @@ def forward_command(argv: list[str]) -> int | None:
     answer = forward(
         path,
         {"kind": "cli", "argv": argv, "cwd": os.getcwd(), "env": client_env(), "stdin": stdin},
+        wait=caller_wait(lock_timeout()),
     )
     if answer is None:
         if stdin is not None:  # already read: hand it to the command run here
@@ -165,7 +168,8 @@ def _forward_hook(name: str, data_dir: str | None) -> bool:
     path = hook_data_dir(data_dir, event.get("cwd") if isinstance(event, dict) else None)
     if not os.path.exists(os.path.join(path, SOCKET_NAME)):
         return False
-    answer = forward(path, {"kind": "hook", "name": name, "stdin": text})
+    # The owner answers a hook at once (quiet when busy): past HOOK_WAIT it is not answering.
+    answer = forward(path, {"kind": "hook", "name": name, "stdin": text}, wait=HOOK_WAIT)
     if answer is None:  # a stale socket: the hook runs here, on what it was given
         return False
     sys.stdout.write(answer.get("stdout", ""))

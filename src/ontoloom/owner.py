@@ -24,13 +24,13 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import Busy, OntoloomError
-from ontoloom.owner_client import HAS_UNIX_SOCKETS, SOCKET_NAME, socket_address
+from ontoloom.owner_client import GO, HAS_UNIX_SOCKETS, READY, SOCKET_NAME, socket_address
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -40,6 +40,7 @@ __all__ = ["Owner", "borrowed", "owns"]
 _owners: dict[Path, Owner] = {}  # the data dirs this process owns
 RETRY = {"retry": True}  # the owner is going away: the caller does the work itself
 SETTLE = 0.02  # seconds without a write after which the search index catches up
+GO_WAIT = 5.0  # seconds the owner waits for a caller's go once it said ready
 
 
 class Owner:
@@ -163,20 +164,25 @@ class Owner:
 
     def _serve(self, conn: socket.socket) -> None:
         try:
-            with conn:
+            with conn, conn.makefile("rb") as lines:
                 try:
-                    request = json.loads(_read_all(conn))
-                    answer = self.handle(request)
+                    request = json.loads(lines.readline())
+                    answer = self.handle(request, lambda: _go_ahead(conn, lines))
                 except Exception as exc:  # a malformed request must not take the owner down
                     answer = {"exit": 2, "stdout": "", "stderr": f"error: bad request ({exc})\n"}
-                with contextlib.suppress(OSError):
-                    conn.sendall(json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n")
+                if answer is not None:
+                    with contextlib.suppress(OSError):
+                        conn.sendall(json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n")
         finally:
             with self._answered:
                 self._active -= 1
                 self._answered.notify_all()
 
-    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+    def handle(
+        self, request: dict[str, Any], go_ahead: Callable[[], bool] = lambda: True
+    ) -> dict[str, Any] | None:
+        """The answer to ``request``; None when ``go_ahead`` says its caller stopped waiting
+        while this waited for the lock (nothing done: see :mod:`ontoloom.owner_client`)."""
         kind = request.get("kind")
         if self._closing:
             return RETRY
@@ -190,6 +196,8 @@ class Owner:
         try:
             if self._closing:  # it waited while the owner was closing
                 return RETRY
+            if not go_ahead():
+                return None
             if kind == "tool":
                 return {"result": self._tool(request["name"], request.get("arguments") or {})}
             if kind == "cli":
@@ -246,13 +254,17 @@ class Owner:
         return {"exit": result.exit_code, "stdout": result.stdout, "stderr": stderr}
 
 
-def _read_all(conn: socket.socket) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        chunk = conn.recv(1 << 16)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
+def _go_ahead(conn: socket.socket, lines: Any) -> bool:
+    """Say ready and wait for the caller's go: False when it is gone (it stopped waiting)."""
+    try:
+        conn.sendall(READY)
+        conn.settimeout(GO_WAIT)
+        return bool(lines.readline() == GO)
+    except OSError:
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            conn.settimeout(None)
 
 
 def _lock_timeout(env: dict[str, str] | None) -> float:
@@ -287,5 +299,12 @@ def borrowed(data_dir: Path) -> Iterator[Graph | None]:
     if owner is None:
         yield None
         return
-    with owner.lock:
+    from ontoloom.store import lock_timeout
+
+    # Bounded as the file lock is: a long command in the owner makes this call busy.
+    if not owner.lock.acquire(timeout=lock_timeout()):
+        raise Busy(f"{data_dir} is busy with another command; try again shortly")
+    try:
         yield owner.graph
+    finally:
+        owner.lock.release()

@@ -1,8 +1,12 @@
 """Talking to the owner of a data dir (see :mod:`ontoloom.owner`), from any other process.
 
 Standard library only: the prompt hook forwards through this module before anything heavy
-is imported. One request per connection: a JSON object, newline-terminated, answered by a
-JSON object, newline-terminated.
+is imported. One request per connection, each message one line: the caller sends the request
+(a JSON object); the owner answers at once (busy, retry, a hook's output) or, once it has
+taken the data dir's lock for it, says ``ready``; only when the caller answers ``go`` does
+it do the work, then sends the answer (a JSON object). So a caller that stops waiting — the
+owner stopped (SIGSTOP, Ctrl-Z) or stuck — leaves nothing done behind it: an owner that
+resumes finds the caller gone and drops the request.
 """
 
 from __future__ import annotations
@@ -20,15 +24,21 @@ if TYPE_CHECKING:  # the hook's fast path imports this module: nothing at run ti
     from pathlib import Path
     from typing import Any
 
-__all__ = ["SOCKET_NAME", "OwnerGone", "forward", "socket_address"]
+__all__ = ["SOCKET_NAME", "OwnerGone", "OwnerUnresponsive", "forward", "socket_address"]
 
 SOCKET_NAME = "owner.sock"
+READY, GO = b"ready\n", b"go\n"
+WAIT_GRACE = 5.0  # seconds a caller waits past its lock timeout for the owner to take it
 _MAX_PATH = 100  # sun_path holds 104–108 bytes depending on the platform
 HAS_UNIX_SOCKETS = hasattr(socket, "AF_UNIX")
 
 
 class OwnerGone(Exception):
     """The owner accepted the request and died before answering: it may have been applied."""
+
+
+class OwnerUnresponsive(Exception):
+    """The owner did not take the request in time (stopped, or stuck): nothing was done."""
 
 
 @contextlib.contextmanager
@@ -46,55 +56,68 @@ def socket_address(data_dir: str | Path) -> Iterator[str]:
         os.close(fd)
 
 
-def forward(data_dir: str | Path, request: dict[str, Any]) -> dict[str, Any] | None:
+def forward(data_dir: str | Path, request: dict[str, Any], *, wait: float) -> dict[str, Any] | None:
     """The owner's answer to ``request``; None when no owner is alive (no socket, or a stale
     one left by an owner that died: nothing was sent, the caller does the work itself).
 
+    :raises OwnerUnresponsive: no answer and no ``ready`` within ``wait`` seconds; nothing
+        was done, and the owner will not do it later.
     :raises OwnerGone: the owner died after taking the request.
     """
     if not HAS_UNIX_SOCKETS or not os.path.exists(os.path.join(data_dir, SOCKET_NAME)):
         return None
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
+        conn.settimeout(wait)
         try:
             with socket_address(data_dir) as address:
                 conn.connect(address)
+            conn.sendall(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n")
+        except TimeoutError:
+            raise _unresponsive(data_dir, wait) from None
         except OSError:
-            return None
-        payload = json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n"
-        try:
-            conn.sendall(payload)
-            conn.shutdown(socket.SHUT_WR)
-        except OSError:
-            return None  # it went away before reading a byte: nothing was done
-        chunks: list[bytes] = []
-        while True:
+            return None  # nobody listens, or it went away before reading: nothing was done
+        with conn.makefile("rb") as lines:
             try:
-                chunk = conn.recv(1 << 16)
+                line = lines.readline()
+            except TimeoutError:
+                raise _unresponsive(data_dir, wait) from None
             except ConnectionResetError:
-                if not chunks:
-                    # Reset unanswered: the owner closed its socket before accepting this
-                    # connection (an owner reads a request whole before acting on it, so
-                    # one that took it and died closes cleanly instead). Nothing was done.
-                    return None
-                chunk = b""
-            except OSError:
-                chunk = b""
-            if not chunk:
-                break
-            chunks.append(chunk)
+                # Reset unanswered: the owner closed its socket before accepting this
+                # connection (one that took it and died closes cleanly). Nothing was done.
+                return None
+            if line == READY:
+                conn.settimeout(None)  # the work runs: as long as it takes, as it would here
+                try:
+                    conn.sendall(GO)
+                    line = lines.readline()
+                except OSError:
+                    line = b""
     finally:
         conn.close()
-    data = b"".join(chunks)
-    if not data.endswith(b"\n"):
+    if not line.endswith(b"\n"):
         raise OwnerGone(
             f"the process serving {data_dir} stopped before answering; "
             "the request may or may not have been applied — look before retrying"
         )
-    answer: dict[str, Any] = json.loads(data)
+    answer: dict[str, Any] = json.loads(line)
     if answer.get("retry"):  # the owner was closing and did nothing: do it here
         return None
     return answer
+
+
+def _unresponsive(data_dir: str | Path, wait: float) -> OwnerUnresponsive:
+    return OwnerUnresponsive(
+        f"the process serving {data_dir} (its owner) did not take the request within "
+        f"{wait:g} s — stopped (Ctrl-Z, SIGSTOP) or stuck; nothing was done: resume or stop "
+        "it, then try again"
+    )
+
+
+def caller_wait(lock_timeout: float) -> float:
+    """How long a caller waits for the owner to take its request: the owner itself answers
+    busy after the caller's lock timeout; past that, it is not answering at all."""
+    return lock_timeout + WAIT_GRACE
 
 
 def client_env() -> dict[str, str]:

@@ -172,13 +172,17 @@ def dispatch(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.Call
     else in its owner; with no owner alive, this process claims the data dir (or, when it
     cannot, opens the store for just this call, as before owners existed)."""
     from ontoloom.owner import Owner, owns
-    from ontoloom.owner_client import OwnerGone, forward
+    from ontoloom.owner_client import OwnerGone, OwnerUnresponsive, caller_wait, forward
+    from ontoloom.store import lock_timeout
 
     if not owns(data_dir):
+        request = {"kind": "tool", "name": name, "arguments": arguments}
         try:
-            answer = forward(data_dir, {"kind": "tool", "name": name, "arguments": arguments})
+            answer = forward(data_dir, request, wait=caller_wait(lock_timeout()))
         except OwnerGone as exc:
             return _error(str(exc), {"error": "owner_gone", "message": str(exc)})
+        except OwnerUnresponsive as exc:
+            return _error(str(exc), {"error": "busy", "message": str(exc)})
         if answer is not None:
             if "error" in answer:
                 return _error(answer["error"]["message"], answer["error"])
