@@ -137,6 +137,74 @@ def test_sparql_protocol_reads_and_refuses_updates(server: Server) -> None:
     assert server.post("get_entity", {"id": "pers_ann"}).status_code == 200
 
 
+@pytest.mark.parametrize(
+    ("accept", "media"),
+    [
+        ("application/sparql-results+xml", "application/sparql-results+xml"),
+        ("text/csv", "text/csv"),
+        ("text/tab-separated-values;q=0.9, text/csv;q=0.1", "text/tab-separated-values"),
+        ("*/*", "application/sparql-results+json"),
+    ],
+)
+def test_sparql_results_come_in_the_format_accept_asks_for(
+    server: Server, accept: str, media: str
+) -> None:
+    import pyoxigraph
+
+    q = "SELECT ?n WHERE { ?p <https://ontoloom.dev/ns#name> ?n }"
+    got = httpx.get(
+        f"{server.url}/sparql", params={"query": q}, headers={**server.headers, "Accept": accept}
+    )
+    assert got.status_code == 200 and got.headers["content-type"].startswith(media)
+    if media == "text/csv":  # lossy: pyoxigraph does not read it back
+        assert got.text.split() == ["n", "Ann"]
+        return
+    fmt = pyoxigraph.QueryResultsFormat.from_media_type(media)
+    rows = pyoxigraph.parse_query_results(got.content, format=fmt)
+    assert [str(row["n"].value) for row in rows] == ["Ann"]
+
+
+def test_sparql_graphs_come_as_turtle_or_n_triples_and_an_unserved_type_is_406(
+    server: Server,
+) -> None:
+    q = "CONSTRUCT { ?p <https://ontoloom.dev/ns#name> ?n } WHERE { ?p <https://ontoloom.dev/ns#name> ?n }"
+
+    def get(accept: str) -> httpx.Response:
+        return httpx.get(
+            f"{server.url}/sparql",
+            params={"query": q},
+            headers={**server.headers, "Accept": accept},
+        )
+
+    turtle, triples = get("text/turtle"), get("application/n-triples")
+    assert turtle.headers["content-type"].startswith("text/turtle")
+    assert triples.headers["content-type"].startswith("application/n-triples")
+    assert triples.text.strip().endswith('"Ann" .') and triples.text.count("\n") == 1
+    refused = get("image/png")
+    assert refused.status_code == 406 and "text/csv" in refused.json()["message"]
+
+
+def test_sparql_refuses_updates_posted_the_standard_way_and_text_that_is_not_utf8(
+    server: Server,
+) -> None:
+    update = httpx.post(
+        f"{server.url}/sparql",
+        content="INSERT DATA { <a:b> <a:c> <a:d> }",
+        headers={**server.headers, "Content-Type": "application/sparql-update"},
+    )
+    assert update.status_code == 400 and "read-only" in update.json()["message"]
+    raw = httpx.post(
+        f"{server.url}/sparql",
+        content=b'ASK {"\xff"}',
+        headers={**server.headers, "Content-Type": "application/sparql-query"},
+    )
+    assert raw.status_code == 400 and raw.json()["error"] == "bad_input"
+    api = httpx.post(
+        f"{server.url}/api/search", content=b'{"query":"\xff"}', headers=server.headers
+    )
+    assert api.status_code == 400 and api.json()["error"] == "bad_input"
+
+
 def test_mcp_over_http_with_the_official_client(server: Server) -> None:
     from mcp import ClientSession
     from mcp.client.streamable_http import streamablehttp_client

@@ -41,6 +41,7 @@ _owners: dict[Path, Owner] = {}  # the data dirs this process owns
 RETRY = {"retry": True}  # the owner is going away: the caller does the work itself
 SETTLE = 0.02  # seconds without a write after which the search index catches up
 GO_WAIT = 5.0  # seconds the owner waits for a caller's go once it said ready
+OWN_UPKEEP = 2.0  # seconds work inside the owner waits for its lock at the least
 
 
 class Owner:
@@ -301,8 +302,9 @@ def borrowed(data_dir: Path) -> Iterator[Graph | None]:
         return
     from ontoloom.store import lock_timeout
 
-    # Bounded as the file lock is: a long command in the owner makes this call busy.
-    if not owner.lock.acquire(timeout=lock_timeout()):
+    # Bounded as the file lock is — a long command in the owner makes this call busy — but
+    # never below OWN_UPKEEP: the owner's own upkeep (the index catching up) holds it too.
+    if not owner.lock.acquire(timeout=max(lock_timeout(), OWN_UPKEEP)):
         raise Busy(f"{data_dir} is busy with another command; try again shortly")
     try:
         yield owner.graph

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import io
 import ipaddress
 import json
 import os
@@ -49,6 +50,78 @@ STATUS = {
     "owner_gone": 502,
     "internal": 500,
 }
+
+
+# What /sparql answers in, by media type: SELECT/ASK results, and CONSTRUCT/DESCRIBE graphs.
+RESULT_TYPES = {
+    "json": "application/sparql-results+json",
+    "xml": "application/sparql-results+xml",
+    "csv": "text/csv",
+    "tsv": "text/tab-separated-values",
+}
+GRAPH_TYPES = {"turtle": "text/turtle", "ntriples": "application/n-triples"}
+_ACCEPTED = {
+    **{media: ("results", name) for name, media in RESULT_TYPES.items()},
+    "application/json": ("results", "json"),
+    "application/xml": ("results", "xml"),
+    **{media: ("graph", name) for name, media in GRAPH_TYPES.items()},
+    "text/plain": ("graph", "ntriples"),
+}
+SERVED = ", ".join([*RESULT_TYPES.values(), *GRAPH_TYPES.values()])
+
+
+def negotiated(accept: str) -> tuple[str, str] | None:
+    """The (results, graph) formats an Accept header asks for, most wanted first (q values;
+    JSON and Turtle where it leaves the choice open); None when it accepts nothing served.
+
+    >>> negotiated("text/csv;q=0.5, application/n-triples")
+    ('csv', 'ntriples')
+    >>> negotiated("")
+    ('json', 'turtle')
+    >>> negotiated("image/png") is None
+    True
+    """
+    ranked: list[tuple[float, int, str]] = []
+    for i, part in enumerate(p for p in accept.split(",") if p.strip()):
+        media, *params = (x.strip() for x in part.split(";"))
+        q = 1.0
+        for param in params:
+            key, _, value = param.partition("=")
+            if key.strip() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if q > 0:
+            ranked.append((-q, i, media.lower()))
+    if not ranked:
+        return "json", "turtle"
+    medias = [m for _, _, m in sorted(ranked)]
+    found: dict[str, str | None] = {"results": None, "graph": None}
+    for media in medias:
+        if media in _ACCEPTED:
+            side, name = _ACCEPTED[media]
+            found[side] = found[side] or name
+        elif media in ("*/*", "application/*", "text/*"):
+            found["results"] = found["results"] or "json"
+            found["graph"] = found["graph"] or "turtle"
+    if found["results"] is None and found["graph"] is None:
+        return None
+    return found["results"] or "json", found["graph"] or "turtle"
+
+
+def graph_response(turtle: str, fmt: str) -> Any:
+    """A CONSTRUCT/DESCRIBE result (Turtle, as the query tool gives it) in ``fmt``."""
+    from starlette.responses import Response
+
+    if fmt == "turtle":
+        return Response(turtle, media_type=GRAPH_TYPES["turtle"])
+    from ontoloom.store.terms import RdfFormat, parse, serialize
+
+    triples = [q.triple for q in parse(turtle.encode("utf-8"), format=RdfFormat.TURTLE)]
+    out = io.BytesIO()
+    serialize(triples, out, RdfFormat.N_TRIPLES)
+    return Response(out.getvalue(), media_type=GRAPH_TYPES["ntriples"])
 
 
 def is_loopback(host: str) -> bool:
@@ -166,6 +239,8 @@ def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
             return JSONResponse(
                 {"error": "bad_input", "message": f"the body is not JSON ({exc.msg})"}, 400
             )
+        except UnicodeDecodeError:
+            return bad_input("the body is not UTF-8 text")
         if not isinstance(arguments, dict):
             return JSONResponse(
                 {"error": "bad_input", "message": "the body is a JSON object of arguments"}, 400
@@ -173,30 +248,49 @@ def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
         status, body = await call(request.path_params["tool"], arguments)
         return JSONResponse(body, status_code=status)
 
+    def bad_input(message: str, status: int = 400) -> Response:
+        return JSONResponse({"error": "bad_input", "message": message}, status_code=status)
+
+    read_only = "updates are not served here: /sparql is read-only (write through /api)"
+
     async def sparql(request: Request) -> Response:
         if not authorised(request.headers):
             return unauthorised()
+        wanted = negotiated(request.headers.get("accept", ""))
+        if wanted is None:
+            return bad_input(f"none of the Accept types is served; use one of {SERVED}", 406)
+        results, graph = wanted
         query = request.query_params.get("query")
+        if "update" in request.query_params:
+            return bad_input(read_only)
         if request.method == "POST":
             kind = request.headers.get("content-type", "").split(";")[0].strip()
             if kind == "application/sparql-query":
-                query = (await request.body()).decode("utf-8")
+                try:
+                    query = (await request.body()).decode("utf-8")
+                except UnicodeDecodeError:
+                    return bad_input("the query is not UTF-8 text")
             elif kind == "application/x-www-form-urlencoded":
                 form = await request.form()
                 if "update" in form:
-                    query = None
-                else:
-                    value = form.get("query")
-                    query = value if isinstance(value, str) else None
+                    return bad_input(read_only)
+                value = form.get("query")
+                query = value if isinstance(value, str) else None
+            elif kind == "application/sparql-update":
+                return bad_input(read_only)
             else:
-                return Response("POST application/sparql-query or a form", status_code=415)
+                return bad_input(
+                    "POST the query as application/sparql-query or as a form", status=415
+                )
         if not query:
-            return Response("give the query: ?query=… (updates are not served)", 400)
-        status, body = await call("query", {"query": query})
+            return bad_input("give the query: ?query=… (GET or a form) or a sparql-query body")
+        status, body = await call("query", {"query": query, "format": results})
         if status != 200:
             return JSONResponse(body, status_code=status)
         if isinstance(body, dict) and body.get("format") == "turtle":  # CONSTRUCT, DESCRIBE
-            return Response(body["turtle"], media_type="text/turtle")
+            return graph_response(body["turtle"], graph)
+        if results != "json":
+            return Response(body["text"], media_type=RESULT_TYPES[results])
         return JSONResponse(body, media_type="application/sparql-results+json")
 
     async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:

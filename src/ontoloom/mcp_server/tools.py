@@ -193,17 +193,20 @@ def _query(g: Graph, a: dict[str, Any]) -> Any:
     from ontoloom.query import DEFAULT_TIMEOUT, run_query
 
     params = a.get("params") or {}
+    fmt = a.get("format", "json")
     kind, raw = run_query(
         g,
         a["query"],
         {k.lstrip("?$"): str(v) for k, v in params.items()},
-        "json",
+        fmt,
         timeout=a.get("timeout", DEFAULT_TIMEOUT),
         timeout_option="the timeout argument",
     )
     assert isinstance(raw, bytes)
     if kind == "graph":  # CONSTRUCT / DESCRIBE: the triples as Turtle
         return {"format": "turtle", "turtle": raw.decode("utf-8")}
+    if fmt != "json":
+        return {"format": fmt, "text": raw.decode("utf-8")}
     return json.loads(raw)
 
 
@@ -457,7 +460,8 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             "query",
             "Run a SPARQL query",
             "A read-only SPARQL 1.1 query (prefix ol: is predefined) or a named query; "
-            "SELECT/ASK give SPARQL JSON results, CONSTRUCT gives Turtle. Updates are refused, "
+            "SELECT/ASK give SPARQL JSON results (or, with format, the XML, CSV or TSV "
+            "results as text), CONSTRUCT gives Turtle. Updates are refused, "
             "and so is SERVICE unless the instance's ontoloom.toml allows the endpoint. The "
             "query is stopped after timeout seconds.",
             {
@@ -472,6 +476,11 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
                     "exclusiveMinimum": 0,
                     "default": 30,
                     "description": "Stop the query after this many seconds.",
+                },
+                "format": {
+                    "enum": ["json", "xml", "csv", "tsv"],
+                    "default": "json",
+                    "description": "SELECT/ASK results format (SPARQL 1.1 JSON, XML, CSV, TSV).",
                 },
             },
             _query,
