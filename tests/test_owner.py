@@ -173,6 +173,53 @@ def test_a_command_stopped_by_a_signal_unwinds_and_exits_128_plus_its_number(
     assert done.returncode == 0, done.stderr  # nothing was left holding the data dir
 
 
+def test_a_server_that_is_not_owner_takes_over_soon_after_the_owner_dies_while_writes_go_on(
+    data_dir: Path, owned: McpProcess
+) -> None:
+    """It keeps trying to claim the data dir, so it wins the lock between two CLI writes
+    instead of at its next request; a CLI write caught waiting for the lock when it does is
+    refused as busy by name (nothing done), never left waiting out its timeout."""
+    import threading
+
+    from ontoloom.owner_client import owner_alive
+
+    second = McpProcess(data_dir)
+    stop, acknowledged, refused = threading.Event(), [], []
+
+    def write() -> None:
+        n = 0
+        while not stop.is_set():
+            n += 1
+            pid = f"pers_{threading.get_ident() % 10_000}_{n}"
+            done = cli(data_dir, "create", "Person", "--id", pid, "-p", f"name={pid}")
+            (acknowledged if done.returncode == 0 else refused).append((pid, done.stderr))
+
+    writers = [threading.Thread(target=write) for _ in range(2)]
+    try:
+        for w in writers:
+            w.start()
+        time.sleep(1)
+        owned.proc.send_signal(signal.SIGKILL)
+        owned.proc.wait()
+        deadline = time.monotonic() + 15
+        while not owner_alive(data_dir) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert owner_alive(data_dir)  # the second server owns it now
+        time.sleep(1)
+    finally:
+        stop.set()
+        for w in writers:
+            w.join(60)
+    try:
+        assert acknowledged
+        for _, err in refused:
+            assert "busy" in err or "got an owner" in err, err
+        for pid, _ in acknowledged:
+            assert second.tool("get_entity", id=pid)["isError"] is False
+    finally:
+        second.close()
+
+
 def test_a_stopped_owner_makes_callers_give_up_in_bounded_time_and_do_nothing(
     data_dir: Path, owned: McpProcess
 ) -> None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ontoloom.changes import Changes, RelateOutcome
 from ontoloom.config import load_config, resolve_data_dir
-from ontoloom.errors import BadInput, Busy, NotFound
+from ontoloom.errors import BadInput, Busy, NotFound, OwnerTookOver
 from ontoloom.model import (
     Entity,
     IdSpace,
@@ -30,7 +30,8 @@ from ontoloom.model import (
     vocab_iri,
     vocab_name,
 )
-from ontoloom.owner import borrowed
+from ontoloom.owner import borrowed, owns
+from ontoloom.owner_client import owner_alive
 from ontoloom.schema import Schema
 from ontoloom.search import Hits, SearchIndex, touched_by
 from ontoloom.store import Backend, Delta, Row, open_backend
@@ -199,8 +200,17 @@ class Graph:
                 backend = stack.enter_context(
                     open_backend(path, write=write or create, create=create, wait=wait)
                 )
+            except OwnerTookOver:
+                if not owns(path):
+                    raise
+                # this process became the owner (a server's claimer) while this waited
+                with borrowed(path) as mine:
+                    if mine is None:  # and has already let go again
+                        raise
+                    yield mine
+                return
             except Busy as exc:
-                if (path / "owner.sock").exists():
+                if owner_alive(path):
                     raise Busy(
                         f"{path} is kept open by its owner (a running `ontoloom mcp` or "
                         "`ontoloom serve`): work through it — the CLI, MCP or HTTP — or stop "

@@ -85,6 +85,11 @@ class Busy(OntoloomError):
     kind = "busy"
 
 
+class OwnerTookOver(Busy):
+    """A process became the data dir's owner while this one waited for its lock: the owner
+    keeps the lock, so waiting on is pointless; nothing was done here."""
+
+
 class CommitConflict(Busy):
     """Another writer committed between a delta's validation and its commit: validate
     again against the new state and retry."""

@@ -35,13 +35,14 @@ from ontoloom.owner_client import GO, HAS_UNIX_SOCKETS, READY, SOCKET_NAME, sock
 if TYPE_CHECKING:
     from ontoloom.api import Graph
 
-__all__ = ["Owner", "borrowed", "owns"]
+__all__ = ["Owner", "borrowed", "owning", "owns"]
 
 _owners: dict[Path, Owner] = {}  # the data dirs this process owns
 RETRY = {"retry": True}  # the owner is going away: the caller does the work itself
 SETTLE = 0.02  # seconds without a write after which the search index catches up
 GO_WAIT = 5.0  # seconds the owner waits for a caller's go once it said ready
 OWN_UPKEEP = 2.0  # seconds work inside the owner waits for its lock at the least
+CLAIM_EVERY = 0.1  # seconds between a long-lived process's tries to claim a held data dir
 
 
 class Owner:
@@ -84,12 +85,13 @@ class Owner:
             stack.close()
             return None
         owner = cls(data_dir, graph, stack)
+        _owners[data_dir] = owner  # before it listens: whoever finds it alive finds it here
         try:
             owner._listen()
         except OSError:
+            del _owners[data_dir]
             stack.close()
             return None
-        _owners[data_dir] = owner
         return owner
 
     def _listen(self) -> None:
@@ -167,7 +169,10 @@ class Owner:
         try:
             with conn, conn.makefile("rb") as lines:
                 try:
-                    request = json.loads(lines.readline())
+                    line = lines.readline()
+                    if not line:  # a probe (owner_alive): no request
+                        return
+                    request = json.loads(line)
                     answer = self.handle(request, lambda: _go_ahead(conn, lines))
                 except Exception as exc:  # a malformed request must not take the owner down
                     answer = {"exit": 2, "stdout": "", "stderr": f"error: bad request ({exc})\n"}
@@ -285,6 +290,34 @@ def _canonical(data_dir: Path) -> Path:
     """``data_dir`` resolved (a syscall per path component: every call asks whether this
     process owns its data dir)."""
     return data_dir.resolve()
+
+
+@contextlib.contextmanager
+def owning(data_dir: Path) -> Iterator[None]:
+    """Own ``data_dir`` for the block (a long-lived process: ``mcp``, ``serve``): claimed
+    now, or as soon as it is free — its owner died, the command holding it ended — within
+    :data:`CLAIM_EVERY` seconds, not at this process's next request; released at the end,
+    whichever of this process's threads claimed it."""
+    data_dir = _canonical(data_dir)
+    done = threading.Event()
+
+    def keep_claiming() -> None:
+        while not done.is_set() and Owner.claim(data_dir) is None:
+            done.wait(CLAIM_EVERY)
+
+    claimer = None
+    if Owner.claim(data_dir) is None:
+        claimer = threading.Thread(target=keep_claiming, name="ontoloom-claim", daemon=True)
+        claimer.start()
+    try:
+        yield
+    finally:
+        done.set()
+        if claimer is not None:
+            claimer.join(timeout=10)
+        owner = _owners.get(data_dir)
+        if owner is not None:
+            owner.close()
 
 
 def owns(data_dir: Path) -> bool:

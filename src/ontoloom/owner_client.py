@@ -24,7 +24,14 @@ if TYPE_CHECKING:  # the hook's fast path imports this module: nothing at run ti
     from pathlib import Path
     from typing import Any
 
-__all__ = ["SOCKET_NAME", "OwnerGone", "OwnerUnresponsive", "forward", "socket_address"]
+__all__ = [
+    "SOCKET_NAME",
+    "OwnerGone",
+    "OwnerUnresponsive",
+    "forward",
+    "owner_alive",
+    "socket_address",
+]
 
 SOCKET_NAME = "owner.sock"
 READY, GO = b"ready\n", b"go\n"
@@ -54,6 +61,21 @@ def socket_address(data_dir: str | Path) -> Iterator[str]:
         yield f"/proc/self/fd/{fd}/{SOCKET_NAME}"
     finally:
         os.close(fd)
+
+
+def owner_alive(data_dir: str | Path) -> bool:
+    """Whether a process listens on the data dir's socket (a stale one refuses: its owner
+    died). The owner reads an empty request from this probe and drops it."""
+    if not HAS_UNIX_SOCKETS or not os.path.exists(os.path.join(data_dir, SOCKET_NAME)):
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            with socket_address(data_dir) as address:
+                probe.connect(address)
+        except OSError:
+            return False
+    return True
 
 
 def forward(data_dir: str | Path, request: dict[str, Any], *, wait: float) -> dict[str, Any] | None:

@@ -426,10 +426,9 @@ def serve(data_dir: Path, host: str = "127.0.0.1", port: int = 8765, ui: bool = 
 
     import uvicorn
 
-    from ontoloom.owner import Owner
+    from ontoloom.owner import owning
 
     token = resolve_token(data_dir, host)
-    owner = Owner.claim(data_dir)
     if ui:
         where = "ONTOLOOM_TOKEN" if os.environ.get("ONTOLOOM_TOKEN") else data_dir / TOKEN_FILE
         shown = f"[{host}]" if ":" in host else host
@@ -437,8 +436,5 @@ def serve(data_dir: Path, host: str = "127.0.0.1", port: int = 8765, ui: bool = 
             f"ui: http://{shown}:{port}/ui/ — the page asks for the token ({where}); or open "
             f"http://{shown}:{port}/ui/#token=TOKEN\n"
         )
-    try:
+    with owning(data_dir):
         uvicorn.run(build_app(data_dir, token, ui), host=host, port=port, log_level="warning")
-    finally:
-        if owner is not None:
-            owner.close()

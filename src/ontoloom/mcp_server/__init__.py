@@ -23,7 +23,7 @@ import mcp.types as types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 
-from ontoloom.errors import NoStore, OntoloomError
+from ontoloom.errors import NoStore, OntoloomError, OwnerTookOver
 from ontoloom.mcp_server.memory_tools import EMPTY_RESULTS, memory_tools
 from ontoloom.mcp_server.tools import ToolSpec, typed_tools
 
@@ -153,6 +153,8 @@ def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallTool
         if name not in EMPTY_RESULTS:
             return _error(exc.message, exc.to_json())
         data = EMPTY_RESULTS[name]
+    except OwnerTookOver:
+        raise  # nothing was done: dispatch sends the call to the new owner
     except OntoloomError as exc:
         return _error(exc.message, exc.to_json())
     except Exception as exc:  # a bug must not take the server (and the agent's tools) down
@@ -167,6 +169,9 @@ def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallTool
     return types.CallToolResult(content=content, structuredContent=structured)
 
 
+_TAKEOVERS = 3  # owners appearing while a call waits, before it gives up (busy)
+
+
 def dispatch(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
     """Run a tool call where the data dir's graph is open: here when this process owns it,
     else in its owner; with no owner alive, this process claims the data dir (or, when it
@@ -175,20 +180,25 @@ def dispatch(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.Call
     from ontoloom.owner_client import OwnerGone, OwnerUnresponsive, caller_wait, forward
     from ontoloom.store import lock_timeout
 
-    if not owns(data_dir):
-        request = {"kind": "tool", "name": name, "arguments": arguments}
+    for _ in range(_TAKEOVERS):
+        if not owns(data_dir):
+            request = {"kind": "tool", "name": name, "arguments": arguments}
+            try:
+                answer = forward(data_dir, request, wait=caller_wait(lock_timeout()))
+            except OwnerGone as exc:
+                return _error(str(exc), {"error": "owner_gone", "message": str(exc)})
+            except OwnerUnresponsive as exc:
+                return _error(str(exc), {"error": "busy", "message": str(exc)})
+            if answer is not None:
+                if "error" in answer:
+                    return _error(answer["error"]["message"], answer["error"])
+                return types.CallToolResult.model_validate(answer["result"])
+            Owner.claim(data_dir)
         try:
-            answer = forward(data_dir, request, wait=caller_wait(lock_timeout()))
-        except OwnerGone as exc:
-            return _error(str(exc), {"error": "owner_gone", "message": str(exc)})
-        except OwnerUnresponsive as exc:
-            return _error(str(exc), {"error": "busy", "message": str(exc)})
-        if answer is not None:
-            if "error" in answer:
-                return _error(answer["error"]["message"], answer["error"])
-            return types.CallToolResult.model_validate(answer["result"])
-        Owner.claim(data_dir)
-    return call(data_dir, name, arguments)
+            return call(data_dir, name, arguments)
+        except OwnerTookOver as exc:  # another process became owner while this waited
+            took_over = exc
+    return _error(took_over.message, took_over.to_json())
 
 
 def build_server(data_dir: Path) -> Server:
@@ -252,11 +262,7 @@ def serve(data_dir: str | Path | None = None) -> None:
         async with stdio_server(stdin, stdout) as (read, write):
             await server.run(read, write, options)
 
-    from ontoloom.owner import Owner
+    from ontoloom.owner import owning
 
-    owner = Owner.claim(path)
-    try:
+    with owning(path):
         anyio.run(run)
-    finally:
-        if owner is not None:
-            owner.close()

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from ontoloom.errors import Busy, OntoloomError
+from ontoloom.errors import Busy, OntoloomError, OwnerTookOver
 
 try:
     import fcntl
@@ -30,6 +30,7 @@ except ImportError:  # Windows
 __all__ = ["DataDirLock", "held"]
 
 _POLL = 0.02
+_OWNER_PROBE = 0.25  # seconds between looks for an owner that took over while waiting
 
 
 def _try_lock(handle: IO[Any], exclusive: bool) -> bool:
@@ -96,6 +97,7 @@ class DataDirLock:
                 f"cannot open the lock file {path}: {exc.strerror or exc}"
             ) from None
         deadline = time.monotonic() + self.wait
+        probe = time.monotonic() + _OWNER_PROBE
         while True:
             try:
                 taken = _try_lock(handle, self.exclusive)
@@ -113,6 +115,17 @@ class DataDirLock:
                     f"(waited {self.wait:g}s to {role}). Retry when it is done, or raise "
                     "ONTOLOOM_LOCK_TIMEOUT."
                 ) from None
+            if time.monotonic() >= probe:
+                from ontoloom.owner_client import owner_alive
+
+                if owner_alive(self.data_dir):  # it holds the lock for as long as it lives
+                    handle.close()
+                    raise OwnerTookOver(
+                        f"{self.data_dir} got an owner (an `ontoloom mcp` or `ontoloom serve`) "
+                        "while this command waited for it; nothing was done here: run the "
+                        "command again and it goes through the owner"
+                    )
+                probe = time.monotonic() + _OWNER_PROBE
             time.sleep(_POLL)
 
     def fileno(self) -> int | None:
