@@ -130,6 +130,19 @@ def test_cli_commands_run_in_the_owner_with_the_same_output_and_exit_codes(
     assert owned.tool("get_entity", id="task_a")["isError"] is False
 
 
+def test_every_command_that_uses_the_store_works_while_an_owner_runs(
+    data_dir: Path, owned: McpProcess
+) -> None:
+    skill = cli(data_dir, "skill")
+    assert skill.returncode == 0 and "create_entity" in skill.stdout, skill.stderr
+    review = cli(data_dir, "mine", "--review")
+    assert review.returncode == 0, review.stderr
+    again = subprocess.run(
+        [*ONTOLOOM, "init", str(data_dir.parent)], capture_output=True, text=True, timeout=30
+    )
+    assert again.returncode == 0, again.stderr  # idempotent: the owner keeps the store open
+
+
 def test_a_second_server_works_through_the_first(data_dir: Path, owned: McpProcess) -> None:
     second = McpProcess(data_dir)
     try:

@@ -88,7 +88,7 @@ FORWARDED = {
         "search",
         "summary",
     ],
-    *["traverse", "unrelate", "update", "view", "why"],
+    *["traverse", "unrelate", "update", "view", "why", "mine", "skill"],
 }
 
 

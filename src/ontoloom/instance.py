@@ -8,6 +8,7 @@ from typing import Any
 
 from ontoloom.config import DATA_DIR_NAME, INSTANCE_MARKER, resolve_data_dir
 from ontoloom.errors import BadInput
+from ontoloom.owner_client import owner_alive
 from ontoloom.store import initialised, open_backend
 
 __all__ = ["init_instance"]
@@ -61,8 +62,9 @@ def init_instance(
             else (directory / DATA_DIR_NAME)
         )
     created = not initialised(target)
-    with open_backend(target, write=True, create=True):
-        pass
+    if created or not owner_alive(target):  # an owner keeps an existing store open
+        with open_backend(target, write=True, create=True):
+            pass
     gitignore = directory / ".gitignore"
     if target.parent == directory and not gitignore.exists():
         gitignore.write_text(f"{DATA_DIR_NAME}/\n", encoding="utf-8")
