@@ -246,3 +246,43 @@ def test_a_public_address_needs_a_token_set_up_first(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "ONTOLOOM_TOKEN" in done.stderr and "Traceback" not in done.stderr
     assert not (data_dir / "serve.token").exists()
+
+
+@pytest.mark.parametrize(
+    "case", ["port in use", "blank env token", "empty token file", "open token file"]
+)
+def test_a_server_that_cannot_start_safely_says_why_with_exit_2(tmp_path: Path, case: str) -> None:
+    import socket
+
+    data_dir = tmp_path / "d" / ".ontoloom"
+    data_dir.mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k != "ONTOLOOM_TOKEN"}
+    token = data_dir / "serve.token"
+    says = {
+        "port in use": "cannot listen on 127.0.0.1:",
+        "blank env token": "ONTOLOOM_TOKEN is set but blank",
+        "empty token file": "is empty",
+        "open token file": "chmod 600",
+    }[case]
+    if case == "blank env token":
+        env["ONTOLOOM_TOKEN"] = "  "
+    elif case == "empty token file":
+        token.write_text("\n")
+        token.chmod(0o600)
+    elif case == "open token file":
+        token.write_text("s3cret-token\n")
+        token.chmod(0o644)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1] if case == "port in use" else free_port()
+        done = subprocess.run(
+            [*ONTOLOOM, "--data-dir", str(data_dir), "serve", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+    assert done.returncode == 2, done.stderr
+    assert says in done.stderr and "Traceback" not in done.stderr
+    assert "s3cret-token" not in done.stderr

@@ -140,13 +140,24 @@ def resolve_token(data_dir: Path, host: str) -> str:
     :raises BadInput: a non-loopback bind with no token set up beforehand.
     """
     env = os.environ.get("ONTOLOOM_TOKEN")
-    if env:
+    if env is not None:
+        if not env.strip():
+            raise BadInput(
+                "ONTOLOOM_TOKEN is set but blank: no request could ever pass; set a token"
+            )
         return env
     path = data_dir / TOKEN_FILE
     if path.exists():
+        mode = path.stat().st_mode & 0o077
+        if mode and os.name != "nt":
+            raise BadInput(
+                f"{path} can be read by other users (mode {path.stat().st_mode & 0o777:o}): "
+                f"`chmod 600 {path}`, or delete it to have a new one made"
+            )
         token = path.read_text(encoding="utf-8").strip()
-        if token:
-            return token
+        if not token:
+            raise BadInput(f"{path} is empty: write a token into it, or delete it to have one made")
+        return token
     if not is_loopback(host):
         raise BadInput(
             f"--host {host} would serve the graph beyond this machine without a token: set "
@@ -436,5 +447,33 @@ def serve(data_dir: Path, host: str = "127.0.0.1", port: int = 8765, ui: bool = 
             f"ui: http://{shown}:{port}/ui/ — the page asks for the token ({where}); or open "
             f"http://{shown}:{port}/ui/#token=TOKEN\n"
         )
+    _check_listen(host, port)
     with owning(data_dir):
-        uvicorn.run(build_app(data_dir, token, ui), host=host, port=port, log_level="warning")
+        try:
+            uvicorn.run(build_app(data_dir, token, ui), host=host, port=port, log_level="warning")
+        except SystemExit as exc:  # uvicorn could not start (it logged why)
+            if exc.code not in (0, None):
+                raise BadInput(f"cannot serve on {host}:{port}: see the message above") from None
+            raise
+
+
+def _check_listen(host: str, port: int) -> None:
+    """Refuse an address this process cannot listen on, by name, before starting.
+
+    :raises BadInput: an unknown host, or an address in use or not this machine's.
+    """
+    import socket
+
+    try:
+        family, kind, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise BadInput(f"--host {host}: not an address of this machine ({exc})") from None
+    with socket.socket(family, kind) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise BadInput(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port "
+                "(or --host), or stop what listens there"
+            ) from None
