@@ -224,7 +224,16 @@ def test_refusals_are_tool_errors_with_the_report_and_store_nothing(data_dir: Pa
         text, _ = await s.refused("relate", from_id="task_b", rel="blocks", to_id="task_a")
         assert "cycle" in text.lower()
         text, _ = await s.refused("create_entity", type="Sprint", properties={})
-        assert "'Sprint' is not one of" in text and "schema_add_type" in text
+        assert "type: not one of" in text and '"Task"' in text and "schema_add_type" in text
+        # an argument in the wrong place may be a secret: the message never quotes it
+        token = "ghp_" + "a1B2" * 9
+        for wrong in (
+            {"type": token, "properties": {}},
+            {"type": "Task", "properties": f"password={token}"},
+            {"type": "Task", "properties": {}, token: 1},
+        ):
+            text, _ = await s.refused("create_entity", **wrong)
+            assert token not in text and "invalid arguments for create_entity" in text
         text, _ = await s.refused("relate", from_id="task_a", rel="likes", to_id="task_b")
         assert "rel" in text and "schema_add_relation" in text
         text, _ = await s.refused("get_entity", id="task_nope")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import threading
 import weakref
 from pathlib import Path
@@ -99,7 +100,34 @@ def _argument_problem(
         hint = "; schema_list shows the types, schema_add_type adds one"
     elif error.validator == "enum" and error.absolute_path and error.absolute_path[-1] == "rel":
         hint = "; schema_list shows the relations, schema_add_relation adds one"
-    return f"invalid arguments for {spec.name}: {where}: {error.message}{hint}"
+    return f"invalid arguments for {spec.name}: {where}: {_broken(error)}{hint}"
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")
+
+
+def _broken(error: jsonschema.ValidationError) -> str:
+    """What an argument breaks, in the schema's words only: jsonschema's own message quotes
+    the value, which may be a secret pasted into the wrong place — never printed back."""
+    rule, wanted = error.validator, error.validator_value
+    if rule == "enum":
+        shown = ", ".join(json.dumps(v) for v in wanted[:20])
+        return f"not one of {shown}{', …' if len(wanted) > 20 else ''}"
+    if rule == "type":
+        return f"must be of type {wanted if isinstance(wanted, str) else ' or '.join(wanted)}"
+    if rule == "required":
+        return error.message  # names the missing argument, from the schema
+    if rule == "additionalProperties":
+        allowed = set(error.schema.get("properties", {}))
+        given = error.instance if isinstance(error.instance, dict) else {}
+        # a misspelt name is shown; a long or odd one may be pasted text, and is not
+        named = [k for k in given if k not in allowed and _NAME.fullmatch(k)]
+        extra = f" {', '.join(sorted(named))}" if named else ""
+        return (
+            f"holds an argument the tool does not take{extra} "
+            f"(it takes {', '.join(sorted(allowed)) or 'none'})"
+        )
+    return f"breaks {rule} {json.dumps(wanted)}"
 
 
 class _ToolSet:
