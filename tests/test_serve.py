@@ -4,6 +4,7 @@ tools as JSON at /api/TOOL — behind a bearer token, on loopback unless told ot
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import stat
@@ -108,6 +109,22 @@ def test_the_json_api_maps_refusals_to_statuses(server: Server) -> None:
     assert server.post("no_such_tool", {}).status_code == 400
     bad = httpx.post(f"{server.url}/api/get_entity", content=b"{", headers=server.headers)
     assert bad.status_code == 400
+
+
+def test_a_page_of_a_listing_with_more_after_it_says_where_the_next_begins(
+    server: Server,
+) -> None:
+    for name in ("Bo", "Cy", "Di"):
+        assert server.post("create_entity", {"type": "Person", "properties": {"name": name}})
+    first = server.post("list_entities", {"type": "Person", "limit": 2})
+    assert first.status_code == 200 and len(first.json()) == 2
+    note = json.loads(f'"{first.headers["X-Ontoloom-Note"]}"')  # JSON-escaped ASCII
+    after = note.rsplit('"after": "', 1)[1].rstrip('"')
+    assert after == first.json()[-1]["id"]
+    rest = server.post("list_entities", {"type": "Person", "limit": 2, "after": after})
+    assert len(rest.json()) == 2 and "X-Ontoloom-Note" not in rest.headers  # the last page
+    names = {e["properties"]["name"] for e in [*first.json(), *rest.json()]}
+    assert names == {"Ann", "Bo", "Cy", "Di"}
 
 
 def test_sparql_protocol_reads_and_refuses_updates(server: Server) -> None:

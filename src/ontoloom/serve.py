@@ -229,17 +229,26 @@ def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
             headers={"WWW-Authenticate": 'Bearer realm="ontoloom"'},
         )
 
-    async def call(name: str, arguments: dict[str, Any]) -> tuple[int, Any]:
+    async def call(name: str, arguments: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+        """(status, body, headers) of a tool call; a note the tool adds to its result (a
+        page with more after it names the next page's ``after``) is the X-Ontoloom-Note
+        header, JSON-escaped to ASCII, so the body stays the tool's result."""
         result = await anyio.to_thread.run_sync(dispatch, data_dir, name, arguments)
         data = result.structuredContent
         if result.isError:
             kind = (data or {}).get("error", "bad_input")
             text = result.content[0].text if result.content else ""
             body = data if data else {"error": kind, "message": text}
-            return STATUS.get(kind, 400), body
+            return STATUS.get(kind, 400), body, {}
         if isinstance(data, dict) and set(data) == {"result"}:
             data = data["result"]
-        return 200, data
+        notes = [
+            item.text.removeprefix("note: ")
+            for item in result.content[1:]
+            if getattr(item, "text", "").startswith("note: ")
+        ]
+        headers = {"X-Ontoloom-Note": json.dumps(" ".join(notes))[1:-1]} if notes else {}
+        return 200, data, headers
 
     async def api(request: Request) -> Response:
         if not authorised(request.headers):
@@ -256,8 +265,8 @@ def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
             return JSONResponse(
                 {"error": "bad_input", "message": "the body is a JSON object of arguments"}, 400
             )
-        status, body = await call(request.path_params["tool"], arguments)
-        return JSONResponse(body, status_code=status)
+        status, body, headers = await call(request.path_params["tool"], arguments)
+        return JSONResponse(body, status_code=status, headers=headers)
 
     def bad_input(message: str, status: int = 400) -> Response:
         return JSONResponse({"error": "bad_input", "message": message}, status_code=status)
@@ -295,7 +304,7 @@ def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
                 )
         if not query:
             return bad_input("give the query: ?query=… (GET or a form) or a sparql-query body")
-        status, body = await call("query", {"query": query, "format": results})
+        status, body, _ = await call("query", {"query": query, "format": results})
         if status != 200:
             return JSONResponse(body, status_code=status)
         if isinstance(body, dict) and body.get("format") == "turtle":  # CONSTRUCT, DESCRIBE
