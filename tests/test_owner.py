@@ -143,6 +143,70 @@ def test_every_command_that_uses_the_store_works_while_an_owner_runs(
     assert again.returncode == 0, again.stderr  # idempotent: the owner keeps the store open
 
 
+def test_output_through_the_owner_is_byte_for_byte_what_the_command_writes(
+    data_dir: Path, owned: McpProcess
+) -> None:
+    csv = subprocess.run(
+        [*ONTOLOOM, "--data-dir", str(data_dir), "query", "--format", "csv",
+         "SELECT ?n WHERE { ?p ol:name ?n }"],
+        capture_output=True,
+        timeout=60,
+    )  # fmt: skip
+    assert csv.returncode == 0 and csv.stdout == b"n\r\nAnn\r\n"  # SPARQL CSV ends lines CRLF
+
+
+def test_a_busy_owner_answers_a_json_command_in_json(data_dir: Path) -> None:
+    import threading
+
+    from ontoloom.api import Graph
+    from ontoloom.owner import Owner
+
+    with Graph.open(data_dir, write=True, create=True):
+        pass
+    owner = Owner.claim(data_dir)
+    assert owner is not None
+    try:
+        with owner.lock:  # held by this thread: the request waits in another
+            answers: list[Any] = []
+            request = {
+                "kind": "cli",
+                "argv": ["--json", "--data-dir", str(data_dir), "list"],
+                "cwd": str(data_dir),
+                "env": {"ONTOLOOM_LOCK_TIMEOUT": "0.1"},
+            }
+            asking = threading.Thread(target=lambda: answers.append(owner.handle(request)))
+            asking.start()
+            asking.join(10)
+        [answer] = answers
+        assert answer["exit"] == 2 and json.loads(answer["stdout"])["error"] == "busy"
+    finally:
+        owner.close()
+
+
+def test_tables_run_in_the_owner_lay_out_to_the_callers_terminal(data_dir: Path) -> None:
+    from ontoloom.api import Graph
+    from ontoloom.owner import Owner
+
+    with Graph.open(data_dir, write=True, create=True) as g:
+        g.create("Task", {"title": "a long title " * 8, "status": "open"}, "task_long")
+    owner = Owner.claim(data_dir)
+    assert owner is not None
+    try:
+        ask = {
+            "kind": "cli",
+            "argv": ["--data-dir", str(data_dir), "list"],
+            "cwd": str(data_dir),
+            "env": {},
+        }
+        piped = owner.handle(ask)
+        narrow = owner.handle({**ask, "columns": 50})
+    finally:
+        owner.close()
+    assert piped is not None and narrow is not None
+    assert max(map(len, piped["stdout"].splitlines())) > 90  # piped: never cut or wrapped
+    assert max(map(len, narrow["stdout"].splitlines())) <= 50  # a terminal: its width
+
+
 def test_a_second_server_works_through_the_first(data_dir: Path, owned: McpProcess) -> None:
     second = McpProcess(data_dir)
     try:

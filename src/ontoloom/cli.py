@@ -139,11 +139,19 @@ def _write_document(output: Path | None, text: str, what: str) -> None:
 _RICH_ROWS = 500  # rich lays out ~1 ms a row: past this many, the plain aligner does it
 
 
+def _stdout_is_terminal() -> bool:
+    """Whether output goes to a terminal: this process's, or (a command line run in the data
+    dir's owner) its caller's."""
+    from ontoloom.owner_client import TERMINAL_ENV
+
+    return sys.stdout.isatty() or os.environ.get(TERMINAL_ENV) == "1"
+
+
 def _print_table(columns: list[str], rows: list[list[str]], *, right: tuple[int, ...] = ()) -> None:
     """Aligned columns headed by ``columns``, two spaces apart, no trailing spaces, no
     colour. On a terminal rich lays them out to its width (long cells wrap); piped, or past
     ``_RICH_ROWS`` rows, the same layout is written without wrapping, so nothing is cut."""
-    if sys.stdout.isatty() and len(rows) <= _RICH_ROWS:
+    if _stdout_is_terminal() and len(rows) <= _RICH_ROWS:
         _rich_table(columns, rows, right)
         return
     from rich.cells import cell_len

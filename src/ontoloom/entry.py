@@ -9,7 +9,9 @@ command line — ``--help`` included — goes to :func:`ontoloom.cli.main`.
 from __future__ import annotations
 
 import io
+import json
 import os
+import shutil
 import sys
 
 __all__ = ["forward_command", "hook_route", "main"]
@@ -139,7 +141,14 @@ def forward_command(argv: list[str]) -> int | None:
     stdin = sys.stdin.read() if reads_stdin(argv) and not sys.stdin.isatty() else None
     answer = forward(
         path,
-        {"kind": "cli", "argv": argv, "cwd": os.getcwd(), "env": client_env(), "stdin": stdin},
+        {
+            "kind": "cli",
+            "argv": argv,
+            "cwd": os.getcwd(),
+            "env": client_env(),
+            "stdin": stdin,
+            "columns": shutil.get_terminal_size().columns if sys.stdout.isatty() else None,
+        },
         wait=caller_wait(lock_timeout()),
     )
     if answer is None:
@@ -153,8 +162,6 @@ def _forward_hook(name: str, data_dir: str | None) -> bool:
     """Hand the hook to the owner of its data dir, if one is alive: standard library only
     (:mod:`ontoloom.locate`, :mod:`ontoloom.owner_client`), so a hook the owner answers
     costs the interpreter's start and a socket round trip, not ontoloom's imports."""
-    import json
-
     from ontoloom.locate import hook_data_dir
     from ontoloom.owner_client import SOCKET_NAME, forward
 
@@ -196,8 +203,13 @@ def main() -> None:
         _stop_on_signals()
         try:
             code = forward_command(sys.argv[1:])
-        except Exception as exc:  # OwnerGone: the owner died holding the request
-            sys.stderr.write(f"error: {exc}\n")
+        except Exception as exc:  # OwnerGone, OwnerUnresponsive: the owner did not answer
+            kind = "busy" if type(exc).__name__ == "OwnerUnresponsive" else "owner_gone"
+            if "--json" in sys.argv[1:]:  # as the CLI prints an error with --json
+                message = {"error": kind, "message": str(exc)}
+                sys.stdout.write(json.dumps(message, indent=2, ensure_ascii=False) + "\n")
+            else:
+                sys.stderr.write(f"error: {exc}\n")
             sys.exit(2)
         if code is not None:
             sys.exit(code)

@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import Busy, OntoloomError
-from ontoloom.owner_client import GO, HAS_UNIX_SOCKETS, READY, SOCKET_NAME, socket_address
+from ontoloom.owner_client import (
+    GO,
+    HAS_UNIX_SOCKETS,
+    READY,
+    SOCKET_NAME,
+    TERMINAL_ENV,
+    socket_address,
+)
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -198,7 +205,7 @@ class Owner:
             busy = Busy(f"{self.data_dir} is busy with another command; try again shortly")
             if kind == "tool":
                 return {"error": busy.to_json()}
-            return {"exit": busy.exit_code, "stdout": "", "stderr": f"error: {busy.message}\n"}
+            return failed_command(busy, "--json" in (request.get("argv") or []))
         try:
             if self._closing:  # it waited while the owner was closing
                 return RETRY
@@ -245,8 +252,12 @@ class Owner:
 
         from ontoloom.cli import main
 
-        env = {k: None for k in os.environ if k.startswith("ONTOLOOM_")}
+        env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("ONTOLOOM_")}
         env.update(request.get("env") or {})
+        # The caller's terminal: tables lay out to its width, as they would have there.
+        columns = request.get("columns")
+        env["COLUMNS"] = str(columns) if columns else None
+        env[TERMINAL_ENV] = "1" if columns else None
         here = os.getcwd()
         runner = CliRunner()
         try:
@@ -254,10 +265,20 @@ class Owner:
             result = runner.invoke(main, request["argv"], input=request.get("stdin"), env=env)
         finally:
             os.chdir(here)
-        stderr = result.stderr
+        # The bytes as written (click's .stdout turns \r\n into \n: CSV results use \r\n).
+        stdout = result.stdout_bytes.decode("utf-8", "replace")
+        stderr = result.stderr_bytes.decode("utf-8", "replace")
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             stderr += f"error: internal error ({type(result.exception).__name__})\n"
-        return {"exit": result.exit_code, "stdout": result.stdout, "stderr": stderr}
+        return {"exit": result.exit_code, "stdout": stdout, "stderr": stderr}
+
+
+def failed_command(error: OntoloomError, as_json: bool) -> dict[str, Any]:
+    """A command line's answer for an error it met before it ran, as the CLI prints it."""
+    if as_json:
+        text = json.dumps(error.to_json(), indent=2, ensure_ascii=False) + "\n"
+        return {"exit": error.exit_code, "stdout": text, "stderr": ""}
+    return {"exit": error.exit_code, "stdout": "", "stderr": f"error: {error.message}\n"}
 
 
 def _go_ahead(conn: socket.socket, lines: Any) -> bool:

@@ -35,6 +35,8 @@ __all__ = [
 
 SOCKET_NAME = "owner.sock"
 READY, GO = b"ready\n", b"go\n"
+# Set by the owner for a command line whose caller's stdout is a terminal (see cli).
+TERMINAL_ENV = "ONTOLOOM_STDOUT_TERMINAL"
 WAIT_GRACE = 5.0  # seconds a caller waits past its lock timeout for the owner to take it
 _MAX_PATH = 100  # sun_path holds 104–108 bytes depending on the platform
 HAS_UNIX_SOCKETS = hasattr(socket, "AF_UNIX")
