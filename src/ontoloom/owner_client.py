@@ -106,9 +106,11 @@ def forward(data_dir: str | Path, request: dict[str, Any], *, wait: float) -> di
                 line = lines.readline()
             except TimeoutError:
                 raise _unresponsive(data_dir, wait) from None
-            except ConnectionResetError:
-                # Reset unanswered: the owner closed its socket before accepting this
-                # connection (one that took it and died closes cleanly). Nothing was done.
+            except OSError:
+                line = b""
+            if not line:
+                # Closed or reset before a word: the owner died (or closed its socket) before
+                # it took the request — it works only after our go. Nothing was done.
                 return None
             if line == READY:
                 conn.settimeout(None)  # the work runs: as long as it takes, as it would here
