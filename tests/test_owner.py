@@ -297,6 +297,39 @@ def test_a_server_that_is_not_owner_takes_over_soon_after_the_owner_dies_while_w
         second.close()
 
 
+def test_a_command_waiting_for_the_lock_when_an_owner_appears_runs_through_it(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ontoloom.api import Graph
+    from ontoloom.owner import Owner
+
+    with Graph.open(data_dir, write=True, create=True):
+        pass
+    listen = Owner._listen
+    monkeypatch.setattr(Owner, "_listen", lambda self: None)
+    owner = Owner.claim(data_dir)  # the lock is held, no socket yet
+    assert owner is not None
+    try:
+        env = {**os.environ, "ONTOLOOM_LOCK_TIMEOUT": "20"}
+        waiting = subprocess.Popen(
+            [*ONTOLOOM, "--data-dir", str(data_dir), "--json", "create", "Person", "--id",
+             "pers_wait", "-p", "name=Wait"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )  # fmt: skip
+        time.sleep(2)  # it found no owner and waits for the lock
+        assert waiting.poll() is None
+        listen(owner)  # now the owner is there
+        out, err = waiting.communicate(timeout=60)
+        assert waiting.returncode == 0, err
+        assert json.loads(out)["id"] == "pers_wait"
+        assert owner.graph.get("pers_wait").id == "pers_wait"
+    finally:
+        owner.close()
+
+
 def test_a_stopped_owner_makes_callers_give_up_in_bounded_time_and_do_nothing(
     data_dir: Path, owned: McpProcess
 ) -> None:

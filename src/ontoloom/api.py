@@ -58,6 +58,10 @@ MAX_DEPTH = 5
 class Graph:
     """A typed, validated graph in one data dir."""
 
+    # Whether this process has opened a store itself: until it has, a command line has done
+    # nothing, and one that meets a new owner can be run again through it (entry.main).
+    opened_a_store = False
+
     def __init__(
         self, backend: Backend, data_dir: Path | None = None, id_base: str | None = None
     ) -> None:
@@ -218,6 +222,7 @@ class Graph:
                     ) from exc
                 raise
             graph = cls(backend, path)
+            Graph.opened_a_store = True
             try:
                 yield graph
             finally:

@@ -18,7 +18,14 @@ from typing import Any
 
 import click
 
-from ontoloom.errors import BadInput, OntoloomError, Stopped, ValidationFailed
+from ontoloom.errors import (
+    BadInput,
+    OntoloomError,
+    OwnerTookOver,
+    RetryThroughOwner,
+    Stopped,
+    ValidationFailed,
+)
 from ontoloom.model import parse_scalar
 
 __all__ = ["main"]
@@ -53,6 +60,12 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
         }
         try:
             return f(*args, **kwargs)
+        except OwnerTookOver as exc:
+            from ontoloom.api import Graph
+
+            if not Graph.opened_a_store:  # nothing done yet: run it through the new owner
+                raise RetryThroughOwner(exc) from None
+            _fail(exc, ctx.obj["json"])
         except OntoloomError as exc:
             _fail(exc, ctx.obj["json"])
 

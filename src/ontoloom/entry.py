@@ -14,6 +14,10 @@ import os
 import shutil
 import sys
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks start here)
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 __all__ = ["forward_command", "hook_route", "main"]
 
 HOOKS = {"prompt-context": "prompt_context", "session-start": "session_start"}
@@ -197,26 +201,48 @@ def _stop_on_signals() -> None:
         signal.signal(getattr(signal, name), stop)
 
 
+def _run_through_owner(argv: list[str], error: Exception) -> None:
+    """Run a command line that met a new owner again, through it; ``error`` when it cannot
+    be (it read standard input, which is gone now, or the owner is gone again)."""
+    code = None if reads_stdin(argv) else _forwarded(argv)
+    if code is not None:
+        sys.exit(code)
+    _error_exit(argv, "busy", error)
+
+
+def _forwarded(argv: list[str]) -> int | None:
+    """:func:`forward_command`, an owner that does not answer reported as the CLI would."""
+    try:
+        return forward_command(argv)
+    except Exception as exc:  # OwnerGone, OwnerUnresponsive: the owner did not answer
+        kind = "busy" if type(exc).__name__ == "OwnerUnresponsive" else "owner_gone"
+        _error_exit(argv, kind, exc)
+
+
+def _error_exit(argv: list[str], kind: str, error: Exception) -> NoReturn:
+    if "--json" in argv:  # as the CLI prints an error with --json
+        message = {"error": kind, "message": str(error)}
+        sys.stdout.write(json.dumps(message, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stderr.write(f"error: {error}\n")
+    sys.exit(2)
+
+
 def main() -> None:
     route = hook_route(sys.argv[1:])
     if route is None:
         _stop_on_signals()
-        try:
-            code = forward_command(sys.argv[1:])
-        except Exception as exc:  # OwnerGone, OwnerUnresponsive: the owner did not answer
-            kind = "busy" if type(exc).__name__ == "OwnerUnresponsive" else "owner_gone"
-            if "--json" in sys.argv[1:]:  # as the CLI prints an error with --json
-                message = {"error": kind, "message": str(exc)}
-                sys.stdout.write(json.dumps(message, indent=2, ensure_ascii=False) + "\n")
-            else:
-                sys.stderr.write(f"error: {exc}\n")
-            sys.exit(2)
+        code = _forwarded(sys.argv[1:])
         if code is not None:
             sys.exit(code)
         from ontoloom.cli import main as cli_main
+        from ontoloom.errors import RetryThroughOwner
 
-        # The same program name whether run as the script or as ``python -m ontoloom``.
-        cli_main(prog_name="ontoloom")
+        try:
+            # The same program name whether run as the script or as ``python -m ontoloom``.
+            cli_main(prog_name="ontoloom")
+        except RetryThroughOwner as retry:  # an owner took over before anything was done
+            _run_through_owner(sys.argv[1:], retry.error)
         return
     name, data_dir = route
     try:

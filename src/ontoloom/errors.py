@@ -31,6 +31,7 @@ __all__ = [
     "OntoloomError",
     "ParseError",
     "QueryTimeout",
+    "RetryThroughOwner",
     "Stopped",
     "UnsupportedQuery",
     "ValidationFailed",
@@ -119,6 +120,17 @@ class ValidationFailed(OntoloomError):
         from ontoloom.findings import refusal_json
 
         return refusal_json(self.findings, self.message)
+
+
+class RetryThroughOwner(SystemExit):
+    """A command line met an owner that took the data dir over (:class:`OwnerTookOver`)
+    before this process had opened any store: nothing was done, so :func:`ontoloom.entry.main`
+    runs it again through the owner. Carries the :class:`OwnerTookOver` to report if it
+    cannot."""
+
+    def __init__(self, error: OwnerTookOver) -> None:
+        super().__init__(error.exit_code)
+        self.error = error
 
 
 class Stopped(SystemExit):
