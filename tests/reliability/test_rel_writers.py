@@ -195,11 +195,12 @@ def test_concurrent_writers_through_cli_api_and_mcp_lose_no_acknowledged_write(
                         problems.append(f"{tag}: busy but stored: {op}")
                     continue
                 if outcome != "ok":
-                    # Only a relation whose task was never created may fail (not found).
+                    # Only a relation whose task was never created may fail: its source not
+                    # found, or its target refused by the rule that it must exist.
                     dependent = op[0] == "relate" and not all(
                         created.get(x, True) for x in (op[1], op[3])
                     )
-                    if not (dependent and outcome == "refused:not_found"):
+                    if not (dependent and outcome in ("refused:not_found", "refused:validation")):
                         problems.append(f"{tag}: {op} → {outcome}")
                     continue
                 acknowledged += 1
