@@ -87,8 +87,8 @@ class Busy(OntoloomError):
 
 
 class OwnerTookOver(Busy):
-    """A process became the data dir's owner while this one waited for its lock: the owner
-    keeps the lock, so waiting on is pointless; nothing was done here."""
+    """A live owner holds the lock this process waits for (it took the data dir over, or
+    was there first): it keeps the lock, so waiting on is pointless; nothing was done."""
 
 
 class CommitConflict(Busy):

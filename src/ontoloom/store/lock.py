@@ -121,9 +121,9 @@ class DataDirLock:
                 if owner_alive(self.data_dir):  # it holds the lock for as long as it lives
                     handle.close()
                     raise OwnerTookOver(
-                        f"{self.data_dir} got an owner (an `ontoloom mcp` or `ontoloom serve`) "
-                        "while this command waited for it; nothing was done here: run the "
-                        "command again and it goes through the owner"
+                        f"{self.data_dir} is kept open by its owner (a running `ontoloom mcp` "
+                        "or `ontoloom serve`) for as long as it runs; nothing was done here: "
+                        "work through it — the CLI, MCP or HTTP — or stop it"
                     )
                 probe = time.monotonic() + _OWNER_PROBE
             time.sleep(_POLL)
