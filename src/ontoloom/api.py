@@ -35,6 +35,7 @@ from ontoloom.owner_client import owner_alive
 from ontoloom.schema import Schema
 from ontoloom.search import Hits, SearchIndex, touched_by
 from ontoloom.store import Backend, Delta, Row, open_backend
+from ontoloom.store.lock import kept_by_owner
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import (
     DCTERMS_MODIFIED,
@@ -215,11 +216,7 @@ class Graph:
                 return
             except Busy as exc:
                 if owner_alive(path):
-                    raise Busy(
-                        f"{path} is kept open by its owner (a running `ontoloom mcp` or "
-                        "`ontoloom serve`): work through it — the CLI, MCP or HTTP — or stop "
-                        "it to open the store here"
-                    ) from exc
+                    raise Busy(kept_by_owner(path)) from exc
                 raise
             graph = cls(backend, path)
             Graph.opened_a_store = True

@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks start here)
@@ -130,6 +129,8 @@ def forward_command(argv: list[str]) -> int | None:
     command, data_dir = command_of(argv)
     if command not in FORWARDED or {"-h", "--help", "--version"} & set(argv):
         return None
+    import shutil
+
     from ontoloom.config import resolve_data_dir
     from ontoloom.owner_client import SOCKET_NAME, caller_wait, client_env, forward, write_out
     from ontoloom.store import lock_timeout

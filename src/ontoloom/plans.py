@@ -277,7 +277,7 @@ def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = Fal
             elif op == "delete":
                 entity_id = ref(step, "id", n)
                 changes.delete(entity_id)
-                blame.touched[entity_id] = n
+                blame.set(entity_id, (), n)
                 described.append(
                     {
                         "step": n,
@@ -291,14 +291,15 @@ def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = Fal
                 note = ""
                 if op == "relate":
                     outcome = changes.relate(a, rel, b)
-                    blame.edges[(a, rel, b)] = n
+                    blame.added(a, rel, b, n)
                     if not outcome.created:
                         note = " (already related: no change)"
                     for old in outcome.replaced:
                         note += f" (replaces {old.from_id} {old.rel} {old.to_id})"
                 else:
                     changes.unrelate(a, rel, b)
-                blame.touched[a] = blame.touched[b] = n
+                blame.set(a, (), n)
+                blame.set(b, (), n)
                 described.append(
                     {
                         "step": n,
@@ -362,6 +363,9 @@ class _Blame:
         self.touched[entity_id] = step
         for name in names:
             self.properties[(entity_id, str(name))] = step
+
+    def added(self, a: str, rel: str, b: str, step: int) -> None:
+        self.edges[(a, rel, b)] = step
 
     def __call__(self, f: Finding) -> Finding:
         path = f.path or ""

@@ -27,10 +27,19 @@ try:
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["DataDirLock", "held"]
+__all__ = ["DataDirLock", "held", "kept_by_owner"]
 
 _POLL = 0.02
 _OWNER_PROBE = 0.25  # seconds between looks for an owner that took over while waiting
+
+
+def kept_by_owner(data_dir: Path) -> str:
+    """What a process that cannot lock ``data_dir`` is told when a live owner holds it."""
+    return (
+        f"{data_dir} is kept open by its owner (a running `ontoloom mcp` or `ontoloom serve`) "
+        "for as long as it runs; nothing was done here: work through it — the CLI, MCP or "
+        "HTTP — or stop it"
+    )
 
 
 def _try_lock(handle: IO[Any], exclusive: bool) -> bool:
@@ -120,11 +129,7 @@ class DataDirLock:
 
                 if owner_alive(self.data_dir):  # it holds the lock for as long as it lives
                     handle.close()
-                    raise OwnerTookOver(
-                        f"{self.data_dir} is kept open by its owner (a running `ontoloom mcp` "
-                        "or `ontoloom serve`) for as long as it runs; nothing was done here: "
-                        "work through it — the CLI, MCP or HTTP — or stop it"
-                    )
+                    raise OwnerTookOver(kept_by_owner(self.data_dir))
                 probe = time.monotonic() + _OWNER_PROBE
             time.sleep(_POLL)
 
