@@ -108,3 +108,14 @@ def test_every_operation_keeps_the_search_index_in_step_with_the_store(
     assert inst("proposals", "reject", pid).exit_code == 0
     index, store = _in_step(inst)
     assert index == store, "after proposals reject"
+
+
+def test_a_write_through_a_graph_opened_read_only_is_refused_by_name(inst: Cli) -> None:
+    from ontoloom.api import Graph
+    from ontoloom.errors import OntoloomError
+
+    with Graph.open(inst.data_dir) as g:
+        before = g.summary()
+        with pytest.raises(OntoloomError, match="read-only.*write=True"):
+            g.create("Task", {"title": "t", "status": "open"})
+        assert g.summary() == before

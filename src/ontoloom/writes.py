@@ -101,6 +101,11 @@ class WritePath:
             return self.backend.generation()
         if any(q.graph_name == META for q in (*delta.adds, *delta.removes)):
             raise OntoloomError("the bookkeeping graph is written by the store alone")
+        if not self.backend.writable:
+            raise OntoloomError(
+                "this graph is open read-only: nothing was stored; open it with "
+                "Graph.open(..., write=True) to write"
+            )
         # A writer that keeps losing the race waits as long as it would wait for the lock
         # (ONTOLOOM_LOCK_TIMEOUT), and at least COMMIT_ATTEMPTS tries, then says "busy".
         started = time.monotonic()
