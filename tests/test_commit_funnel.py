@@ -116,6 +116,6 @@ def test_a_write_through_a_graph_opened_read_only_is_refused_by_name(inst: Cli) 
 
     with Graph.open(inst.data_dir) as g:
         before = g.summary()
-        with pytest.raises(OntoloomError, match="read-only.*write=True"):
+        with pytest.raises(OntoloomError, match=r"read-only.*write=True"):
             g.create("Task", {"title": "t", "status": "open"})
         assert g.summary() == before

@@ -297,3 +297,26 @@ def test_each_secret_format_is_judged_as_the_first_written_rule_judges_it(value:
     for new, old in zip(*_secret_queries(), strict=True):
         new_text, old_text = (q.replace("$this", "?this") for q in (new, old))
         assert {str(r) for r in store.query(new_text)} == {str(r) for r in store.query(old_text)}
+
+
+@pytest.mark.parametrize("secret", [AWS, GITHUB, STRIPE, JWT])
+def test_an_id_that_is_a_secret_is_refused_and_never_printed(cli: Cli, secret: str) -> None:
+    # An id is part of an IRI, shown by every listing: a token there is stored by value.
+    assert cli("create", "Task", "-p", "title=t", "-p", "status=open").exit_code == 0
+    before = cli("export", "--format", "nquads").output
+    for args in (
+        ["create", "Task", "--id", secret, "-p", "title=t", "-p", "status=open"],
+        ["get", secret],
+        ["relate", secret, "blocks", "task_00000000"],
+    ):
+        result = cli(*args, "--json")
+        assert result.exit_code == 2, result.output
+        assert json.loads(result.output)["error"] in {"bad_input", "not_found"}
+        assert secret not in result.output
+    assert cli("export", "--format", "nquads").output == before
+
+
+def test_ids_that_merely_mention_a_secret_word_are_allowed(cli: Cli) -> None:
+    for entity_id in ("rule:rotate-api-keys", "task_token_refresh", "doc:password-policy"):
+        result = cli("create", "Task", "--id", entity_id, "-p", "title=t", "-p", "status=open")
+        assert result.exit_code == 0, result.output

@@ -26,6 +26,7 @@ from ontoloom.model import (
     Relation,
     check_property_name,
     literal_from_json,
+    shown_id,
     value_to_json,
     vocab_iri,
     vocab_name,
@@ -288,7 +289,9 @@ class Graph:
         rows = list(self.backend.select("SELECT DISTINCT ?e ?p ?o WHERE { ?e ?p ?o }", {"e": node}))
         entity = self._entities(rows)
         if not entity or not entity[0].type:
-            raise NotFound(f"no entity with id {entity_id!r}: check the id with `ontoloom list`")
+            raise NotFound(
+                f"no entity with id {shown_id(entity_id)}: check the id with `ontoloom list`"
+            )
         return entity[0]
 
     def describe(self, entity_id: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from ontoloom.model import (
     literal_from_json,
     new_id,
     now_literal,
+    shown_id,
     vocab_iri,
 )
 from ontoloom.schema import ENTITY, RelationSpec
@@ -146,7 +147,9 @@ class Changes:
         node = self.graph.ids.iri(check_id(entity_id))
         graphs = {q.graph_name for q in self.quads_about(node, RDF_TYPE)}
         if not graphs:
-            raise NotFound(f"no entity with id {entity_id!r}: check the id with `ontoloom list`")
+            raise NotFound(
+                f"no entity with id {shown_id(entity_id)}: check the id with `ontoloom list`"
+            )
         if FACTS not in graphs:
             raise BadInput(
                 f"{entity_id} comes from a record, not from a direct write: edit the record "

@@ -21,6 +21,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from ontoloom.errors import BadInput
+from ontoloom.secret_text import holds_token
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import OL, XSD, IdSpace, vocab_name
 
@@ -30,6 +31,7 @@ __all__ = [
     "IdSpace",
     "Relation",
     "check_id",
+    "shown_id",
     "check_property_name",
     "deletion_json",
     "literal_from_json",
@@ -80,7 +82,21 @@ def check_id(value: str) -> str:
             f"invalid id {value!r}: an id starts with a letter or digit and holds only letters, "
             f"digits and _ . : / @ + - (at most {MAX_ID_LENGTH} characters), e.g. task_a1b2c3d4"
         )
+    if holds_token(value):  # never printed back: it is a secret's value
+        raise BadInput(
+            "invalid id: it holds a token or key, and an id is shown wherever the object is; "
+            "secrets are never stored in the graph: use a plain id, e.g. task_a1b2c3d4"
+        )
     return value
+
+
+def shown_id(value: str) -> str:
+    """An id as a message quotes it: never one that holds a token.
+
+    >>> shown_id("task_a1b2c3d4"), shown_id("AKIA" + "A" * 16)
+    ("'task_a1b2c3d4'", '(not shown: it holds a token or key)')
+    """
+    return "(not shown: it holds a token or key)" if holds_token(value) else repr(value)
 
 
 def check_property_name(name: str) -> str:

@@ -63,6 +63,7 @@ from ontoloom.records.frontmatter import parse_record
 from ontoloom.records.identity import Resolver
 from ontoloom.records.slug import slug
 from ontoloom.records.writeback import atomic_write
+from ontoloom.secret_text import holds_secret
 from ontoloom.store.base import Delta
 from ontoloom.store.lock import held
 from ontoloom.store.terms import Literal, NamedNode, Quad
@@ -388,22 +389,6 @@ def _request(
 
 
 # -- the egress gate for candidates ------------------------------------------------------------
-_SECRETS = [
-    re.compile(p)
-    for p in (
-        r"(AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}",
-        r"(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}",
-        r"glpat-[A-Za-z0-9_-]{20}",
-        r"xox[abposr]-[A-Za-z0-9-]{10,}",
-        r"(sk|rk)_(live|test)_[A-Za-z0-9]+",
-        r"sk-(ant-|proj-)?[A-Za-z0-9_-]{20,}",
-        r"AIza[0-9A-Za-z_-]{35}",
-        r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}",
-        r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----",
-        r"(?i)(password|passwd|pwd|passphrase|secret|api[ _-]?key|access[ _-]?key|private[ _-]?key"
-        r"|client[ _-]?secret|auth[ _-]?token|access[ _-]?token|token)[ \t]*[:=][ \t]*[^ \t$<{*][^ \t]*",
-    )
-]
 _PII = [
     ("an email address", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")),
     ("a phone number", re.compile(r"(?<![\w.])\+?\d[\d ().-]{8,}\d(?![\w.])")),
@@ -420,7 +405,7 @@ def secret_or_pii(text: str) -> tuple[str, str] | None:
     >>> secret_or_pii("retry the webhook twice") is None
     True
     """
-    if any(p.search(text) for p in _SECRETS):
+    if holds_secret(text):
         return "secret", "a secret"
     for what, pattern in _PII:
         if pattern.search(text):
