@@ -201,6 +201,24 @@ def test_sparql_graphs_come_as_turtle_or_n_triples_and_an_unserved_type_is_406(
     assert refused.status_code == 406 and "text/csv" in refused.json()["message"]
 
 
+def test_a_query_whose_kind_of_answer_accept_leaves_out_is_406(server: Server) -> None:
+    select = "SELECT ?n WHERE { ?p <https://ontoloom.dev/ns#name> ?n }"
+    construct = "CONSTRUCT { ?p <https://ontoloom.dev/ns#name> ?n } WHERE { ?p <https://ontoloom.dev/ns#name> ?n }"
+
+    def get(query: str, accept: str) -> httpx.Response:
+        headers = {**server.headers, "Accept": accept}
+        return httpx.get(f"{server.url}/sparql", params={"query": query}, headers=headers)
+
+    for query, accept in ((select, "text/turtle"), (construct, "application/sparql-results+json")):
+        refused = get(query, accept)
+        assert refused.status_code == 406, (accept, refused.text)
+        assert "Accept" in refused.json()["message"]
+    assert get(select, "text/*").headers["content-type"].startswith("text/csv")
+    assert (
+        get(construct, "application/*").headers["content-type"].startswith("application/n-triples")
+    )
+
+
 def test_sparql_refuses_updates_posted_the_standard_way_and_text_that_is_not_utf8(
     server: Server,
 ) -> None:

@@ -70,14 +70,15 @@ _ACCEPTED = {
 SERVED = ", ".join([*RESULT_TYPES.values(), *GRAPH_TYPES.values()])
 
 
-def negotiated(accept: str) -> tuple[str, str] | None:
+def negotiated(accept: str) -> tuple[str | None, str | None] | None:
     """The (results, graph) formats an Accept header asks for, most wanted first (q values;
-    JSON and Turtle where it leaves the choice open); None when it accepts nothing served.
+    JSON and Turtle where it leaves the choice open): a side it leaves out is None (a query
+    answering that way is then 406); None when it accepts nothing served.
 
     >>> negotiated("text/csv;q=0.5, application/n-triples")
     ('csv', 'ntriples')
-    >>> negotiated("")
-    ('json', 'turtle')
+    >>> negotiated(""), negotiated("text/*"), negotiated("text/turtle")
+    (('json', 'turtle'), ('csv', 'turtle'), (None, 'turtle'))
     >>> negotiated("image/png") is None
     True
     """
@@ -102,12 +103,21 @@ def negotiated(accept: str) -> tuple[str, str] | None:
         if media in _ACCEPTED:
             side, name = _ACCEPTED[media]
             found[side] = found[side] or name
-        elif media in ("*/*", "application/*", "text/*"):
-            found["results"] = found["results"] or "json"
-            found["graph"] = found["graph"] or "turtle"
+        elif media in _WILDCARDS:
+            results, graph = _WILDCARDS[media]
+            found["results"] = found["results"] or results
+            found["graph"] = found["graph"] or graph
     if found["results"] is None and found["graph"] is None:
         return None
-    return found["results"] or "json", found["graph"] or "turtle"
+    return found["results"], found["graph"]
+
+
+# What a media range stands for: the first served type it covers, for results and graphs.
+_WILDCARDS = {
+    "*/*": ("json", "turtle"),
+    "application/*": ("json", "ntriples"),
+    "text/*": ("csv", "turtle"),
+}
 
 
 def graph_response(turtle: str, fmt: str) -> Any:
@@ -280,6 +290,11 @@ def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
         if wanted is None:
             return bad_input(f"none of the Accept types is served; use one of {SERVED}", 406)
         results, graph = wanted
+
+        def unserved(side: str) -> str:
+            types = RESULT_TYPES if side == "results" else GRAPH_TYPES
+            return f"the Accept header allows none of {', '.join(types.values())}"
+
         query = request.query_params.get("query")
         if "update" in request.query_params:
             return bad_input(read_only)
@@ -304,11 +319,15 @@ def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
                 )
         if not query:
             return bad_input("give the query: ?query=… (GET or a form) or a sparql-query body")
-        status, body, _ = await call("query", {"query": query, "format": results})
+        status, body, _ = await call("query", {"query": query, "format": results or "json"})
         if status != 200:
             return JSONResponse(body, status_code=status)
         if isinstance(body, dict) and body.get("format") == "turtle":  # CONSTRUCT, DESCRIBE
+            if graph is None:
+                return bad_input(f"this query answers a graph; {unserved('graph')}", 406)
             return graph_response(body["turtle"], graph)
+        if results is None:
+            return bad_input(f"this query answers results; {unserved('results')}", 406)
         if results != "json":
             return Response(body["text"], media_type=RESULT_TYPES[results])
         return JSONResponse(body, media_type="application/sparql-results+json")
