@@ -229,6 +229,27 @@ def test_parameters_are_bound_as_typed_terms_not_pasted(demo: Cli) -> None:
     assert {"task_timeout", "task_copy", "proj_checkout"} <= nodes
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT ?t WHERE { ?t ol:status ?o FILTER(?o = ?s) }",
+        "SELECT ?t WHERE { ?t ol:status ?s }",
+        "SELECT ?t WHERE { ?t ol:status ?o OPTIONAL { ?t ol:title ?x } FILTER(?o = ?s) }",
+        "ASK { ?t ol:status ?s FILTER(?t = <https://ontoloom.dev/id/task_deploy>) }",
+    ],
+)
+def test_a_parameter_binds_wherever_the_query_uses_it_projected_or_not(
+    demo: Cli, query: str
+) -> None:
+    out = json.loads(demo("query", query, "--param", "s=blocked", "--format", "json").output)
+    if "boolean" in out:
+        assert out["boolean"] is True
+        return
+    assert [b["t"]["value"].rsplit("/", 1)[-1] for b in out["results"]["bindings"]] == [
+        "task_deploy"
+    ]
+
+
 def test_updates_are_refused_and_the_store_is_unchanged(demo: Cli) -> None:
     before = quads_of(demo.data_dir)
     for update in [

@@ -84,12 +84,14 @@ def _answer(request: dict[str, Any]) -> tuple[str, bytes]:
     except RuntimeError as exc:
         if _NOT_PROJECTED not in str(exc) or not bindings:
             raise
-        # Oxigraph substitutes only projected variables: join the values instead.
-        # One VALUES clause: a query may end with only one.
-        names = " ".join(str(k) for k in bindings)
-        values = f"VALUES ({names}) {{ ({' '.join(str(t) for t in bindings.values())}) }}"
+        # Oxigraph substitutes only projected variables: the values open the WHERE group
+        # instead, as for an endpoint, so its FILTERs see them (a VALUES after the group
+        # would join after they ran, and a FILTER on an unbound variable drops every row).
+        from ontoloom.store.endpoint import with_values
+
+        named = {k.value: v for k, v in bindings.items()}
         result = store.query(
-            f"{sparql}\n{values}", use_default_graph_as_union=True, prefixes=prefixes
+            with_values(sparql, named), use_default_graph_as_union=True, prefixes=prefixes
         )
     out = BytesIO()
     if isinstance(result, pyoxigraph.QueryBoolean | pyoxigraph.QuerySolutions):
