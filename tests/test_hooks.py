@@ -144,6 +144,9 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 "Task", {"title": f"Cutover step {i}", "status": "open"}, id=f"task_step000{i}"
             )
             g.relate("task_hub00001", "blocks", f"task_step000{i}")
+        # Distinctive names, to be found beside everyday words.
+        g.create("Project", {"name": "Zorblax service"}, id="proj_zorblax1")
+        g.create("Task", {"title": "Quuxify the widget", "status": "open"}, id="task_quuxify1")
         # Proposals: three pending on one rule, one touching a private doc, one rejected.
         for target in (
             "action:strip-ansi",
@@ -326,6 +329,20 @@ def test_at_most_two_proposals_labelled_unconfirmed(team: Path) -> None:
 def test_private_objects_are_never_shown(team: Path, prompt: str) -> None:
     out = ask(team, prompt)
     assert "payroll" not in out.lower() and "secret" not in out.lower()
+
+
+@pytest.mark.parametrize(
+    ("prompt", "found"),
+    [
+        ("is Zorblax healthy", "proj_zorblax1"),
+        ("the Zorblax deploy failed again", "proj_zorblax1"),
+        ("can we ship the Quuxify change today?", "task_quuxify1"),
+    ],
+)
+def test_a_distinctive_name_is_found_beside_everyday_words(
+    team: Path, prompt: str, found: str
+) -> None:
+    assert objects_of(ask(team, prompt)) == [found]
 
 
 @pytest.mark.parametrize(
@@ -559,7 +576,7 @@ def test_session_start_status_line(team: Path) -> None:
         summary = g.summary()
     objects, relations, pending, when = match.groups()
     assert (int(objects), int(relations)) == (summary["objects"], summary["relations"])
-    assert int(objects) == 12 + 10 + 5  # from records, written by agents, the hub's steps
+    assert int(objects) == 12 + 12 + 5  # from records, written by agents, the hub's steps
     assert int(pending) == 4  # three on the rule, one touching a private doc; not the rejected
     assert when == "just now"
 

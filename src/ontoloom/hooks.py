@@ -76,6 +76,7 @@ MINING_USAGE = "mining/usage.json"  # uses of mined knowledge (ontoloom.proposal
 
 # Strength of the best way an object was pointed at (ties in the ranking).
 _BY_SEARCH, _BY_NAME, _BY_ID = 0, 2, 3
+_NAMED_ALONE_MAX = 2  # objects a name alone may find and still point at one of them
 _WORD = re.compile(r"\w+")
 _EDGES = "\"'`.,;:!?()[]{}<>*|"
 _ID_SHAPED = re.compile(r"[^\W_][\w.:/@+-]*")
@@ -389,6 +390,7 @@ def _find(
     resolves = _resolved_text(backend, [c.node for c in found.values() if c.type == "Action"])
     normalised = f" {_norm(prompt)} "
     capitalised = {w for w in _WORD.findall(prompt) if w[:1].isupper()}
+    proper = _proper_nouns(prompt)
     token_set = set(id_tokens)
     why = _WHY.search(prompt) is not None
     out = []
@@ -410,12 +412,42 @@ def _find(
             cand.intent = 1
         if why and cand.type == "Decision":
             cand.intent = 1
-        if cand.strength >= _BY_NAME or len(cand.terms) >= 2 or (len(terms) == 1 and cand.terms):
+        if (
+            cand.strength >= _BY_NAME
+            or len(cand.terms) >= 2
+            or (len(terms) == 1 and cand.terms)
+            or _named_alone(cand, proper, index)
+        ):
             out.append(cand)
     out = _lift(backend, ids, out, found)
     if why:
         out = _decisions_behind(backend, ids, out, found)
     return _cut(sorted(out, key=_Candidate.rank))
+
+
+def _proper_nouns(prompt: str) -> set[str]:
+    """Words written capitalised where a sentence does not start, lower-cased: "is the Ledger
+    healthy?" names the Ledger; "Refactor the parser" names nothing."""
+    found = set()
+    starts = True
+    for raw in prompt.split():
+        word = raw.strip(_EDGES)
+        if word[:1].isupper() and not starts and _WORD.fullmatch(word) and len(word) > 2:
+            found.add(word.lower())
+        starts = raw.endswith((".", "!", "?", ":")) or not word
+    return found
+
+
+def _named_alone(cand: _Candidate, proper: set[str], index: SearchIndex | None) -> bool:
+    """Whether one prompt word, written as a name, is in ``cand``'s title and in hardly any
+    other object: a distinctive name beside everyday words ("the Zorblax deploy failed")."""
+    named = cand.terms & cand.titled & proper
+    if len(named) != 1 or index is None:
+        return False
+    try:
+        return index.objects_matching(next(iter(named)), _NAMED_ALONE_MAX) <= _NAMED_ALONE_MAX
+    except Exception:
+        return False  # an unreadable index: no lookup to go on
 
 
 def _credit(

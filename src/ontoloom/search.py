@@ -635,6 +635,17 @@ class SearchIndex:
                 hits.append(Hit(id_, type_, title, float(score), title, "object", bool(private)))
         return hits
 
+    def objects_matching(self, term: str, cap: int) -> int:
+        """How many objects ``term`` finds (as :meth:`object_hits` matches it), counted up to
+        ``cap + 1``."""
+        sql = (
+            "SELECT count(*) FROM (SELECT 1 FROM fts JOIN docs d ON d.rowid = fts.rowid "
+            "WHERE fts MATCH ? AND d.kind = 'object' LIMIT ?)"
+        )
+        return int(
+            self.db.execute(sql, (_match_expression([term], prefix=5), cap + 1)).fetchone()[0]
+        )
+
     def _relation_labels_of(self, ids: list[str]) -> dict[str, list[str]]:
         """Up to 10 relation labels per object id, all read in one statement."""
         ids = list(dict.fromkeys(ids))
