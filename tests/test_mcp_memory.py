@@ -300,3 +300,36 @@ def test_read_graph_pages_are_keyset_slices_of_the_full_list(tmp_path: Path) -> 
         assert "Early" not in seen and seen[-1] == "Late"
         assert seen == [n for n in full if n != "Early"] + ["Late"]
         assert len(seen) == len(set(seen))
+
+
+def test_an_open_relation_reads_in_its_own_words_in_search_and_the_hook(
+    data_dir: Path, cli: Cli
+) -> None:
+    import subprocess
+
+    from test_mcp import ONTOLOOM
+
+    async def body(s: Session) -> None:
+        john = {"name": "John", "entityType": "person", "observations": ["likes Zorblax"]}
+        acme = {"name": "Acme", "entityType": "company", "observations": []}
+        await text_of(s, "create_entities", entities=[john, acme])
+        rel = {"from": "John", "to": "Acme", "relationType": "works at"}
+        await text_of(s, "create_relations", relations=[rel])
+
+    run(data_dir, body)
+    for reindexed in (False, True):  # as written, and as a reindex makes it
+        if reindexed:
+            assert cli("reindex").exit_code == 0
+        hits = json.loads(cli("search", "John", "--json").output)
+        said = json.dumps(hits)
+        assert "open/" not in said and "%20" not in said
+        assert any("works at → Acme" in r for h in hits for r in h.get("relations", []))
+    done = subprocess.run(
+        [ONTOLOOM, "--data-dir", str(data_dir), "hook", "prompt-context"],
+        input=json.dumps({"prompt": "what about John"}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "John" in done.stdout, done
+    assert "open/" not in done.stdout and '"works at" (open)' in done.stdout

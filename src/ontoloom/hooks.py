@@ -43,7 +43,7 @@ from ontoloom.search import STOPWORDS, SearchIndex
 from ontoloom.store import exists as store_exists
 from ontoloom.store import open_backend
 from ontoloom.store.terms import Literal, NamedNode, Term
-from ontoloom.vocab import OL, RDF_TYPE, IdSpace, ol
+from ontoloom.vocab import OL, RDF_TYPE, IdSpace, is_open_relation, ol, vocab_name
 
 __all__ = ["context", "prompt_context", "salient_terms", "session_start", "status"]
 
@@ -727,11 +727,11 @@ def _relations(
     for row in backend.select(
         f"SELECT ?s ?p ?o WHERE {{ ?s ?p ?o {relation} }} LIMIT {NEIGHBOURS}", {"s": node}
     ):
-        edges.add(("out", row["p"].value[len(OL) :], row["o"]))
+        edges.add(("out", _rel_label(row["p"]), row["o"]))
     for row in backend.select(
         f"SELECT ?s ?p ?o WHERE {{ ?s ?p ?o {relation} }} LIMIT {NEIGHBOURS}", {"o": node}
     ):
-        edges.add(("in", row["p"].value[len(OL) :], row["s"]))
+        edges.add(("in", _rel_label(row["p"]), row["s"]))
     edges = {
         e for e in edges if (e[0], e[1]) not in skip and ids.is_instance(e[2]) and e[2] != node
     }
@@ -747,6 +747,13 @@ def _relations(
         )
         for way, rel, other in ordered
     ]
+
+
+def _rel_label(predicate: Term) -> str:
+    """A relation as a line names it: typed by its name, open in its own words, marked
+    (as the CLI prints it)."""
+    name = vocab_name(predicate)
+    return f"{json.dumps(name, ensure_ascii=False)} (open)" if is_open_relation(predicate) else name
 
 
 def _proposals(

@@ -27,7 +27,7 @@ from typing import Any
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.terms import Literal, NamedNode, Quad, Term
 from ontoloom.store.terms import node as as_term
-from ontoloom.vocab import META, OL, PROPOSALS, RDF_TYPE, SCHEMA_GRAPH
+from ontoloom.vocab import META, OL, PROPOSALS, RDF_TYPE, SCHEMA_GRAPH, vocab_name
 
 __all__ = ["STOPWORDS", "Hit", "SearchIndex", "query_terms", "touched_by"]
 
@@ -840,7 +840,7 @@ def _scan(
             if type(o) is Literal:
                 props[s][p.value[cut:]].append(o.value)
             elif type(o) is NamedNode and o.value.startswith(base):
-                links.add((s, p.value[cut:], o))
+                links.add((s, vocab_name(p), o))  # an open relation by its own words
     props = {n: v for n, v in props.items() if n in typed}
     objects = _documents(ids, types, props)
     ids_of: dict[Term, str] = {}
@@ -864,5 +864,5 @@ def _edges(backend: Backend, ids: Any, nodes: list[Term]) -> list[tuple[str, str
         )
         for row in backend.select(query):
             if ids.is_instance(row["s"]) and ids.is_instance(row["o"]):
-                edges.add((ids.id_of(row["s"]), row["p"].value[len(OL) :], ids.id_of(row["o"])))
+                edges.add((ids.id_of(row["s"]), vocab_name(row["p"]), ids.id_of(row["o"])))
     return sorted(edges)
