@@ -333,3 +333,20 @@ def test_an_open_relation_reads_in_its_own_words_in_search_and_the_hook(
     )
     assert done.returncode == 0 and "John" in done.stdout, done
     assert "open/" not in done.stdout and '"works at" (open)' in done.stdout
+
+
+def test_a_name_that_is_a_secret_is_refused_and_never_printed_back(data_dir: Path) -> None:
+    secrets = ["sk-ant-api03-iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g5ubb", "password=hunter2hunter2"]
+
+    async def body(s: Session) -> None:
+        for secret in secrets:
+            entity = {"name": secret, "entityType": "service", "observations": []}
+            result = await s.raw("create_entities", entities=[entity])
+            assert result.isError
+            said = json.dumps([c.model_dump() for c in result.content]) + json.dumps(
+                result.structuredContent
+            )
+            assert secret not in said and "hunter2" not in said, said
+        assert (await s.ok("read_graph"))["entities"] == []
+
+    run(data_dir, body)

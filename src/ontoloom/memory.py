@@ -43,6 +43,8 @@ from typing import TYPE_CHECKING, Any
 from ontoloom.errors import BadInput, NotFound, ValidationFailed
 from ontoloom.model import Entity, Finding, Relation, check_id, vocab_iri
 from ontoloom.schema import ENTITY, RelationSpec
+from ontoloom.secret_text import holds_secret
+from ontoloom.shacl.redact import redact_text
 from ontoloom.store.terms import Literal, NamedNode, Quad
 from ontoloom.vocab import FACTS, OL, OPEN_RELATION_PREFIX, RDF, RDF_TYPE, RDFS_LABEL
 
@@ -416,7 +418,11 @@ class Memory:
 
     def for_agent(self, exc: ValidationFailed) -> ValidationFailed:
         """The refusal with ids replaced by the names the agent used and CLI advice dropped."""
-        names = self._names
+        # A name that is itself the secret is named as reports show a secret: redacted.
+        names = {
+            entity_id: redact_text(Literal(name)) if holds_secret(name) else name
+            for entity_id, name in self._names.items()
+        }
 
         def named(text: str) -> str:
             for entity_id, name in sorted(names.items(), key=lambda kv: -len(kv[0])):
