@@ -21,7 +21,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from ontoloom.errors import BadInput
-from ontoloom.secret_text import holds_token
+from ontoloom.secret_text import holds_secret, holds_token
 from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import OL, XSD, IdSpace, vocab_name
 
@@ -79,8 +79,9 @@ def check_id(value: str) -> str:
         or not _ID_RE.match(value)
     ):
         raise BadInput(
-            f"invalid id {value!r}: an id starts with a letter or digit and holds only letters, "
-            f"digits and _ . : / @ + - (at most {MAX_ID_LENGTH} characters), e.g. task_a1b2c3d4"
+            f"invalid id {shown_id(value)}: an id starts with a letter or digit and holds only "
+            f"letters, digits and _ . : / @ + - (at most {MAX_ID_LENGTH} characters), "
+            "e.g. task_a1b2c3d4"
         )
     if holds_token(value):  # never printed back: it is a secret's value
         raise BadInput(
@@ -90,13 +91,13 @@ def check_id(value: str) -> str:
     return value
 
 
-def shown_id(value: str) -> str:
-    """An id as a message quotes it: never one that holds a token.
+def shown_id(value: Any) -> str:
+    """An id as a message quotes it: never one that holds a secret.
 
-    >>> shown_id("task_a1b2c3d4"), shown_id("AKIA" + "A" * 16)
-    ("'task_a1b2c3d4'", '(not shown: it holds a token or key)')
+    >>> shown_id("task_a1b2c3d4"), shown_id("AKIA" + "A" * 16), shown_id("password=hunter2")
+    ("'task_a1b2c3d4'", '(not shown: it holds a secret)', '(not shown: it holds a secret)')
     """
-    return "(not shown: it holds a token or key)" if holds_token(value) else repr(value)
+    return "(not shown: it holds a secret)" if holds_secret(str(value)) else repr(value)
 
 
 def check_property_name(name: str) -> str:

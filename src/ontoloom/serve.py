@@ -120,6 +120,10 @@ _WILDCARDS = {
 }
 
 
+def _unserved(types: dict[str, str]) -> str:
+    return f"the Accept header allows none of {', '.join(types.values())}"
+
+
 def graph_response(turtle: str, fmt: str) -> Any:
     """A CONSTRUCT/DESCRIBE result (Turtle, as the query tool gives it) in ``fmt``."""
     from starlette.responses import Response
@@ -291,10 +295,6 @@ def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
             return bad_input(f"none of the Accept types is served; use one of {SERVED}", 406)
         results, graph = wanted
 
-        def unserved(side: str) -> str:
-            types = RESULT_TYPES if side == "results" else GRAPH_TYPES
-            return f"the Accept header allows none of {', '.join(types.values())}"
-
         query = request.query_params.get("query")
         if "update" in request.query_params:
             return bad_input(read_only)
@@ -324,10 +324,10 @@ def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
             return JSONResponse(body, status_code=status)
         if isinstance(body, dict) and body.get("format") == "turtle":  # CONSTRUCT, DESCRIBE
             if graph is None:
-                return bad_input(f"this query answers a graph; {unserved('graph')}", 406)
+                return bad_input(f"this query answers a graph; {_unserved(GRAPH_TYPES)}", 406)
             return graph_response(body["turtle"], graph)
         if results is None:
-            return bad_input(f"this query answers results; {unserved('results')}", 406)
+            return bad_input(f"this query answers results; {_unserved(RESULT_TYPES)}", 406)
         if results != "json":
             return Response(body["text"], media_type=RESULT_TYPES[results])
         return JSONResponse(body, media_type="application/sparql-results+json")
