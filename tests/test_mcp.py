@@ -236,8 +236,11 @@ def test_refusals_are_tool_errors_with_the_report_and_store_nothing(data_dir: Pa
             assert token not in text and "invalid arguments for create_entity" in text
         text, _ = await s.refused("relate", from_id="task_a", rel="likes", to_id="task_b")
         assert "rel" in text and "schema_add_relation" in text
-        text, _ = await s.refused("get_entity", id="task_nope")
+        text, data = await s.refused("get_entity", id="task_nope")
         assert "no entity with id 'task_nope'" in text
+        # advice in this server's tools, not the CLI's commands
+        assert "`list_entities` tool" in text and "`ontoloom" not in text
+        assert "`ontoloom" not in data["message"]
         text, _ = await s.refused("create_entity", type="Task", properties={}, entity_id="x")
         assert "entity_id" in text  # a misspelt argument is named, not ignored
         text, _ = await s.refused("traverse", id="task_a", depth=9)

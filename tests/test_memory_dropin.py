@@ -399,3 +399,64 @@ def test_errors_from_below_the_drop_in_lose_their_cli_advice() -> None:
     with pytest.raises(NotFound) as found:
         _in_agent_terms(missing)(None, {})
     assert found.value.message == "no entity with id 'x'"
+
+
+def test_observations_keep_their_order_through_every_tool(graph: Any) -> None:
+    """The typed tools set ``observations`` too: read back in the order they gave, by both
+    kinds of tool, and the bookkeeping of that order is never shown as a property."""
+    from ontoloom.memory import Memory
+
+    memory = Memory(graph)
+    memory.create_entities([ent("Alice", "person", "z first", "a second")])
+    entity_id = memory._one("Alice")
+    assert graph.get(entity_id).properties["observations"] == ["z first", "a second"]
+    assert "observation_order" not in graph.get(entity_id).properties
+
+    graph.update(entity_id, {"observations": ["y new", "b newer", "z first"]})
+    shown = graph.get(entity_id).properties
+    assert shown["observations"] == ["y new", "b newer", "z first"]
+    assert "observation_order" not in shown
+    (node,) = memory.open_nodes(["Alice"])["entities"]
+    assert node["observations"] == ["y new", "b newer", "z first"]
+
+    memory.add_observations([{"entityName": "Alice", "contents": ["c last"]}])
+    memory.delete_observations([{"entityName": "Alice", "observations": ["b newer"]}])
+    assert graph.get(entity_id).properties["observations"] == ["y new", "z first", "c last"]
+    graph.update(entity_id, unset=["observations"])
+    assert "observation_order" not in graph.get(entity_id).properties
+
+
+def test_read_graph_lists_entities_in_the_order_they_were_created(graph: Any) -> None:
+    """As the reference does: in one call in the call's order, and across calls made
+    within the same second in the order of the calls."""
+    from ontoloom.memory import Memory
+
+    memory = Memory(graph)
+    memory.create_entities([ent("Zed", "person"), ent("Mia", "person"), ent("Abe", "person")])
+    memory.create_entities([ent("Yan", "person")])
+    memory.create_entities([ent("Bo", "person")])
+    names = [e["name"] for e in memory.read_graph()["entities"]]
+    assert names == ["Zed", "Mia", "Abe", "Yan", "Bo"]
+
+
+def test_blank_names_and_words_are_refused_saying_it_is_on_purpose(graph: Any) -> None:
+    import pytest
+
+    from ontoloom.errors import BadInput
+    from ontoloom.memory import Memory
+
+    memory = Memory(graph)
+    memory.create_entities([ent("Alice", "person"), ent("Acme", "company")])
+    before = memory.read_graph()
+    calls = [
+        (memory.create_entities, [ent("", "person")], "entities[0].name"),
+        (memory.create_entities, [ent("Bob", " ")], "entities[0].entityType"),
+        (memory.create_relations, [rel("Alice", "", "Acme")], "relations[0].relationType"),
+        (memory.create_relations, [rel("Alice", "works at", "")], "relations[0].to"),
+    ]
+    for method, args, field in calls:
+        with pytest.raises(BadInput) as refused:
+            method(args)
+        assert refused.value.message.startswith(f"{field} is blank: refused on purpose")
+        assert "the reference server would store it" in refused.value.message
+    assert memory.read_graph() == before

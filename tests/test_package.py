@@ -173,6 +173,10 @@ def test_demo_keep_dir_builds_there_and_rebuilds_an_earlier_demo(
     assert (target / ".ontoloom").is_dir() and list(temp_root.iterdir()) == []
     listed = CliRunner().invoke(main, ["--data-dir", str(target / ".ontoloom"), "list", "--json"])
     assert listed.exit_code == 0 and len(json.loads(listed.output)) > 10
+    # what the demo's agent wrote is kept too, not only what its records rebuild
+    written = json.loads((target / "entities.json").read_text(encoding="utf-8"))
+    ids = {e["id"] for e in json.loads(listed.output)}
+    assert {e["id"] for e in written["entities"]} <= ids
 
 
 def test_demo_keep_refuses_a_directory_that_is_not_a_demo(tmp_path: Path) -> None:

@@ -114,6 +114,20 @@ def test_the_schema_graph_cannot_switch_the_secret_rule_off(cli: Cli, tmp_path: 
     assert cli("create", "Person", "-p", "name=B", "-p", "password=hunter2").exit_code == 1
 
 
+def test_a_new_type_holding_a_secret_is_refused_for_its_own_text(cli: Cli) -> None:
+    token = "ghp_" + "a1B2" * 9
+    spec = {"type": "Sprint", "description": f"uses {token}", "enums": {"status": [token, "b"]}}
+    assert cli("create", "Person", "--id", "pers_a", "-p", "name=A").exit_code == 0
+    before = quads_of(cli.data_dir)
+    result = cli("schema", "add-type", json.dumps(spec))
+    assert result.exit_code == 1 and token not in result.output
+    first = result.output.splitlines()[0]
+    assert first == "refused: add-type Sprint itself holds a value that breaks a rule"
+    assert "ol:Sprint · rdfs:comment [forbidden]" in result.output
+    assert "https://" not in result.output and "_:" not in result.output
+    assert quads_of(cli.data_dir) == before
+
+
 def test_the_secret_rule_judges_as_pyshacl_does() -> None:
     # The oracle: pySHACL (with SHACL-AF, for the SPARQL target) on the secret rule alone.
     from ontoloom.schema import builtin_triples

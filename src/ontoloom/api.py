@@ -21,10 +21,13 @@ from ontoloom.changes import Changes, RelateOutcome
 from ontoloom.config import load_config, resolve_data_dir
 from ontoloom.errors import BadInput, Busy, NotFound, OwnerTookOver
 from ontoloom.model import (
+    OBSERVATION_ORDER,
+    OBSERVATIONS,
     Entity,
     IdSpace,
     Relation,
     check_property_name,
+    in_written_order,
     literal_from_json,
     shown_id,
     value_to_json,
@@ -267,8 +270,11 @@ class Graph:
             elif isinstance(o, Literal) and isinstance(p, NamedNode) and p.value.startswith(OL):
                 props[vocab_name(p)].append(value_to_json(o))
         properties: dict[str, Any] = {}
+        order = props.pop(OBSERVATION_ORDER, [None])[0]
         for key in sorted(props):
             values = sorted(props[key], key=lambda v: (str(type(v)), v))
+            if key == OBSERVATIONS:
+                values = in_written_order(values, order)
             properties[key] = (
                 values if key in self.schema.multi_valued or len(values) > 1 else values[0]
             )

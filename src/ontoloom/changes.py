@@ -6,19 +6,24 @@ Nothing here commits: :meth:`ontoloom.writes.WritePath.commit` does, after valid
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, NotFound, ValidationFailed
 from ontoloom.model import (
+    OBSERVATION_ORDER,
+    OBSERVATIONS,
     Finding,
     Relation,
     check_id,
     check_property_name,
+    in_written_order,
     literal_from_json,
     new_id,
     now_literal,
+    observation_digest,
     shown_id,
     vocab_iri,
 )
@@ -66,7 +71,11 @@ class Changes:
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
         self.delta = Delta()
-        self._now = now_literal()
+        self._start = dt.datetime.now(dt.UTC)
+        self._now = now_literal(self._start)
+        # node → its creation stamp: the n-th object created here n µs after the first, so
+        # that "oldest first" is the order of creation within one write too
+        self._created: dict[NamedNode, Literal] = {}
 
     # -- reading through the delta -----------------------------------------------------------
     def _add(self, quads: Iterable[Quad]) -> None:
@@ -134,7 +143,7 @@ class Changes:
     def _property_quads(self, node: NamedNode, properties: dict[str, Any]) -> set[Quad]:
         quads = set()
         for key, value in properties.items():
-            check_property_name(key)
+            _settable(key)
             if key in self.graph.schema.relations:
                 raise BadInput(
                     f"{key!r} is a relation, not a property: use `ontoloom relate FROM {key} TO`"
@@ -180,18 +189,19 @@ class Changes:
                 f"{entity_id} already exists: pick another id, or change it with `ontoloom update`",
             )
         node = self.graph.ids.iri(entity_id)
+        stamp = now_literal(self._start + dt.timedelta(microseconds=len(self._created)))
+        self._created[node] = stamp
         self._add(
             {
                 Quad(node, RDF_TYPE, type_iri, FACTS),
-                Quad(node, PROV_GENERATED, self._now, FACTS),
-                Quad(node, DCTERMS_MODIFIED, self._now, FACTS),
+                Quad(node, PROV_GENERATED, stamp, FACTS),
+                Quad(node, DCTERMS_MODIFIED, stamp, FACTS),
             }
         )
-        self._add(
-            self._property_quads(
-                node, {k: v for k, v in (properties or {}).items() if v is not None}
-            )
-        )
+        properties = {k: v for k, v in (properties or {}).items() if v is not None}
+        self._add(self._property_quads(node, properties))
+        if OBSERVATIONS in properties:
+            self._keep_order(node, _listed(properties[OBSERVATIONS]))
         return entity_id
 
     def update(
@@ -202,7 +212,7 @@ class Changes:
         unset = [*unset, *(k for k, v in properties.items() if v is None)]
         properties = {k: v for k, v in properties.items() if v is not None}
         for key in unset:
-            check_property_name(key)
+            _settable(key)
             if key in self.graph.schema.relations:
                 raise BadInput(f"{key!r} is a relation: use `ontoloom unrelate`")
         adds = self._property_quads(node, properties)
@@ -213,6 +223,10 @@ class Changes:
                 if q.graph_name == FACTS and isinstance(q.object, Literal)
             )
         self._add(adds)
+        if OBSERVATIONS in properties:
+            self._keep_order(node, _listed(properties[OBSERVATIONS]))
+        elif OBSERVATIONS in unset:
+            self._keep_order(node, [])
         self._touch(node)
 
     def delete(self, entity_id: str) -> None:
@@ -295,7 +309,11 @@ class Changes:
     def add_values(self, entity_id: str, key: str, values: Iterable[Any]) -> None:
         """Add values to a property, keeping those it has (multi-valued properties)."""
         node = self._require_fact(entity_id)
-        self._add(self._property_quads(node, {key: list(values)}))
+        values = list(values)
+        if key == OBSERVATIONS:
+            present = self.observations(node)
+            self._keep_order(node, [*present, *(v for v in values if v not in present)])
+        self._add(self._property_quads(node, {key: values}))
         self._touch(node)
 
     def remove_values(self, entity_id: str, key: str, values: Iterable[Any]) -> int:
@@ -308,13 +326,30 @@ class Changes:
             if q.graph_name == FACTS and q.object in wanted
         }
         if found:
+            if key == OBSERVATIONS:
+                gone = {q.object.value for q in found}
+                self._keep_order(node, [o for o in self.observations(node) if o not in gone])
             self._remove(found)
             self._touch(node)
         return len(found)
 
+    def observations(self, node: NamedNode) -> list[str]:
+        """The observations of ``node``, as changed so far, in the order they were written."""
+        present = [str(q.object.value) for q in self.quads_about(node, vocab_iri(OBSERVATIONS))]
+        order = [str(q.object.value) for q in self.quads_about(node, vocab_iri(OBSERVATION_ORDER))]
+        return in_written_order(sorted(present), order[0] if order else None)
+
+    def _keep_order(self, node: NamedNode, observations: list[Any]) -> None:
+        """Record ``observations`` as the order of the node's observations (none: no order)."""
+        p = vocab_iri(OBSERVATION_ORDER)
+        self._remove(q for q in self.quads_about(node, p) if q.graph_name == FACTS)
+        digests = dict.fromkeys(observation_digest(o) for o in observations)
+        if digests:
+            self._add([Quad(node, p, Literal(" ".join(digests)), FACTS)])
+
     def _touch(self, node: NamedNode) -> None:
         self._remove(q for q in self.quads_about(node, DCTERMS_MODIFIED) if q.graph_name == FACTS)
-        self._add([Quad(node, DCTERMS_MODIFIED, self._now, FACTS)])
+        self._add([Quad(node, DCTERMS_MODIFIED, self._created.get(node, self._now), FACTS)])
 
     def unrelate(self, from_id: str, rel: str, to_id: str) -> Relation:
         spec = self.relation(rel, from_id)
@@ -331,3 +366,16 @@ class Changes:
             )
         self._remove(q for q in found if q.graph_name == FACTS)
         return Relation(from_id, rel, to_id, self.type_of(s), self.type_of(o))
+
+
+def _listed(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+def _settable(key: str) -> None:
+    check_property_name(key)
+    if key == OBSERVATION_ORDER:
+        raise BadInput(
+            f"{OBSERVATION_ORDER!r} is kept by ontoloom (the order of {OBSERVATIONS!r}): "
+            f"write {OBSERVATIONS!r} in the order you want them"
+        )

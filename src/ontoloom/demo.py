@@ -327,15 +327,21 @@ def _mine(g: Graph, target: Path) -> dict[str, Any]:
 
 
 def _survives_rebuild(target: Path, mined: str) -> dict[str, Any]:
-    """Step 9: a fresh data dir rebuilt from the records holds the confirmed object."""
+    """Step 9: a fresh data dir rebuilt from the records holds the confirmed object. The
+    demo's own data dir is put back afterwards, so a kept demo keeps what the agent wrote."""
     step = _step(
         "survives_rebuild", "mv .ontoloom .ontoloom-before && ontoloom init && ontoloom rebuild"
     )
-    shutil.move(target / DATA_DIR_NAME, target / ".ontoloom-before")
-    fresh = init_instance(target, target / DATA_DIR_NAME)
-    with Graph.open(fresh["data_dir"], write=True) as g:
-        g.rebuild()
-        step["entity"] = g.get(mined).to_json()
+    before = target / ".ontoloom-before"
+    shutil.move(target / DATA_DIR_NAME, before)
+    try:
+        fresh = init_instance(target, target / DATA_DIR_NAME)
+        with Graph.open(fresh["data_dir"], write=True) as g:
+            g.rebuild()
+            step["entity"] = g.get(mined).to_json()
+    finally:
+        shutil.rmtree(target / DATA_DIR_NAME, ignore_errors=True)
+        shutil.move(before, target / DATA_DIR_NAME)
     return step
 
 

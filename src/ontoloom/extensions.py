@@ -7,6 +7,7 @@ with the report of which data.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ from ontoloom.resources import resource_dir
 from ontoloom.store.base import Delta
 from ontoloom.store.rdfio import guess_format, read_triples
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Quad, Term, Triple
-from ontoloom.vocab import OL, OWL, RDF, RDFS, SCHEMA_GRAPH, SH, XSD
+from ontoloom.vocab import OL, OWL, RDF, RDFS, SCHEMA_GRAPH, SH, XSD, compact
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -332,9 +333,32 @@ def add_schema_triples(graph: Graph, triples: list[Triple], *, source: str) -> N
             raise ValidationFailed(
                 exc.findings, f"refused: {source} is not a valid SHACL shapes graph"
             ) from None
+        own = [_own_value(f, triples, source) for f in exc.findings]
+        if all(own):
+            raise ValidationFailed(
+                [f for f in own if f], f"refused: {source} itself holds a value that breaks a rule"
+            ) from None
         raise ValidationFailed(
             exc.findings, f"refused: data already in the graph would break {source}"
         ) from None
+
+
+def _own_value(finding: Finding, triples: list[Triple], source: str) -> Finding | None:
+    """``finding`` named in the schema's words when it is about one of ``triples`` (the new
+    schema's own text, such as a secret in a description); None when it is about data."""
+    for t in triples:
+        if _written(t.subject) == finding.focus and _written(t.predicate) == finding.path:
+            focus = (
+                compact(t.subject.value)
+                if isinstance(t.subject, NamedNode)
+                else f"(a list or shape inside {source})"
+            )
+            return replace(finding, focus=focus, path=compact(t.predicate.value))
+    return None
+
+
+def _written(term: Term) -> str:
+    return f"_:{term.value}" if isinstance(term, BlankNode) else term.value
 
 
 def schema_problems(triples: list[Triple]) -> list[Finding]:

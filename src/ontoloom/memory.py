@@ -3,7 +3,8 @@
 Agents written for ``@modelcontextprotocol/server-memory`` speak in entities (``name``,
 ``entityType``, ``observations``) and relations (``from``, ``to``, ``relationType``) keyed by
 name. Here each call becomes one validated delta, and what the reference accepts is accepted —
-except relations to entities that do not exist and secrets, refused on purpose:
+except relations to entities that do not exist, secrets, and blank names, types and relation
+words, refused on purpose and saying so:
 
 * ``entityType`` → the schema type of that name (case-insensitive) when the name and the
   type's defaults satisfy its required properties (a Task gets ``status: open``); otherwise a
@@ -13,7 +14,8 @@ except relations to entities that do not exist and secrets, refused on purpose:
   stable id ``{type[:4]}_{sha256(name)[:8]}``. A name also finds objects written any other way:
   by id, then by exact name or title.
 * ``observations`` → values of the multi-valued ``observations`` property, read back in the
-  order they were added (``observation_order`` keeps it); one already there is not added twice.
+  order they were added (as every write keeps it: :data:`ontoloom.model.OBSERVATION_ORDER`);
+  one already there is not added twice.
 * ``relationType`` → a typed relation when the words name a declared one (case-insensitive,
   spaces and ``-`` as ``_``) *and* both ends satisfy it: its domain and range, its cardinality
   without replacing anything, and every shape (acyclicity…). Otherwise an *open relation*
@@ -31,6 +33,7 @@ several server processes.
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import hashlib
 import json
 import re
@@ -41,7 +44,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, NotFound, ValidationFailed
-from ontoloom.model import Entity, Finding, Relation, check_id, vocab_iri
+from ontoloom.model import OBSERVATIONS, Entity, Finding, Relation, check_id, vocab_iri
 from ontoloom.schema import ENTITY, RelationSpec
 from ontoloom.secret_text import holds_secret
 from ontoloom.shacl.redact import redact_text
@@ -66,9 +69,7 @@ __all__ = [
 FULL_READ = 1000  # read_graph without arguments returns the whole graph up to this many
 MAX_PAGE = 1000
 GENERIC_TYPE = "Thing"
-ORDER_KEY = "observation_order"
 _LABEL_KEYS = ("name", "title")
-_OBSERVATIONS = vocab_iri("observations")
 _LABEL_PREDICATES = frozenset(vocab_iri(k) for k in _LABEL_KEYS)
 _BY_LABEL = (
     f"SELECT DISTINCT ?e ?n WHERE {{ VALUES ?p {{ {' '.join(map(str, _LABEL_PREDICATES))} }} "
@@ -119,10 +120,6 @@ def wording_iri(s: NamedNode, p: NamedNode, o: NamedNode) -> NamedNode:
     the words (``"member of"`` for ``ol:member_of``)."""
     key = hashlib.sha256(f"{s.value} {p.value} {o.value}".encode()).hexdigest()[:24]
     return NamedNode(f"{OL}wording/{key}")
-
-
-def _digest(observation: str) -> str:
-    return hashlib.sha256(observation.encode("utf-8")).hexdigest()[:12]
 
 
 def typed_relation(graph: Graph, words: str) -> RelationSpec | None:
@@ -215,12 +212,7 @@ class Memory:
         props = entity.properties
         name = next((props[k] for k in _LABEL_KEYS if isinstance(props.get(k), str)), entity.id)
         kind = props.get("kind")
-        observations = [str(o) for o in props.get("observations", [])]
-        order = props.get(ORDER_KEY)
-        if isinstance(order, str):
-            rank = {d: i for i, d in enumerate(order.split())}
-            # those the order does not list (written by the typed tools) follow, sorted
-            observations.sort(key=lambda o: rank.get(_digest(o), len(rank)))
+        observations = [str(o) for o in props.get(OBSERVATIONS, [])]  # in the order written
         return _Node(
             id=entity.id,
             name=name,
@@ -296,7 +288,7 @@ class Memory:
         if whole:
             ids = self.graph.object_ids(None, FULL_READ + 1)
             if len(ids) <= FULL_READ:
-                nodes = sorted(self._nodes(ids), key=lambda n: (n.created, n.id))
+                nodes = sorted(self._nodes(ids), key=_oldest_first)
                 if summary:
                     return self._summary(nodes, ids)
                 return self._graph_json(nodes, self.graph.relations_among(ids, outgoing_only=True))
@@ -502,8 +494,7 @@ class Memory:
             props["kind"] = entity_type
         observations = list(dict.fromkeys(observations))
         if observations:
-            props["observations"] = observations
-            props[ORDER_KEY] = " ".join(_digest(o) for o in observations)
+            props[OBSERVATIONS] = observations
         entity_id = stable_id(type_name, name)
         if changes.exists(entity_id):  # a hash collision with another name
             entity_id = f"{entity_id}{hashlib.sha256(name.encode()).hexdigest()[8:12]}"
@@ -651,21 +642,11 @@ class Memory:
         self, changes: Changes, entity_id: str, contents: list[str]
     ) -> list[str]:
         """Stage observations not there yet at the end of the entity's order; returns them."""
-        node = self.graph.ids.iri(entity_id)
-        present = [str(q.object.value) for q in changes.quads_about(node, _OBSERVATIONS)]
+        present = changes.observations(self.graph.ids.iri(entity_id))
         added = [c for c in dict.fromkeys(contents) if c not in set(present)]
         if added:
-            order = self._order(changes, node, present)
-            changes.add_values(entity_id, "observations", added)
-            changes.update(entity_id, {ORDER_KEY: " ".join([*order, *map(_digest, added)])})
+            changes.add_values(entity_id, OBSERVATIONS, added)
         return added
-
-    def _order(self, changes: Changes, node: NamedNode, present: list[str]) -> list[str]:
-        """The digests of the observations present, in their order."""
-        stored = [str(q.object.value) for q in changes.quads_about(node, vocab_iri(ORDER_KEY))]
-        rank = {d: i for i, d in enumerate(stored[0].split())} if stored else {}
-        digests = sorted(map(_digest, sorted(present)), key=lambda d: rank.get(d, len(rank)))
-        return digests
 
     def delete_entities(self, names: list[str]) -> list[str]:
         """Delete the named entities and their relations (unknown names are skipped);
@@ -702,15 +683,7 @@ class Memory:
             entity_id = self._one(name, changes)
             if entity_id is None:
                 continue
-            node = self.graph.ids.iri(entity_id)
-            present = [str(q.object.value) for q in changes.quads_about(node, _OBSERVATIONS)]
-            order = self._order(changes, node, present)
-            gone = changes.remove_values(entity_id, "observations", values)
-            if gone:
-                dropped = {_digest(v) for v in values}
-                kept = [d for d in order if d not in dropped]
-                changes.update(entity_id, {ORDER_KEY: " ".join(kept) if kept else None})
-            removed += gone
+            removed += changes.remove_values(entity_id, OBSERVATIONS, values)
         if removed:
             self._commit(changes)
         return removed
@@ -762,6 +735,24 @@ def _drop_wording(changes: Changes, from_id: str, spec: RelationSpec, to_id: str
 
 
 # -- argument checks and cursors -------------------------------------------------------------
+def _oldest_first(node: _Node) -> tuple[dt.datetime, str]:
+    """By creation time as a time (stamps to the second and to the microsecond mix in stores
+    written before either), then by id."""
+    try:
+        created = dt.datetime.fromisoformat(node.created)
+    except ValueError:
+        created = dt.datetime.min
+    if created.tzinfo is None:
+        created = created.replace(tzinfo=dt.UTC)
+    return created, node.id
+
+
+# The reference server stores blank names and words; this one refuses them on purpose.
+_BLANK = (
+    "refused on purpose (the reference server would store it, but nothing could find it again):"
+)
+
+
 def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
@@ -771,10 +762,14 @@ def _entity_fields(item: Any, i: int) -> tuple[str, str, list[str]]:
         raise BadInput(f"entities[{i}] is an object with name, entityType and observations")
     name, entity_type = item.get("name"), item.get("entityType")
     observations = item.get("observations", [])
-    if not isinstance(name, str) or not name.strip():
-        raise BadInput(f"entities[{i}].name is a non-empty string")
-    if not isinstance(entity_type, str) or not entity_type.strip():
-        raise BadInput(f'entities[{i}].entityType is a non-empty string, e.g. "person"')
+    if not isinstance(name, str):
+        raise BadInput(f"entities[{i}].name is a string")
+    if not name.strip():
+        raise BadInput(f"entities[{i}].name is blank: {_BLANK} give the entity a name")
+    if not isinstance(entity_type, str):
+        raise BadInput(f'entities[{i}].entityType is a string, e.g. "person"')
+    if not entity_type.strip():
+        raise BadInput(f'entities[{i}].entityType is blank: {_BLANK} say what it is, e.g. "person"')
     if not _strings(observations):
         raise BadInput(f"entities[{i}].observations is a list of strings")
     return name, entity_type, observations
@@ -791,8 +786,17 @@ def _relation_fields(item: Any, i: int) -> tuple[str, str, str]:
     if not isinstance(item, dict):
         raise BadInput(f"relations[{i}] is an object with from, to and relationType")
     source, target, relation_type = (item.get(k) for k in ("from", "to", "relationType"))
-    if not all(isinstance(v, str) and v.strip() for v in (source, target, relation_type)):
-        raise BadInput(f"relations[{i}]: from, to and relationType are non-empty strings")
+    if not all(isinstance(v, str) for v in (source, target, relation_type)):
+        raise BadInput(f"relations[{i}]: from, to and relationType are strings")
+    blank = [
+        k
+        for k, v in zip(
+            ("from", "to", "relationType"), (source, target, relation_type), strict=True
+        )
+        if not str(v).strip()
+    ]
+    if blank:
+        raise BadInput(f"relations[{i}].{blank[0]} is blank: {_BLANK} name it in words")
     return str(source), str(target), str(relation_type)
 
 

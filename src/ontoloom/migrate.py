@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, ValidationFailed
-from ontoloom.memory import GENERIC_TYPE, ORDER_KEY, Memory
+from ontoloom.memory import GENERIC_TYPE, Memory
+from ontoloom.model import OBSERVATION_ORDER, OBSERVATIONS
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -46,7 +47,7 @@ __all__ = ["SOURCES", "import_memory", "read_memory_jsonl", "read_sage_memory"]
 SOURCES = ("memory-jsonl", "sage-memory")
 _TITLE = re.compile(r"^\[(?P<type>[^:\]]+):(?P<id>[^\]]+)\]\s*(?P<label>.*)$")
 # Kept by the drop-in itself, never taken from a source's properties.
-_RESERVED = frozenset({"name", "title", "kind", "observations", ORDER_KEY})
+_RESERVED = frozenset({"name", "title", "kind", OBSERVATIONS, OBSERVATION_ORDER})
 
 
 @dataclass

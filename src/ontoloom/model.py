@@ -26,6 +26,8 @@ from ontoloom.store.terms import Literal, NamedNode, Term
 from ontoloom.vocab import OL, XSD, IdSpace, vocab_name
 
 __all__ = [
+    "OBSERVATIONS",
+    "OBSERVATION_ORDER",
     "Entity",
     "Finding",
     "IdSpace",
@@ -33,9 +35,11 @@ __all__ = [
     "check_id",
     "check_property_name",
     "deletion_json",
+    "in_written_order",
     "literal_from_json",
     "new_id",
     "now_literal",
+    "observation_digest",
     "relation_id",
     "shown_id",
     "value_to_json",
@@ -273,10 +277,37 @@ class Entity:
         return self.id
 
 
-def now_literal() -> Literal:
-    """Now, to the second, as an xsd:dateTime in UTC (creation and change stamps)."""
-    stamp = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    return Literal(stamp, datatype=NamedNode(XSD + "dateTime"))
+def now_literal(at: dt.datetime | None = None) -> Literal:
+    """Now (or ``at``), to the microsecond, as an xsd:dateTime in UTC in its canonical form
+    (no trailing zeros in the fraction, which SPARQL engines would drop): creation and change
+    stamps.
+
+    >>> now_literal(dt.datetime(2026, 12, 2, 9, 30, 5, 120000, tzinfo=dt.UTC)).value
+    '2026-12-02T09:30:05.12Z'
+    >>> now_literal(dt.datetime(2026, 12, 2, 9, 30, 5, tzinfo=dt.UTC)).value
+    '2026-12-02T09:30:05Z'
+    """
+    stamp = (at or dt.datetime.now(dt.UTC)).isoformat(timespec="microseconds")
+    stamp = stamp.removesuffix("+00:00").rstrip("0").removesuffix(".")
+    return Literal(stamp + "Z", datatype=NamedNode(XSD + "dateTime"))
+
+
+# ``observations`` is multi-valued, and RDF values have no order: the order they were written
+# in is kept beside them as ``observation_order`` (digests, oldest first) by every write
+# (:class:`ontoloom.changes.Changes`) and applied by every read, which never shows it.
+OBSERVATIONS = "observations"
+OBSERVATION_ORDER = "observation_order"
+
+
+def observation_digest(observation: Any) -> str:
+    return hashlib.sha256(str(observation).encode("utf-8")).hexdigest()[:12]
+
+
+def in_written_order(observations: list[Any], order: str | None) -> list[Any]:
+    """``observations`` (sorted) in the order ``order`` keeps; those it does not list (a
+    store written without it) follow, sorted."""
+    rank = {d: i for i, d in enumerate((order or "").split())}
+    return sorted(observations, key=lambda o: rank.get(observation_digest(o), len(rank)))
 
 
 def deletion_json(entity: Entity, relations: list[Relation]) -> dict[str, Any]:

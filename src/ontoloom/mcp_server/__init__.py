@@ -79,6 +79,57 @@ def _text(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, default=str)
 
 
+# The command a message advises → the tool that does it here (the rest stay: editing a record
+# and `ontoloom rebuild` are a person's work, named as such).
+_TOOL_FOR_COMMAND = {
+    "ontoloom list": "list_entities",
+    "ontoloom create": "create_entity",
+    "ontoloom update": "update_entity",
+    "ontoloom delete": "delete_entity",
+    "ontoloom show": "get_entity",
+    "ontoloom relate": "relate",
+    "ontoloom unrelate": "unrelate",
+    "ontoloom relations": "relations",
+    "ontoloom traverse": "traverse",
+    "ontoloom search": "search",
+    "ontoloom check": "check",
+    "ontoloom query": "query",
+    "ontoloom plan apply": "plan_apply",
+    "ontoloom schema list": "schema_list",
+    "ontoloom schema show": "schema_list",
+    "ontoloom schema add-type": "schema_add_type",
+    "ontoloom schema add-relation": "schema_add_relation",
+    "ontoloom summary": "summary",
+    "ontoloom guard": "guard",
+    "ontoloom why": "why",
+    "ontoloom hints": "hints",
+    "ontoloom proposals confirm": "proposals_confirm",
+    "ontoloom proposals reject": "proposals_reject",
+    "ontoloom proposals": "proposals_list",
+}
+_COMMAND = re.compile(r"`(ontoloom [^`]*)`")
+
+
+def in_tool_terms(message: str) -> str:
+    """A message with the CLI commands it advises named as this server's tools.
+
+    >>> in_tool_terms("no entity with id x: check the id with `ontoloom list`")
+    'no entity with id x: check the id with the `list_entities` tool'
+    >>> in_tool_terms("edit the record and run `ontoloom rebuild`")
+    'edit the record and run `ontoloom rebuild`'
+    """
+
+    def named(match: re.Match[str]) -> str:
+        words = match.group(1).split()
+        for n in range(len(words), 1, -1):
+            tool = _TOOL_FOR_COMMAND.get(" ".join(words[:n]))
+            if tool is not None:
+                return f"the `{tool}` tool"
+        return match.group(0)
+
+    return _COMMAND.sub(named, message)
+
+
 def _error(message: str, data: dict[str, Any] | None = None) -> types.CallToolResult:
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=message)],
@@ -184,7 +235,10 @@ def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallTool
     except OwnerTookOver:
         raise  # nothing was done: dispatch sends the call to the new owner
     except OntoloomError as exc:
-        return _error(exc.message, exc.to_json())
+        report = exc.to_json()
+        if isinstance(report.get("message"), str):
+            report["message"] = in_tool_terms(report["message"])
+        return _error(in_tool_terms(exc.message), report)
     except Exception as exc:  # a bug must not take the server (and the agent's tools) down
         message = f"unexpected {type(exc).__name__}: {exc}"
         return _error(message, {"error": "internal", "message": message})
