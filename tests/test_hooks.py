@@ -623,3 +623,21 @@ def test_session_start_silent_on_bad_input_or_a_busy_store(team: Path) -> None:
     assert STATUS.fullmatch(hook("session-start", raw=b"", cwd=team).stdout.rstrip("\n"))
     with DataDirLock(team / ".ontoloom", exclusive=True, wait=5):
         assert_silent(start(team, env=_env(ONTOLOOM_LOCK_TIMEOUT="60")))
+
+
+def test_a_kind_that_repeats_the_type_is_not_shown(tmp_path: Path) -> None:
+    from ontoloom.memory import Memory
+
+    init_instance(tmp_path, tmp_path / ".ontoloom")
+    with Graph.open(tmp_path / ".ontoloom", write=True) as g:
+        Memory(g).create_entities(
+            [
+                {"name": "Zorblax Quimby", "entityType": "person", "observations": []},
+                {"name": "Zorblax Labs", "entityType": "company", "observations": []},
+            ]
+        )
+    text = ask(tmp_path, "What does Zorblax Quimby do at Zorblax Labs?")
+    person = next(line for line in text.splitlines() if "Zorblax Quimby" in line)
+    company = next(line for line in text.splitlines() if "Zorblax Labs" in line)
+    assert "kind" not in person  # a Person of entityType "person"
+    assert "· kind company" in company  # a Thing: the kind is all it says

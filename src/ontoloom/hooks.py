@@ -659,8 +659,10 @@ def _render(
         info = {"id": ids.id_of(cand.node), "type": cand.type, "title": cand.title(ids)}
         head = f"- {_named(info)}"
         for key in SHOWN_PROPERTIES:
-            if cand.props.get(key):
-                head += f" · {key} {_text(cand.props[key][0], 40)}"
+            value = cand.props.get(key)
+            # a kind that only repeats the type ("person" for a Person) says nothing more
+            if value and not (key == "kind" and str(value[0]).lower() == cand.type.lower()):
+                head += f" · {key} {_text(value[0], 40)}"
         skip: set[tuple[str, str]] = set()
         if cand.type == "FailureClass":
             head += _failure_class(backend, ids, cand.node)
