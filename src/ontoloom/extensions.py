@@ -334,7 +334,7 @@ def add_schema_triples(graph: Graph, triples: list[Triple], *, source: str) -> N
                 exc.findings, f"refused: {source} is not a valid SHACL shapes graph"
             ) from None
         own = [_own_value(f, triples, source) for f in exc.findings]
-        if all(own):
+        if own and all(own):
             raise ValidationFailed(
                 [f for f in own if f], f"refused: {source} itself holds a value that breaks a rule"
             ) from None

@@ -785,18 +785,13 @@ def _observation_fields(item: Any, where: str, key: str) -> tuple[str, list[str]
 def _relation_fields(item: Any, i: int) -> tuple[str, str, str]:
     if not isinstance(item, dict):
         raise BadInput(f"relations[{i}] is an object with from, to and relationType")
-    source, target, relation_type = (item.get(k) for k in ("from", "to", "relationType"))
-    if not all(isinstance(v, str) for v in (source, target, relation_type)):
+    fields = {k: item.get(k) for k in ("from", "to", "relationType")}
+    if not all(isinstance(v, str) for v in fields.values()):
         raise BadInput(f"relations[{i}]: from, to and relationType are strings")
-    blank = [
-        k
-        for k, v in zip(
-            ("from", "to", "relationType"), (source, target, relation_type), strict=True
-        )
-        if not str(v).strip()
-    ]
-    if blank:
-        raise BadInput(f"relations[{i}].{blank[0]} is blank: {_BLANK} name it in words")
+    blank = next((k for k, v in fields.items() if not v.strip()), None)
+    if blank is not None:
+        raise BadInput(f"relations[{i}].{blank} is blank: {_BLANK} name it in words")
+    source, target, relation_type = fields.values()
     return str(source), str(target), str(relation_type)
 
 
