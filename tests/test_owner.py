@@ -290,7 +290,9 @@ def test_a_server_that_is_not_owner_takes_over_soon_after_the_owner_dies_while_w
     try:
         assert acknowledged
         for _, err in refused:
-            assert "busy" in err or "kept open by its owner" in err, err
+            # a write in flight in the owner when it was killed is told just that
+            in_flight = "stopped before answering; the request may or may not have been applied"
+            assert "busy" in err or "kept open by its owner" in err or in_flight in err, err
         for pid, _ in acknowledged:
             assert second.tool("get_entity", id=pid)["isError"] is False
     finally:
