@@ -334,3 +334,22 @@ def test_ids_that_merely_mention_a_secret_word_are_allowed(cli: Cli) -> None:
     for entity_id in ("rule:rotate-api-keys", "task_token_refresh", "doc:password-policy"):
         result = cli("create", "Task", "--id", entity_id, "-p", "title=t", "-p", "status=open")
         assert result.exit_code == 0, result.output
+
+
+def test_an_import_naming_an_id_that_holds_a_token_is_refused_and_never_printed(
+    cli: Cli, tmp_path: Path
+) -> None:
+    token = "ghp_" + "A1b2C3d4E5" * 3 + "f6G7h8"
+    data = tmp_path / "t.ttl"
+    data.write_text(
+        f"<https://ontoloom.dev/id/{token}> a <https://ontoloom.dev/ns#Task> ; "
+        '<https://ontoloom.dev/ns#title> "x" ; <https://ontoloom.dev/ns#status> "open" .\n'
+    )
+    assert cli("create", "Person", "--id", "pers_a", "-p", "name=A").exit_code == 0
+    before = quads_of(cli.data_dir)
+    result = cli("import", str(data))
+    assert result.exit_code == 2 and token not in result.output
+    assert "holds a token" in result.output and quads_of(cli.data_dir) == before
+    for args in (["why", token], ["hints", token], ["proposals", "show", token]):
+        looked_up = cli(*args)
+        assert looked_up.exit_code == 2 and token not in looked_up.output, args

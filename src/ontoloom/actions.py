@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import NotFound
 from ontoloom.lookups import failure_class_facts, labels
-from ontoloom.model import vocab_iri, vocab_name
+from ontoloom.model import shown_id, vocab_iri, vocab_name
 from ontoloom.records.identity import Resolver
 from ontoloom.records.slug import slug
 from ontoloom.search import STOPWORDS, query_terms
@@ -210,7 +210,7 @@ def resolve_object(graph: Graph, ref: str) -> str:
         return ref
     resolution = Resolver(known_objects(graph)).resolve(ref)
     if resolution.id is None:
-        raise NotFound(f"{ref!r}: {resolution.reason}")
+        raise NotFound(resolution.reason or f"{shown_id(ref)} matches no object")
     return resolution.id
 
 

@@ -194,6 +194,27 @@ def _target(name: Term, forced: Term | None) -> Term:
     return FACTS  # the default graph, and graphs ontoloom does not know, hold facts
 
 
+def _refuse_token_ids(graph: Graph, quads: Iterable[Quad], label: str) -> None:
+    """An object whose id holds a token is refused, as a write by id is (``check_id``): an id
+    is shown wherever its object is, so it would print the secret back everywhere.
+
+    :raises BadInput: the id is never quoted.
+    """
+    from ontoloom.secret_text import holds_token
+
+    base, seen = graph.ids.base, set()
+    for q in quads:
+        for term in (q.subject, q.object):
+            if isinstance(term, NamedNode) and term.value.startswith(base) and term not in seen:
+                seen.add(term)
+                if holds_token(graph.ids.id_of(term)):
+                    raise BadInput(
+                        f"{label}: an object's id holds a token or key (not shown), and an id "
+                        "is shown wherever the object is; give it another id and keep the "
+                        "secret in a vault (secret_ref); nothing was imported"
+                    )
+
+
 def import_file(
     graph: Graph,
     path: Path | None,
@@ -235,6 +256,7 @@ def import_file(
         raise holds_nothing(label, name, "nothing was imported")
     if any(q.graph_name == META for q in quads):
         raise BadInput(f"{label} writes ontoloom's bookkeeping graph <{META.value}>; leave it out")
+    _refuse_token_ids(graph, quads, label)
     placed = {Quad(q.subject, q.predicate, q.object, _target(q.graph_name, forced)) for q in quads}
     merged = {
         q.graph_name

@@ -37,7 +37,7 @@ from ontoloom.actions import known_objects
 from ontoloom.config import MiningConfig, load_config
 from ontoloom.egress import Gate, Item
 from ontoloom.errors import BadInput, NotFound, OntoloomError
-from ontoloom.model import literal_from_json, vocab_iri
+from ontoloom.model import literal_from_json, shown_id, vocab_iri
 from ontoloom.proposals.confidence import confidence, load_usage
 from ontoloom.proposals.enrich import type_fits
 from ontoloom.proposals.store import (
@@ -958,7 +958,7 @@ def _get(graph: Graph, pid: str) -> Proposal:
     for p in list_proposals(graph):
         if p.id == pid:
             return p
-    raise NotFound(f"no proposal {pid!r}: `ontoloom mine --review` lists them")
+    raise NotFound(f"no proposal {shown_id(pid)}: `ontoloom mine --review` lists them")
 
 
 def review(graph: Graph, status: str | None = "pending") -> list[dict[str, Any]]:

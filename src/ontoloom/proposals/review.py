@@ -7,7 +7,7 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, NotFound
-from ontoloom.model import vocab_iri
+from ontoloom.model import shown_id, vocab_iri
 from ontoloom.proposals.store import Proposal, list_proposals, node_of, set_status
 from ontoloom.records.writeback import (
     Pending,
@@ -36,7 +36,7 @@ def get_proposal(graph: Graph, pid: str) -> Proposal:
     for p in list_proposals(graph):
         if p.id == pid:
             return p
-    raise NotFound(f"no proposal {pid!r}: `ontoloom proposals --status pending` lists them")
+    raise NotFound(f"no proposal {shown_id(pid)}: `ontoloom proposals --status pending` lists them")
 
 
 def confirm(graph: Graph, pid: str) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import NotFound, ValidationFailed
-from ontoloom.model import Finding, vocab_iri
+from ontoloom.model import Finding, shown_id, vocab_iri
 from ontoloom.proposals.store import Proposal, proposal_id, proposal_quads
 from ontoloom.store.base import Delta
 from ontoloom.store.terms import Literal, NamedNode, Quad
@@ -109,7 +109,7 @@ def _find(graph: Graph, cid: str) -> Item:
     for item in _candidates(graph):
         if item.id == cid:
             return item
-    raise NotFound(f"no link candidate {cid!r}: `ontoloom links` lists them")
+    raise NotFound(f"no link candidate {shown_id(cid)}: `ontoloom links` lists them")
 
 
 def _verdict(cid: str, verdict: str) -> set[Quad]:

@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ontoloom.model import shown_id
 from ontoloom.records.slug import PREFIXES, slug
 
 __all__ = ["Resolution", "Resolver"]
@@ -54,22 +55,23 @@ class Resolver:
             return (
                 Resolution(ref)
                 if allowed is None
-                else Resolution(None, f"{ref} is not a {' or '.join(sorted(allowed))}")
+                else Resolution(None, f"{shown_id(ref)} is not a {' or '.join(sorted(allowed))}")
             )
         head, sep, _ = ref.partition(":")
         if sep and head in PREFIXES:
-            return Resolution(None, f"{ref} does not exist (no record makes that id)")
+            return Resolution(None, f"{shown_id(ref)} does not exist (no record makes that id)")
         found = self._keys.get(slug(ref), set())
         fitting = sorted(i for i in found if ok(i))
         if len(fitting) == 1:
             return Resolution(fitting[0])
         if len(fitting) > 1:
             return Resolution(
-                None, f"{ref!r} is ambiguous: it could be {', '.join(fitting)}; write the id"
+                None,
+                f"{shown_id(ref)} is ambiguous: it could be {', '.join(fitting)}; write the id",
             )
         if found:
             kinds = ", ".join(sorted(f"{i} ({self.types[i]})" for i in found))
             return Resolution(
-                None, f"{ref!r} names {kinds}, not a {' or '.join(sorted(allowed or ()))}"
+                None, f"{shown_id(ref)} names {kinds}, not a {' or '.join(sorted(allowed or ()))}"
             )
-        return Resolution(None, f"{ref!r} matches no object (by id, slug, title or alias)")
+        return Resolution(None, f"{shown_id(ref)} matches no object (by id, slug, title or alias)")
