@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -381,7 +382,6 @@ def test_import_refuses_bad_input_readably(cli: Cli, tmp_path: Path) -> None:
 
 
 def test_errors_from_below_the_drop_in_lose_their_cli_advice() -> None:
-    import pytest
 
     from ontoloom.errors import BadInput, NotFound
     from ontoloom.mcp_server.memory_tools import _in_agent_terms
@@ -426,11 +426,35 @@ def test_observations_keep_their_order_through_every_tool(graph: Any) -> None:
     assert "observation_order" not in graph.get(entity_id).properties
 
 
-def test_read_graph_lists_entities_in_the_order_they_were_created(graph: Any) -> None:
+@pytest.mark.parametrize("first_microsecond", [None, 120000, 999990])
+def test_read_graph_lists_entities_in_the_order_they_were_created(
+    graph: Any, monkeypatch: pytest.MonkeyPatch, first_microsecond: int | None
+) -> None:
     """As the reference does: in one call in the call's order, and across calls made
-    within the same second in the order of the calls."""
+    within the same second in the order of the calls — also when a call starts on a
+    microsecond count ending in 0, which a stamp never ends in (two stamps of one call
+    were equal there, and the tie went by id)."""
+    import datetime as dt
+    import itertools
+    import types
+
+    from ontoloom import changes
     from ontoloom.memory import Memory
 
+    if first_microsecond is not None:
+        ticks = itertools.count(0, 10)
+        base = dt.datetime(2026, 12, 3, 9, 0, 0, first_microsecond, tzinfo=dt.UTC)
+
+        class Ticking(dt.datetime):
+            @classmethod
+            def now(cls, tz=None):  # type: ignore[override]
+                return base + dt.timedelta(microseconds=next(ticks))
+
+        monkeypatch.setattr(
+            changes,
+            "dt",
+            types.SimpleNamespace(datetime=Ticking, UTC=dt.UTC, timedelta=dt.timedelta),
+        )
     memory = Memory(graph)
     memory.create_entities([ent("Zed", "person"), ent("Mia", "person"), ent("Abe", "person")])
     memory.create_entities([ent("Yan", "person")])
@@ -440,8 +464,6 @@ def test_read_graph_lists_entities_in_the_order_they_were_created(graph: Any) ->
 
 
 def test_blank_names_and_words_are_refused_saying_it_is_on_purpose(graph: Any) -> None:
-    import pytest
-
     from ontoloom.errors import BadInput
     from ontoloom.memory import Memory
 

@@ -23,6 +23,7 @@ from ontoloom.model import (
     literal_from_json,
     new_id,
     now_literal,
+    nth_stamp,
     observation_digest,
     shown_id,
     vocab_iri,
@@ -73,7 +74,7 @@ class Changes:
         self.delta = Delta()
         self._start = dt.datetime.now(dt.UTC)
         self._now = now_literal(self._start)
-        # node → its creation stamp: the n-th object created here n µs after the first, so
+        # node → its creation stamp: the n-th object created here a few µs after the first, so
         # that "oldest first" is the order of creation within one write too
         self._created: dict[NamedNode, Literal] = {}
 
@@ -189,7 +190,7 @@ class Changes:
                 f"{entity_id} already exists: pick another id, or change it with `ontoloom update`",
             )
         node = self.graph.ids.iri(entity_id)
-        stamp = now_literal(self._start + dt.timedelta(microseconds=len(self._created)))
+        stamp = now_literal(nth_stamp(self._start, len(self._created)))
         self._created[node] = stamp
         self._add(
             {

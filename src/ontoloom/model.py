@@ -39,6 +39,7 @@ __all__ = [
     "literal_from_json",
     "new_id",
     "now_literal",
+    "nth_stamp",
     "observation_digest",
     "relation_id",
     "shown_id",
@@ -293,6 +294,22 @@ def now_literal(at: dt.datetime | None = None) -> Literal:
     stamp = at.isoformat(timespec="microseconds")
     stamp = stamp.removesuffix("+00:00").rstrip("0").removesuffix(".")
     return Literal(stamp + "Z", datatype=NamedNode(XSD + "dateTime"))
+
+
+def nth_stamp(start: dt.datetime, n: int) -> dt.datetime:
+    """The ``n``-th instant from ``start`` (0 is the first) whose microsecond count does not end
+    in 0, which :func:`now_literal` would move up by one: ``n`` objects created in one write get
+    ``n`` distinct stamps in the order they were created.
+
+    >>> [nth_stamp(dt.datetime(2026, 1, 1, 0, 0, 0, 8), n).microsecond for n in range(4)]
+    [8, 9, 11, 12]
+    >>> nth_stamp(dt.datetime(2026, 1, 1, 0, 0, 0, 120000), 0).microsecond
+    120001
+    """
+    first = start.microsecond + (1 if start.microsecond % 10 == 0 else 0)
+    place = first % 10 - 1 + n  # its place among the nine counts of its ten
+    offset = (first - first % 10 + 1) + place // 9 * 10 + place % 9 - start.microsecond
+    return start + dt.timedelta(microseconds=offset)
 
 
 # ``observations`` is multi-valued, and RDF values have no order: the order they were written
