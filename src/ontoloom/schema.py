@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from ontoloom.resources import resource_dir
+from ontoloom.secret_text import NO_SECRETS_JUDGES
 from ontoloom.shacl import ShapeSet, Validator
 from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.hierarchy import Hierarchy
@@ -258,8 +259,14 @@ class Schema:
 
     @cached_property
     def write_validator(self) -> Validator:
-        """Every shape but acyclicity, which the write path checks with path queries."""
-        return Validator(self.shapes, extra_classes=self.subclass_pairs, skip=is_acyclic)
+        """Every shape but acyclicity, which the write path checks with path queries; the
+        filters of ol:NoSecrets evaluated in Python (:mod:`ontoloom.shacl.native`)."""
+        return Validator(
+            self.shapes,
+            extra_classes=self.subclass_pairs,
+            skip=is_acyclic,
+            judges=NO_SECRETS_JUDGES,
+        )
 
 
 def is_acyclic(shape: Shape, constraint: Constraint) -> bool:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from ontoloom.store.terms import Literal, NamedNode, Term
+
 #: Token and key formats: precise enough to refuse on sight, wherever the text appears.
 TOKEN_FORMATS = [
     re.compile(p)
@@ -42,3 +44,101 @@ def holds_token(text: str) -> bool:
 def holds_secret(text: str) -> bool:
     """Whether ``text`` holds a token or key, or a secret written as text."""
     return holds_token(text) or WRITTEN_SECRET.search(text) is not None
+
+
+# -- ol:NoSecrets on the write path ---------------------------------------------------------
+# The two SELECTs of ol:NoSecrets (shapes/core.ttl), their FILTERs and BINDs written in Python
+# (:mod:`ontoloom.shacl.native`): planning their expressions was a third of a validated create.
+# Each function follows its query step by step, sieves included, with Oxigraph's semantics:
+# LCASE is str.lower (both full Unicode lowercase), REGEX a search, ``$`` the end of the text
+# (\Z here), and the flag "i" Unicode simple case folding — which Python's re.IGNORECASE
+# extends with ı and İ as forms of i; the text is read with those two made inert.
+_NAME_SIEVE = (
+    *("pass", "pwd", "otp", "pin", "pat", "dsn", "jwt", "auth", "key", "secret", "token"),
+    *("credential", "cookie", "bearer", "connection", "mnemonic", "seed", "\u017f"),
+)
+_NAMESPACE = re.compile(r"^.*[/#:]")
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
+_SUFFIXES = re.compile(
+    r"(_(pem|der|b64|base64|hex|raw|value|val|str|string|text|data|enc|encoded|plain|plaintext"
+    r"|current|new|old|tmp|temp|[0-9]+))+\Z"
+)
+_KEY_NAME = re.compile(r"^keys?\Z")
+_SHORT_NAME = re.compile(r"(^|_)(pass|pwd|otp|totp|pin|pat|dsn|jwt|auth)s?\Z")
+_LONG_NAME = re.compile(
+    r"(password|passwd|passphrase|secret|token|apikey|privatekey|secretkey|accesskey|sshkey"
+    r"|signingkey|encryptionkey|credential|cookie|bearer|authorization|connectionstring"
+    r"|mnemonic|seedphrase)s?\Z"
+)
+
+
+def secret_property(path: Term, value: Term) -> dict[str, Term] | None:
+    """ol:NoSecrets' first SELECT: a property named like a secret, in any namespace.
+
+    >>> from ontoloom.store.terms import Literal, NamedNode
+    >>> secret_property(NamedNode("https://ex.org/ns#apiKey"), Literal("x"))
+    {}
+    >>> secret_property(NamedNode("https://ex.org/ns#keyboard"), Literal("x")) is None
+    True
+    """
+    if not isinstance(path, NamedNode):
+        return None
+    name = path.value.lower()
+    if not any(word in name for word in _NAME_SIEVE):
+        return None
+    local = _NAMESPACE.sub("", path.value)
+    split = _SEPARATORS.sub("_", _CAMEL.sub(r"\1 \2", local)).lower()
+    tokens = _SUFFIXES.sub("", split)
+    joined = tokens.replace("_", "")
+    if _KEY_NAME.search(joined) or _SHORT_NAME.search(tokens) or _LONG_NAME.search(joined):
+        return {}
+    return None
+
+
+_VALUE_KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
+    (("AKIA", "ASIA", "ABIA", "ACCA"), TOKEN_FORMATS[0], "an AWS access key"),
+    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), TOKEN_FORMATS[1], "a GitHub token"),
+    (("glpat-",), TOKEN_FORMATS[2], "a GitLab token"),
+    (("xox",), TOKEN_FORMATS[3], "a Slack token"),
+    (("_live_", "_test_"), TOKEN_FORMATS[4], "a Stripe secret key"),
+    (("sk-",), TOKEN_FORMATS[5], "an API secret key"),
+    (("AIza",), TOKEN_FORMATS[6], "a Google API key"),
+    (("eyJ",), TOKEN_FORMATS[7], "a JSON Web Token"),
+    (("PRIVATE KEY",), TOKEN_FORMATS[8], "a private key"),
+)
+_WRITTEN_WORDS = ("pass", "pwd", "secret", "key", "token")
+_WRITTEN_VALUE = re.compile(r"[:=][ \t]*[^ \t]*[0-9A-Z_!@#%^&+/=-]")
+_NOT_I = str.maketrans({"\u0131": "\x01", "\u0130": "\x01"})  # no form of i under SPARQL's "i"
+
+
+def secret_value(path: Term, value: Term) -> dict[str, Term] | None:
+    """ol:NoSecrets' second SELECT: a literal that is a secret, with ``kind`` naming it.
+
+    >>> from ontoloom.store.terms import Literal, NamedNode
+    >>> secret_value(NamedNode("https://ex.org/p"), Literal("password: hunter2"))["kind"].value
+    'a secret written as text'
+    """
+    if not isinstance(value, Literal):
+        return None
+    text = value.value
+    for sieve, pattern, kind in _VALUE_KINDS:
+        if any(word in text for word in sieve) and pattern.search(text):
+            return {"kind": Literal(kind)}
+    lower = text.lower()
+    if (
+        ("=" in text or ":" in text)
+        and (any(word in lower for word in _WRITTEN_WORDS) or "\u017f" in text)
+        and WRITTEN_SECRET.search(text.translate(_NOT_I))
+        and _WRITTEN_VALUE.search(text)
+    ):
+        return {"kind": Literal("a secret written as text")}
+    return None
+
+
+#: The SHA-256 of each SELECT of ol:NoSecrets as shapes/core.ttl writes it → its judge. An
+#: edited query has another digest, and is then evaluated by the store as written.
+NO_SECRETS_JUDGES = {
+    "3a9ae2132dc720a3555762380b0c4a7b796cd4b1477431f7d9fa7f97edf380f9": secret_property,
+    "4dd95d2ede6e3d912236f3f6ef0833893c64267f3f1c8b19c473914afe0bd2fd": secret_value,
+}

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ontoloom.shacl.compiler import CompileError, Compiler, Violation, term_sparql
 from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.components.sparql import SPARQLConstraintComponent
 from ontoloom.shacl.components.unsupported import NotEvaluated
 from ontoloom.shacl.hierarchy import Hierarchy
+from ontoloom.shacl.native import PATTERN, Judge, digest, judged
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import (
@@ -88,6 +91,9 @@ class Compiled:
     query: str
     violation: Violation
     parents: tuple[str, ...] = ()  # focus variables of the shapes above a nested property shape
+    # A judged SPARQL constraint (:mod:`ontoloom.shacl.native`): its graph pattern, compiled
+    # as this query is, and the Python function that evaluates the rest.
+    native: tuple[Compiled, Judge] | None = None
 
 
 @dataclass
@@ -118,6 +124,7 @@ class Validator:
         shapes_graph: NamedNode | None = None,
         prefixes: Mapping[str, str] | None = None,
         entailments: Iterable[Term] = (),
+        judges: Mapping[str, Judge] | None = None,
     ) -> None:
         if not isinstance(shapes, ShapeSet):
             shapes = ShapeSet(shapes, prefixes=prefixes)
@@ -130,6 +137,8 @@ class Validator:
         # Entailment regimes the caller applied to the data (sh:Rules, after running rules):
         # any other sh:entailment is a feature not evaluated (SHACL: signal a failure).
         self.entailments = set(entailments)
+        # sh:select digest → judge: focused runs of that constraint filter in Python
+        self.judges = dict(judges or {})
         self._unsupported: dict[frozenset[Term] | None, list[Unsupported]] = {}
         self._plans: dict[frozenset[tuple[Term, Term]], tuple[list[Unit], list[Shape]]] = {}
 
@@ -189,13 +198,9 @@ class Validator:
             violation = constraint.pattern(cx, shape, "?this", source)
             if violation is None:
                 continue
-            units.append(
-                (
-                    shape,
-                    constraint,
-                    Compiled(_select(cx, violation, source, parents), violation, parents),
-                )
-            )
+            compiled = Compiled(_select(cx, violation, source, parents), violation, parents)
+            compiled.native = self._native(cx, shape, constraint, source, parents)
+            units.append((shape, constraint, compiled))
         for prop in shape.properties:
             child = self.shapes.shape(prop)
             child_parents = parents
@@ -208,6 +213,25 @@ class Validator:
 
             units.extend(self._compile_shape(cx, top, child, child_source, child_parents))
         return units
+
+    def _native(
+        self,
+        cx: Compiler,
+        shape: Shape,
+        constraint: Constraint,
+        source: Callable[[str], str],
+        parents: tuple[str, ...],
+    ) -> tuple[Compiled, Judge] | None:
+        if not isinstance(constraint, SPARQLConstraintComponent):
+            return None
+        judge = self.judges.get(digest(constraint.select))
+        if judge is None:
+            return None
+        stand_in = copy.copy(constraint)
+        stand_in.select = PATTERN
+        cx.prologues = set()
+        violation = stand_in.pattern(cx, shape, "?this", source)
+        return Compiled(_select(cx, violation, source, parents), violation, parents), judge
 
     def explain(self, data: Backend) -> dict[str, str]:
         """Which engine validates each targeted shape: ``sparql`` or ``pyshacl``."""
@@ -285,15 +309,21 @@ class Validator:
             return report
         restriction, blanks = _restriction(focus_list)
         profile = None if focus_list is None else _Profile.of(data, focus_list, hierarchy)
+        matched: dict[
+            tuple[str, tuple[tuple[str, Term], ...]], list[Row]
+        ] = {}  # judged units share rows
         for unit in units:
             report.engines[_shape_label(unit.top.node)] = "sparql"
             if profile is not None and not profile.may_target(unit.top):
                 continue
             runs: list[tuple[Compiled, str, dict[str, Term] | None]] = []
+            native = None if focus_list is None else unit.focused.native
+            if native is not None and blanks and "#FOCUS(?this)#" not in native[0].query:
+                native = None  # its runs would read every target: the SELECT itself is better
             if focus_list is None:
                 runs.append((unit.full, _FOCUS_MARK.sub("", unit.full.query), None))
             else:
-                query = unit.focused.query
+                query = (unit.focused if native is None else native[0]).query
                 if restriction:
                     restricted = _FOCUS_MARK.sub(lambda m: restriction(m.group(1)), query)
                     runs.append((unit.focused, restricted, None))
@@ -306,7 +336,16 @@ class Validator:
             seen: set[tuple[object, ...]] = set()  # one result per distinct row, per unit
             for compiled, text, bindings in runs:
                 extra = [*compiled.violation.distinct, *compiled.parents]
-                for row in _checked(unit, _rows(data, compiled, text, bindings)):
+                if native is None:
+                    rows = _checked(unit, _rows(data, compiled, text, bindings))
+                else:
+                    asked = (text, tuple(sorted((bindings or {}).items())))
+                    if asked not in matched:
+                        matched[asked] = list(
+                            _checked(unit, _rows(data, native[0], text, bindings))
+                        )
+                    rows = judged(matched[asked], native[1])
+                for row in rows:
                     result = _result(unit, compiled, row, self.renderer)
                     key = (result.key(), *(str(row.get(v.lstrip("?"))) for v in extra))
                     if key not in seen:
