@@ -89,14 +89,7 @@ class Changes:
         self, node: Term, predicate: Term | None = None, *, incoming: bool = False
     ) -> set[Quad]:
         """Quads with ``node`` as subject (or object), in any graph, as changed so far."""
-        var = "o" if incoming else "s"
-        query = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
-        bindings: dict[str, Term] = {var: node}
-        if predicate is not None:
-            bindings["p"] = predicate
-        found = {
-            Quad(r["s"], r["p"], r["o"], r["g"]) for r in self.graph.backend.select(query, bindings)
-        }
+        found = set(self.graph.backend.around([node], predicate, incoming=incoming))
         found -= self.delta.removes
         for q in self.delta.adds:
             if (q.object if incoming else q.subject) == node and (

@@ -42,6 +42,7 @@ from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures
 from ontoloom.store import lock_timeout, scratch
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.terms import BlankNode, Quad, Term
+from ontoloom.store.terms import node as held
 from ontoloom.vocab import META, SCHEMA_GRAPH
 
 __all__ = ["Cycle", "WritePath"]
@@ -354,18 +355,17 @@ class WritePath:
         new_edges = set(adds)
         for a, b in adds:
             successors[a].append(b)
-        query = "SELECT ?s ?o WHERE { VALUES ?s { %s } ?s " + str(spec.iri) + " ?o }"
         fetched: set[Term] = set()
         frontier = {b for _, b in adds} | {a for a, _ in adds}
         while frontier:
             batch = sorted(frontier - fetched, key=str)
             fetched.update(batch)
             found = set()
-            for row in self.walker.rows(query, batch, "s"):
-                edge = (row["s"], row["o"])
+            for quad in self.backend.around(batch, spec.iri):
+                edge = (quad.subject, held(quad.object))
                 if edge not in removes and edge not in new_edges:
-                    successors[row["s"]].append(row["o"])
-                    found.add(row["o"])
+                    successors[edge[0]].append(edge[1])
+                    found.add(edge[1])
             frontier = found - fetched
         return successors
 

@@ -14,14 +14,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ontoloom.shacl.reach import ANY, Reach, Step
-from ontoloom.store.base import Backend, Delta, Row
+from ontoloom.store.base import Backend, Delta
 from ontoloom.store.lexical import stored_quads
-from ontoloom.store.terms import BlankNode, NamedNode, Quad, Term
+from ontoloom.store.terms import NamedNode, Quad, Term
+from ontoloom.store.terms import node as held
 from ontoloom.vocab import META, RDF_TYPE
 
 __all__ = ["Changed", "Walker"]
-
-_BATCH = 400  # terms per VALUES block
 
 
 @dataclass
@@ -112,16 +111,9 @@ class Walker:
     def _ends(self, predicates: list[NamedNode], nodes: list[Term], *, out: bool) -> Iterator[Term]:
         if not predicates or not nodes:
             return
-        near, far = ("s", "o") if out else ("o", "s")
-        if ANY in predicates:
-            query = "SELECT DISTINCT ?s ?o WHERE { VALUES ?" + near + " { %s } ?s ?p ?o }"
-            for row in self.rows(query, nodes, near):
-                yield row[far]
-            return
-        for predicate in predicates:  # one query each: Oxigraph plans two VALUES blocks badly
-            query = f"SELECT DISTINCT ?s ?o WHERE {{ VALUES ?{near} {{ %s }} ?s {predicate} ?o }}"
-            for row in self.rows(query, nodes, near):
-                yield row[far]
+        for predicate in [None] if ANY in predicates else predicates:
+            for quad in self.backend.around(nodes, predicate, incoming=not out):
+                yield held(quad.object if out else quad.subject)
 
     # -- forwards: what their validation reads ------------------------------------------------
     def neighbourhood(
@@ -139,12 +131,10 @@ class Walker:
         while frontier and (reach.depth is None or level < reach.depth):
             seen.update(frontier)
             reached: set[Term] = set()
-            for row in self.rows(
-                "SELECT ?s ?p ?o ?g WHERE { VALUES ?s { %s } GRAPH ?g { ?s ?p ?o } }", frontier, "s"
-            ):
-                quads.add(Quad(row["s"], row["p"], row["o"], row["g"]))
-                if ANY in forward or row["p"] in forward:
-                    reached.add(row["o"])
+            for quad in self.backend.around(frontier):
+                quads.add(quad)
+                if ANY in forward or quad.predicate in forward:
+                    reached.add(held(quad.object))
             incoming = backward if level else sorted({*backward, *reach.focus_incoming}, key=str)
             for quad in self._incoming(incoming, frontier):
                 quads.add(quad)
@@ -153,11 +143,7 @@ class Walker:
             frontier = [n for n in reached if n not in seen]
             level += 1
         # The last level: only types are read there (sh:class, class targets).
-        query = (
-            "SELECT ?s ?o ?g WHERE { VALUES ?s { %s } GRAPH ?g { ?s " + str(RDF_TYPE) + " ?o } }"
-        )
-        for row in self.rows(query, frontier, "s"):
-            quads.add(Quad(row["s"], RDF_TYPE, row["o"], row["g"]))
+        quads.update(self.backend.around(frontier, RDF_TYPE))
         quads |= self._witnesses(first, quads, removed)
         return set(self.backend.as_written(q for q in quads if q.graph_name != META))
 
@@ -180,30 +166,9 @@ class Walker:
         return found
 
     def _incoming(self, predicates: list[NamedNode], nodes: list[Term]) -> Iterator[Quad]:
-        if ANY in predicates:
-            query = "SELECT ?s ?p ?o ?g WHERE { VALUES ?o { %s } GRAPH ?g { ?s ?p ?o } }"
-            for row in self.rows(query, nodes, "o"):
-                yield Quad(row["s"], row["p"], row["o"], row["g"])
-            return
-        for predicate in predicates:
-            query = (
-                "SELECT ?s ?o ?g WHERE { VALUES ?o { %s } GRAPH ?g { ?s "
-                + str(predicate)
-                + " ?o } }"
-            )
-            for row in self.rows(query, nodes, "o"):
-                yield Quad(row["s"], predicate, row["o"], row["g"])
+        for predicate in [None] if ANY in predicates else predicates:
+            yield from self.backend.around(nodes, predicate, incoming=True)
 
     def everything(self) -> set[Quad]:
         """The whole store (the bookkeeping graph aside): what a global shape reads."""
         return {q for q in self.backend.quads() if q.graph_name != META}
-
-    def rows(self, template: str, nodes: Iterable[Term], var: str) -> Iterator[Row]:
-        """Run ``template`` (``%s`` for a VALUES list) over ``nodes`` in batches; blank
-        nodes are bound one at a time (VALUES cannot hold them)."""
-        nodes = list(nodes)
-        named = [n for n in nodes if not isinstance(n, BlankNode)]
-        for i in range(0, len(named), _BATCH):
-            yield from self.backend.select(template % " ".join(map(str, named[i : i + _BATCH])))
-        for blank in (n for n in nodes if isinstance(n, BlankNode)):
-            yield from self.backend.select(template % "UNDEF", {var: blank})

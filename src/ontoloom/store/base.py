@@ -82,6 +82,14 @@ class Backend(Protocol):
         """Every quad, or every quad of one named graph, as written (literals included)."""
         ...
 
+    def around(
+        self, nodes: Iterable[Term], predicate: Term | None = None, *, incoming: bool = False
+    ) -> Iterator[Quad]:
+        """The named graphs' quads with one of ``nodes`` as their subject (``incoming``: as
+        their object) and ``predicate`` (any when None), as the store keeps them: what a walk
+        of the graph reads, one step at a time."""
+        ...
+
     def mentioning(self, node: Term, limit: int) -> list[Quad]:
         """Up to ``limit`` quads outside the bookkeeping graph with ``node`` as their subject
         or object (as the store keeps them), subjects first."""

@@ -73,6 +73,8 @@ if TYPE_CHECKING:
 
 __all__ = ["EndpointConfig", "EndpointError", "SparqlEndpointBackend", "skolem", "unskolem"]
 
+_AROUND_BATCH = 400  # terms per VALUES block of a walk's read
+
 GENID = "https://ontoloom.dev/.well-known/genid/"
 CREDENTIALS_FILE = "endpoint.credentials"
 COMMIT = NamedNode(OL + "commit")
@@ -660,6 +662,25 @@ class SparqlEndpointBackend:
         parsed.serialize(out, fmt_results)
         kind = "ask" if isinstance(parsed, pyoxigraph.QueryBoolean) else "select"
         return kind, out.getvalue()
+
+    def around(
+        self, nodes: Iterable[Term], predicate: Term | None = None, *, incoming: bool = False
+    ) -> Iterator[Quad]:
+        near = "o" if incoming else "s"
+        p = "?p" if predicate is None else str(predicate)
+        query = f"SELECT ?s ?p ?o ?g WHERE {{ VALUES ?{near} {{ %s }} GRAPH ?g {{ ?s {p} ?o }} }}"
+        if predicate is not None:
+            query = query.replace("SELECT ?s ?p", "SELECT ?s")
+        nodes = list(nodes)
+        named = [n for n in nodes if not isinstance(n, BlankNode)]
+        rows: list[Iterator[Row]] = [
+            self.select(query % " ".join(map(str, named[i : i + _AROUND_BATCH])))
+            for i in range(0, len(named), _AROUND_BATCH)
+        ]
+        # VALUES cannot hold a blank node: each is bound on its own
+        rows += [self.select(query % "UNDEF", {near: n}) for n in nodes if isinstance(n, BlankNode)]
+        for row in (r for batch in rows for r in batch):
+            yield Quad(row["s"], row["p"] if predicate is None else predicate, row["o"], row["g"])
 
     def mentioning(self, node: Term, limit: int) -> list[Quad]:
         # Both directions in one round trip; the two branches bind apart (no BIND in a
