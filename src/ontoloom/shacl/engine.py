@@ -314,7 +314,9 @@ class Validator:
         ] = {}  # judged units share rows
         for unit in units:
             report.engines[_shape_label(unit.top.node)] = "sparql"
-            if profile is not None and not profile.may_target(unit.top):
+            if profile is not None and (
+                not profile.may_target(unit.top) or profile.has_no_values(unit)
+            ):
                 continue
             runs: list[tuple[Compiled, str, dict[str, Term] | None]] = []
             native = None if focus_list is None else unit.focused.native
@@ -435,6 +437,20 @@ class _Profile:
         if any(isinstance(f, BlankNode) for f in focus):  # cannot profile blank nodes cheaply
             return cls(set(focus), {_ANY}, {_ANY}, {_ANY})
         return cls(set(focus), hierarchy.superclasses_of(types), out, into)
+
+    def has_no_values(self, unit: Unit) -> bool:
+        """Whether no focus node has a value for the unit's constraint to judge: a
+        per-value constraint of a property shape on the focus nodes themselves whose
+        predicate none of them has."""
+        path = unit.shape.path
+        return (
+            unit.constraint.per_value
+            and not unit.focused.parents
+            and path is not None
+            and path.is_predicate
+            and path.iri not in self.out
+            and _ANY not in self.out
+        )
 
     def may_target(self, shape: Shape) -> bool:
         for t in shape.targets:

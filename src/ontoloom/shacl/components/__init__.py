@@ -33,6 +33,10 @@ class Constraint:
     default_messages: tuple[Literal, ...] = ()
     # SPARQL-based: messages are filled from the solution, and a ?message binding wins.
     fills_messages: ClassVar[bool] = False
+    # Holds trivially for a focus node whose path has no value (SHACL states each of these
+    # "for each value node", or as a most): a focused run skips it where no focus node has
+    # the property shape's predicate.
+    per_value: ClassVar[bool] = False
     parameter_bindings: dict[str, Term] = {}  # noqa: RUF012 — custom components' parameters
 
     @property

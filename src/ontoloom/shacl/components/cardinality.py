@@ -51,6 +51,7 @@ class MinCountConstraintComponent(_Count):
 
 class MaxCountConstraintComponent(_Count):
     component = "MaxCountConstraintComponent"
+    per_value = True
     name = "maxCount"
     parameter = "maxCount"
     op = ">"

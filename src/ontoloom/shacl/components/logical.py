@@ -12,6 +12,7 @@ from ontoloom.store.terms import Term
 
 
 class NotConstraintComponent(Constraint):
+    per_value = True
     component, name = "NotConstraintComponent", "not"
 
     def __init__(self, negated: Term) -> None:
@@ -38,6 +39,7 @@ class NotConstraintComponent(Constraint):
 
 
 class _ShapeList(Constraint):
+    per_value = True
     parameter = ""
     wording = ""
 

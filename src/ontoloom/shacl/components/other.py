@@ -92,6 +92,7 @@ class HasValueConstraintComponent(Constraint):
 
 class InConstraintComponent(Constraint):
     component, name = "InConstraintComponent", "in"
+    per_value = True
 
     def __init__(self, allowed: list[Term]) -> None:
         self.allowed = allowed

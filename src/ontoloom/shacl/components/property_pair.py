@@ -57,6 +57,7 @@ class EqualsConstraintComponent(_Pair):
 
 
 class DisjointConstraintComponent(_Pair):
+    per_value = True
     component, name, parameter = "DisjointConstraintComponent", "disjoint", "disjoint"
     wording = "=="
 
@@ -66,6 +67,7 @@ class DisjointConstraintComponent(_Pair):
 
 
 class _Order(_Pair):
+    per_value = True
     op = ""
     property_shapes_only = True
 

@@ -17,6 +17,7 @@ from ontoloom.store.terms import Term
 
 class NodeConstraintComponent(Constraint):
     component, name = "NodeConstraintComponent", "node"
+    per_value = True
 
     def __init__(self, node_shape: Term) -> None:
         self.node_shape = node_shape

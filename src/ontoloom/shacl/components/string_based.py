@@ -19,6 +19,7 @@ def _quoted(text: str) -> str:
 
 
 class _Length(Constraint):
+    per_value = True
     parameter = ""
     op = ""
 
@@ -50,6 +51,7 @@ class MaxLengthConstraintComponent(_Length):
 
 
 class PatternConstraintComponent(Constraint):
+    per_value = True
     component = "PatternConstraintComponent"
     name = "pattern"
 
@@ -100,6 +102,7 @@ def _regex_ok(regex: str, flags: str | None) -> bool:
 
 
 class LanguageInConstraintComponent(Constraint):
+    per_value = True
     component = "LanguageInConstraintComponent"
     name = "languageIn"
 
@@ -136,6 +139,7 @@ class LanguageInConstraintComponent(Constraint):
 
 
 class UniqueLangConstraintComponent(Constraint):
+    per_value = True
     component = "UniqueLangConstraintComponent"
     name = "uniqueLang"
 

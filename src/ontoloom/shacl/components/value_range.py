@@ -15,6 +15,7 @@ from ontoloom.store.terms import Term
 
 
 class _Range(Constraint):
+    per_value = True
     op = ""
     parameter = ""
 

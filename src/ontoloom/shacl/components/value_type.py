@@ -13,6 +13,7 @@ from ontoloom.vocab import RDF, SH, XSD
 
 
 class ClassConstraintComponent(Constraint):
+    per_value = True
     component = "ClassConstraintComponent"
     name = "class"
 
@@ -69,6 +70,7 @@ _BOUNDED = {
 
 
 class DatatypeConstraintComponent(Constraint):
+    per_value = True
     component = "DatatypeConstraintComponent"
     name = "datatype"
 
@@ -121,6 +123,7 @@ _NODE_KINDS = {
 
 
 class NodeKindConstraintComponent(Constraint):
+    per_value = True
     component = "NodeKindConstraintComponent"
     name = "nodeKind"
 
