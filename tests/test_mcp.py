@@ -528,3 +528,38 @@ def test_two_servers_writing_concurrently_lose_nothing(
         assert (await s.ok("check"))["conforms"] is True
 
     run(data_dir, verify)
+
+
+def test_a_server_whose_stdin_is_a_file_reads_it_and_ends_at_its_end(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """Pipes are read by the event loop itself; anything else (a file here, a terminal)
+    the SDK's own way, which ends the session at the end of the file (a request still being
+    answered then is dropped, as the SDK does: only the handshake is sure to be answered)."""
+    import subprocess
+
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    script = tmp_path / "requests.jsonl"
+    script.write_text("".join(json.dumps(r) + "\n" for r in requests))
+    with script.open("rb") as stdin:
+        done = subprocess.run(
+            [ONTOLOOM, "--data-dir", str(data_dir), "mcp"],
+            stdin=stdin,
+            capture_output=True,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    answers = {a["id"]: a for a in map(json.loads, done.stdout.decode().splitlines())}
+    assert answers[1]["result"]["serverInfo"]["name"] == "ontoloom"

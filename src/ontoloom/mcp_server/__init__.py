@@ -26,6 +26,7 @@ from mcp.server.stdio import stdio_server
 
 from ontoloom.errors import NoStore, OntoloomError, OwnerTookOver
 from ontoloom.mcp_server.memory_tools import EMPTY_RESULTS, memory_tools
+from ontoloom.mcp_server.pipes import stdio_files
 from ontoloom.mcp_server.tools import ToolSpec, typed_tools
 
 __all__ = ["build_server", "serve"]
@@ -317,7 +318,6 @@ def _static_specs() -> dict[str, ToolSpec]:
 
 def serve(data_dir: str | Path | None = None) -> None:
     """Serve over stdio until the client closes the connection."""
-    import io
     import os
     import sys
 
@@ -337,11 +337,13 @@ def serve(data_dir: str | Path | None = None) -> None:
     options = server.create_initialization_options(NotificationOptions(tools_changed=True))
     # The process's own stdio, taken before claiming the data dir: a command line the owner
     # runs for another process swaps sys.stdin/sys.stdout while it runs (click's CliRunner).
-    stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
-    stdout = anyio.wrap_file(io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8"))
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
 
     async def run() -> None:
-        async with stdio_server(stdin, stdout) as (read, write):
+        async with (
+            stdio_files(stdin, stdout) as (lines, out),
+            stdio_server(lines, out) as (read, write),
+        ):
             await server.run(read, write, options)
 
     from ontoloom.owner import owning
