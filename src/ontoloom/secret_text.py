@@ -8,21 +8,35 @@ import re
 
 from ontoloom.store.terms import Literal, NamedNode, Term
 
-#: Token and key formats: precise enough to refuse on sight, wherever the text appears.
-TOKEN_FORMATS = [
-    re.compile(p)
-    for p in (
-        r"(AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}",
-        r"(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}",
-        r"glpat-[A-Za-z0-9_-]{20}",
-        r"xox[abposr]-[A-Za-z0-9-]{10,}",
-        r"(sk|rk)_(live|test)_[A-Za-z0-9]+",
-        r"sk-(ant-|proj-)?[A-Za-z0-9_-]{20,}",
-        r"AIza[0-9A-Za-z_-]{35}",
-        r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}",
-        r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----",
+#: Token and key formats, each with what it is and the words one must contain (the sieve
+#: ol:NoSecrets tests before its REGEX): precise enough to refuse on sight, wherever they appear.
+TOKEN_KINDS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = tuple(
+    (kind, sieve, re.compile(pattern))
+    for kind, sieve, pattern in (
+        (
+            "an AWS access key",
+            ("AKIA", "ASIA", "ABIA", "ACCA"),
+            r"(AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}",
+        ),
+        (
+            "a GitHub token",
+            ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+            r"(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,}",
+        ),
+        ("a GitLab token", ("glpat-",), r"glpat-[A-Za-z0-9_-]{20}"),
+        ("a Slack token", ("xox",), r"xox[abposr]-[A-Za-z0-9-]{10,}"),
+        ("a Stripe secret key", ("_live_", "_test_"), r"(sk|rk)_(live|test)_[A-Za-z0-9]+"),
+        ("an API secret key", ("sk-",), r"sk-(ant-|proj-)?[A-Za-z0-9_-]{20,}"),
+        ("a Google API key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}"),
+        (
+            "a JSON Web Token",
+            ("eyJ",),
+            r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}",
+        ),
+        ("a private key", ("PRIVATE KEY",), r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----"),
     )
-]
+)
+TOKEN_FORMATS = [pattern for _, _, pattern in TOKEN_KINDS]
 
 #: A secret written as text ("password: …", "api_key=…"): for prose, not for ids, where
 #: ``token:refresh`` is a name.
@@ -96,17 +110,6 @@ def secret_property(path: Term, value: Term) -> dict[str, Term] | None:
     return None
 
 
-_VALUE_KINDS: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
-    (("AKIA", "ASIA", "ABIA", "ACCA"), TOKEN_FORMATS[0], "an AWS access key"),
-    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), TOKEN_FORMATS[1], "a GitHub token"),
-    (("glpat-",), TOKEN_FORMATS[2], "a GitLab token"),
-    (("xox",), TOKEN_FORMATS[3], "a Slack token"),
-    (("_live_", "_test_"), TOKEN_FORMATS[4], "a Stripe secret key"),
-    (("sk-",), TOKEN_FORMATS[5], "an API secret key"),
-    (("AIza",), TOKEN_FORMATS[6], "a Google API key"),
-    (("eyJ",), TOKEN_FORMATS[7], "a JSON Web Token"),
-    (("PRIVATE KEY",), TOKEN_FORMATS[8], "a private key"),
-)
 _WRITTEN_WORDS = ("pass", "pwd", "secret", "key", "token")
 _WRITTEN_VALUE = re.compile(r"[:=][ \t]*[^ \t]*[0-9A-Z_!@#%^&+/=-]")
 _NOT_I = str.maketrans({"\u0131": "\x01", "\u0130": "\x01"})  # no form of i under SPARQL's "i"
@@ -122,7 +125,7 @@ def secret_value(path: Term, value: Term) -> dict[str, Term] | None:
     if not isinstance(value, Literal):
         return None
     text = value.value
-    for sieve, pattern, kind in _VALUE_KINDS:
+    for kind, sieve, pattern in TOKEN_KINDS:
         if any(word in text for word in sieve) and pattern.search(text):
             return {"kind": Literal(kind)}
     lower = text.lower()

@@ -667,10 +667,10 @@ class SparqlEndpointBackend:
         self, nodes: Iterable[Term], predicate: Term | None = None, *, incoming: bool = False
     ) -> Iterator[Quad]:
         near = "o" if incoming else "s"
-        p = "?p" if predicate is None else str(predicate)
-        query = f"SELECT ?s ?p ?o ?g WHERE {{ VALUES ?{near} {{ %s }} GRAPH ?g {{ ?s {p} ?o }} }}"
-        if predicate is not None:
-            query = query.replace("SELECT ?s ?p", "SELECT ?s")
+        p, projected = ("?p", "?s ?p") if predicate is None else (str(predicate), "?s")
+        query = (
+            f"SELECT {projected} ?o ?g WHERE {{ VALUES ?{near} {{ %s }} GRAPH ?g {{ ?s {p} ?o }} }}"
+        )
         nodes = list(nodes)
         named = [n for n in nodes if not isinstance(n, BlankNode)]
         rows: list[Iterator[Row]] = [
