@@ -292,8 +292,8 @@ class Graph:
     def get(self, entity_id: str) -> Entity:
         """:raises NotFound: when no entity has that id."""
         node = self.ids.iri(entity_id)
-        rows = list(self.backend.select("SELECT DISTINCT ?e ?p ?o WHERE { ?e ?p ?o }", {"e": node}))
-        entity = self._entities(rows)
+        triples = dict.fromkeys(q.triple for q in self.backend.around([node]))
+        entity = self._entities({"e": t.subject, "p": t.predicate, "o": t.object} for t in triples)
         if not entity or not entity[0].type:
             raise NotFound(
                 f"no entity with id {shown_id(entity_id)}: check the id with `ontoloom list`"

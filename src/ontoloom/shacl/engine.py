@@ -419,23 +419,15 @@ class _Profile:
 
     @classmethod
     def of(cls, data: Backend, focus: list[Term], hierarchy: Hierarchy) -> _Profile:
-        named = " ".join(str(f) for f in focus if not isinstance(f, BlankNode))
-        types: set[Term] = set()
-        out: set[Term] = set()
-        into: set[Term] = set()
-        if named:
-            for row in data.select(
-                f"SELECT DISTINCT ?p ?o WHERE {{ VALUES ?s {{ {named} }} ?s ?p ?o }}"
-            ):
-                out.add(row["p"])
-                if row["p"] == _RDF_TYPE:
-                    types.add(row["o"])
-            for row in data.select(
-                f"SELECT DISTINCT ?p WHERE {{ VALUES ?o {{ {named} }} ?s ?p ?o }}"
-            ):
-                into.add(row["p"])
         if any(isinstance(f, BlankNode) for f in focus):  # cannot profile blank nodes cheaply
             return cls(set(focus), {_ANY}, {_ANY}, {_ANY})
+        types: set[Term] = set()
+        out: set[Term] = set()
+        for quad in data.around(focus):
+            out.add(quad.predicate)
+            if quad.predicate == _RDF_TYPE:
+                types.add(quad.object)
+        into = {quad.predicate for quad in data.around(focus, incoming=True)}
         return cls(set(focus), hierarchy.superclasses_of(types), out, into)
 
     def has_no_values(self, unit: Unit) -> bool:
