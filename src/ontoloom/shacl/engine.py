@@ -11,6 +11,7 @@ from ontoloom.shacl.compiler import CompileError, Compiler, Violation, term_spar
 from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.components.sparql import SPARQLConstraintComponent
 from ontoloom.shacl.components.unsupported import NotEvaluated
+from ontoloom.shacl.direct import Around, Reader, reader
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.native import PATTERN, Judge, digest, judged
 from ontoloom.shacl.paths import Path
@@ -106,6 +107,8 @@ class Unit:
     constraint: Constraint
     full: Compiled
     focused: Compiled
+    # Its focused query's rows from the quads around the focus nodes (:mod:`.direct`).
+    direct: Reader | None = None
 
 
 class Validator:
@@ -166,7 +169,14 @@ class Validator:
                     compiler, top, top, self._top_source(compiler, top, True)
                 )
                 units.extend(
-                    Unit(top, shape, constraint, a, b)
+                    Unit(
+                        top,
+                        shape,
+                        constraint,
+                        a,
+                        b,
+                        reader(top, shape, constraint, b.violation, bool(b.parents), hierarchy),
+                    )
                     for (shape, constraint, a), (_, _, b) in zip(full, focused, strict=True)
                 )
             except CompileError:
@@ -318,6 +328,14 @@ class Validator:
                 not profile.may_target(unit.top) or profile.has_no_values(unit)
             ):
                 continue
+            seen: set[tuple[object, ...]] = set()  # one result per distinct row, per unit
+            if profile is not None and profile.around is not None and unit.direct is not None:
+                for row in unit.direct(profile.around):
+                    result = _result(unit, unit.focused, row, self.renderer)
+                    if result.key() not in seen:
+                        seen.add(result.key())
+                        report.results.append(result)
+                continue
             runs: list[tuple[Compiled, str, dict[str, Term] | None]] = []
             native = None if focus_list is None else unit.focused.native
             if native is not None and blanks and "#FOCUS(?this)#" not in native[0].query:
@@ -335,7 +353,6 @@ class Validator:
                 else:
                     bare = _FOCUS_MARK.sub("", query)
                     runs.extend((unit.focused, bare, {"this": b}) for b in blanks)
-            seen: set[tuple[object, ...]] = set()  # one result per distinct row, per unit
             for compiled, text, bindings in runs:
                 extra = [*compiled.violation.distinct, *compiled.parents]
                 if native is None:
@@ -417,18 +434,18 @@ class _Profile:
     out: set[Term]
     into: set[Term]
 
+    around: Around | None = None  # the quads themselves, when units may be read from them
+
     @classmethod
     def of(cls, data: Backend, focus: list[Term], hierarchy: Hierarchy) -> _Profile:
         if any(isinstance(f, BlankNode) for f in focus):  # cannot profile blank nodes cheaply
             return cls(set(focus), {_ANY}, {_ANY}, {_ANY})
-        types: set[Term] = set()
-        out: set[Term] = set()
-        for quad in data.around(focus):
-            out.add(quad.predicate)
-            if quad.predicate == _RDF_TYPE:
-                types.add(quad.object)
-        into = {quad.predicate for quad in data.around(focus, incoming=True)}
-        return cls(set(focus), hierarchy.superclasses_of(types), out, into)
+        around = Around.read(data, focus)
+        out = {p for _, p in around.objects}
+        types = {t for node in focus for t in around.values(node, _RDF_TYPE)}
+        into = {p for _, p in around.incoming}
+        usable = around if around.exact else None
+        return cls(set(focus), hierarchy.superclasses_of(types), out, into, usable)
 
     def has_no_values(self, unit: Unit) -> bool:
         """Whether no focus node has a value for the unit's constraint to judge: a

@@ -85,9 +85,10 @@ class Backend(Protocol):
     def around(
         self, nodes: Iterable[Term], predicate: Term | None = None, *, incoming: bool = False
     ) -> Iterator[Quad]:
-        """The named graphs' quads with one of ``nodes`` as their subject (``incoming``: as
-        their object) and ``predicate`` (any when None), as the store keeps them: what a walk
-        of the graph reads, one step at a time."""
+        """The quads of the graph queries see (with ``union``, every graph's) with one of
+        ``nodes`` as their subject (``incoming``: as their object) and ``predicate`` (any
+        when None), as the store keeps them: what a walk of the graph reads, one step at a
+        time."""
         ...
 
     def mentioning(self, node: Term, limit: int) -> list[Quad]:

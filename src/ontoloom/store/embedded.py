@@ -211,16 +211,12 @@ class EmbeddedBackend:
         p = predicate if isinstance(predicate, NamedNode) else None
         if predicate is not None and p is None:
             return  # no predicate is a blank node or a literal
+        graph = None if self.union else DefaultGraph()  # the graph that queries see
         for node in nodes:
             if incoming:
-                found = self._store.quads_for_pattern(None, p, node, None)
-            elif isinstance(node, Literal):
-                continue  # a literal is no subject
-            else:
-                found = self._store.quads_for_pattern(node, p, None, None)
-            for quad in found:
-                if not isinstance(quad.graph_name, DefaultGraph):
-                    yield quad
+                yield from self._store.quads_for_pattern(None, p, node, graph)
+            elif not isinstance(node, Literal):  # a literal is no subject
+                yield from self._store.quads_for_pattern(node, p, None, graph)
 
     def mentioning(self, node: Term, limit: int) -> list[Quad]:
         found: dict[Quad, None] = {}  # a quad from the node to itself is met twice
