@@ -165,12 +165,15 @@ class WritePath:
         whole = any(focus is None for _, focus in plans)
         after = scratch(copied)
         after.patch(delta)
-        # A remote store is read into a local copy: validation is evaluated by one engine.
-        before: Backend = self.backend if whole and not self.backend.remote else scratch(copied)
+        before: Backend | None = None  # built when a violation is found: most writes have none
         new: list[Result] = []
         for group, focus in plans:
             found = self._violations(after, focus, group, hierarchy, validator)
             if found:
+                if before is None:
+                    # A remote store is read into a local copy: one engine evaluates both.
+                    local = whole and not self.backend.remote
+                    before = self.backend if local else scratch(copied)
                 # Only what the delta breaks is refused: a violation the store already had
                 # (data from before a schema change) must not block unrelated writes.
                 known = set(self._violations(before, focus, group, hierarchy, validator))
