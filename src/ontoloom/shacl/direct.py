@@ -1,17 +1,25 @@
-"""The commonest core constraints of a write's few focus nodes, decided by the quads around
-them instead of a planned query.
+"""The commonest constraints of a write's few focus nodes, decided by the quads around them
+instead of a planned query.
 
-A focused run reads every quad from and to its focus nodes first (two pattern reads). For a
-unit that is sh:minCount, sh:maxCount or sh:in on a predicate path, of a shape targeted by
-class, node, subjects-of or objects-of, those quads are all its query would read: which focus
-nodes the shape targets, and their values. Planning that query cost a write more than
-evaluating it (pyoxigraph has no prepared queries), so such a unit is decided here, with its
-query's semantics: values are distinct stored terms, sh:in compares terms (sameTerm), and
-class targets take the subclasses the compiled query lists (blank subclasses aside).
+A focused run reads every quad from and to its focus nodes first (two pattern reads). Those
+quads are all that some units' queries read — which focus nodes the shape targets, and their
+values — and planning such a query cost a write more than evaluating it (pyoxigraph has no
+prepared queries). So these units are decided here, with their queries' semantics:
 
-Everything else runs its compiled SPARQL: other components and paths, nested shapes, SPARQL
-targets, and every run with a focus node that is a blank node or a literal the store keeps in
-another form ("01"^^xsd:integer): the query's answer names such a node as the store has it. ``tests/test_direct.py`` holds these readers to the compiled queries.
+* sh:minCount, sh:maxCount and sh:in on a predicate path: values are distinct stored terms,
+  sh:in compares terms (sameTerm);
+* a judged SPARQL constraint of a node shape (:mod:`.native`): the rows of its pattern
+  ``$this ?path ?value``, each judged as the query's rows are;
+
+for a shape targeted by class (the subclasses the compiled query lists: blank ones aside),
+node, subjects-of, objects-of, or a SPARQL target whose query is known by its exact text
+(:data:`EVERY_SUBJECT`, ol:NoSecrets' target).
+
+Everything else runs its compiled SPARQL: other components and paths, nested shapes, other
+SPARQL targets, and every run with a focus node that is a blank node or a literal the store
+keeps in another form ("01"^^xsd:integer): the query's answer names such a node as the store
+has it. ``tests/test_direct.py`` holds these readers to the compiled queries and to
+whole-store validation.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from ontoloom.shacl.components.cardinality import (
 )
 from ontoloom.shacl.components.other import InConstraintComponent
 from ontoloom.shacl.hierarchy import Hierarchy
+from ontoloom.shacl.native import Judge, digest, judged
 from ontoloom.shacl.shapes import Shape
 from ontoloom.store.base import Backend, Row
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
@@ -42,7 +51,7 @@ class Around:
     """The quads from and to some focus nodes, as the store keeps them."""
 
     focus: list[Term]
-    objects: dict[tuple[Term, Term], set[Term]] = field(default_factory=dict)  # (s, p) → o
+    out: dict[Term, dict[Term, set[Term]]] = field(default_factory=dict)  # s → p → objects
     incoming: set[tuple[Term, Term]] = field(default_factory=set)  # (o, p) of some quad
     # Whether every focus node is written as the store keeps it, so that these quads can
     # answer for a query that names the focus nodes in VALUES.
@@ -50,17 +59,22 @@ class Around:
 
     @classmethod
     def read(cls, data: Backend, focus: list[Term]) -> Around:
-        objects: dict[tuple[Term, Term], set[Term]] = defaultdict(set)
+        out: dict[Term, dict[Term, set[Term]]] = {}
         for quad in data.around(focus):
-            objects[(quad.subject, quad.predicate)].add(quad.object)
+            out.setdefault(quad.subject, defaultdict(set))[quad.predicate].add(quad.object)
         incoming = {(q.object, q.predicate) for q in data.around(focus, incoming=True)}
-        return cls(focus, dict(objects), incoming, all(_kept_as_written(f) for f in focus))
+        return cls(focus, out, incoming, all(_kept_as_written(f) for f in focus))
 
     def values(self, node: Term, predicate: Term) -> set[Term]:
-        return self.objects.get((node, predicate), _NONE)
+        return self.out.get(node, _NO_VALUES).get(predicate, _NONE)
 
 
 _NONE: set[Term] = set()
+_NO_VALUES: dict[Term, set[Term]] = {}
+
+#: sparqlTarget queries whose meaning is known, by the SHA-256 of their text as written:
+#: "every subject" (ol:NoSecrets' target).
+EVERY_SUBJECT = digest("SELECT DISTINCT ?this WHERE { ?this ?p ?o }")
 
 #: The rows a unit's focused query would return, from the quads around the focus nodes.
 Reader = Callable[[Around], Iterator[Row]]
@@ -109,6 +123,26 @@ def reader(
     return None
 
 
+def judged_reader(top: Shape, judge: Judge, hierarchy: Hierarchy) -> Reader | None:
+    """A reader for a judged SPARQL constraint of a node shape (:mod:`.native`): the rows
+    of its graph pattern ``$this ?path ?value``, each judged; None when its compiled query
+    must run."""
+    targeted = _targets(top, hierarchy)
+    if targeted is None:
+        return None
+
+    def rows(around: Around) -> Iterator[Row]:
+        matched = (
+            {"this": node, "path": path, "value": value}
+            for node in targeted(around)
+            for path, values in around.out.get(node, _NO_VALUES).items()
+            for value in sorted(values, key=str)
+        )
+        return judged(matched, judge)
+
+    return rows
+
+
 def _targets(top: Shape, hierarchy: Hierarchy) -> Callable[[Around], Iterable[Term]] | None:
     """Which focus nodes the shape targets, as its focused query tests them; None when a
     target is of a kind tested only by running it."""
@@ -116,10 +150,13 @@ def _targets(top: Shape, hierarchy: Hierarchy) -> Callable[[Around], Iterable[Te
     classes: set[Term] = set()
     subjects_of: list[Term] = []
     objects_of: list[Term] = []
+    every_subject = False
     for target in top.targets:
-        if not isinstance(target.term, NamedNode):
+        if target.kind == "sparqlTarget" and digest(target.select or "") == EVERY_SUBJECT:
+            every_subject = True
+        elif not isinstance(target.term, NamedNode):
             return None
-        if target.kind == "targetNode":
+        elif target.kind == "targetNode":
             nodes.add(target.term)
         elif target.kind == "targetClass":
             classes.update(
@@ -135,7 +172,8 @@ def _targets(top: Shape, hierarchy: Hierarchy) -> Callable[[Around], Iterable[Te
     def targeted(around: Around) -> Iterator[Term]:
         for node in around.focus:
             if (
-                node in nodes
+                (every_subject and node in around.out)
+                or node in nodes
                 or not classes.isdisjoint(around.values(node, RDF_TYPE))
                 or any(around.values(node, p) for p in subjects_of)
                 or any((node, p) in around.incoming for p in objects_of)

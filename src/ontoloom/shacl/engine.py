@@ -11,7 +11,7 @@ from ontoloom.shacl.compiler import CompileError, Compiler, Violation, term_spar
 from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.components.sparql import SPARQLConstraintComponent
 from ontoloom.shacl.components.unsupported import NotEvaluated
-from ontoloom.shacl.direct import Around, Reader, reader
+from ontoloom.shacl.direct import Around, Reader, judged_reader, reader
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.native import PATTERN, Judge, digest, judged
 from ontoloom.shacl.paths import Path
@@ -175,7 +175,7 @@ class Validator:
                         constraint,
                         a,
                         b,
-                        reader(top, shape, constraint, b.violation, bool(b.parents), hierarchy),
+                        self._reader(top, shape, constraint, b, hierarchy),
                     )
                     for (shape, constraint, a), (_, _, b) in zip(full, focused, strict=True)
                 )
@@ -223,6 +223,18 @@ class Validator:
 
             units.extend(self._compile_shape(cx, top, child, child_source, child_parents))
         return units
+
+    @staticmethod
+    def _reader(
+        top: Shape, shape: Shape, constraint: Constraint, focused: Compiled, hierarchy: Hierarchy
+    ) -> Reader | None:
+        if focused.native is None:
+            return reader(
+                top, shape, constraint, focused.violation, bool(focused.parents), hierarchy
+            )
+        if shape is not top or shape.path is not None:
+            return None  # a judged query's pattern is read for a node shape's focus nodes only
+        return judged_reader(top, focused.native[1], hierarchy)
 
     def _native(
         self,
@@ -328,19 +340,14 @@ class Validator:
                 not profile.may_target(unit.top) or profile.has_no_values(unit)
             ):
                 continue
-            seen: set[tuple[object, ...]] = set()  # one result per distinct row, per unit
-            if profile is not None and profile.around is not None and unit.direct is not None:
-                for row in unit.direct(profile.around):
-                    result = _result(unit, unit.focused, row, self.renderer)
-                    if result.key() not in seen:
-                        seen.add(result.key())
-                        report.results.append(result)
-                continue
+            batches: list[tuple[Compiled, Iterable[Row]]] = []
             runs: list[tuple[Compiled, str, dict[str, Term] | None]] = []
             native = None if focus_list is None else unit.focused.native
             if native is not None and blanks and "#FOCUS(?this)#" not in native[0].query:
                 native = None  # its runs would read every target: the SELECT itself is better
-            if focus_list is None:
+            if profile is not None and profile.around is not None and unit.direct is not None:
+                batches.append((unit.focused, unit.direct(profile.around)))
+            elif focus_list is None:
                 runs.append((unit.full, _FOCUS_MARK.sub("", unit.full.query), None))
             else:
                 query = (unit.focused if native is None else native[0]).query
@@ -354,16 +361,18 @@ class Validator:
                     bare = _FOCUS_MARK.sub("", query)
                     runs.extend((unit.focused, bare, {"this": b}) for b in blanks)
             for compiled, text, bindings in runs:
-                extra = [*compiled.violation.distinct, *compiled.parents]
                 if native is None:
-                    rows = _checked(unit, _rows(data, compiled, text, bindings))
-                else:
-                    asked = (text, tuple(sorted((bindings or {}).items())))
-                    if asked not in matched:
-                        matched[asked] = list(
-                            _checked(unit, _rows(data, native[0], text, bindings))
-                        )
-                    rows = judged(matched[asked], native[1])
+                    batches.append(
+                        (compiled, _checked(unit, _rows(data, compiled, text, bindings)))
+                    )
+                    continue
+                asked = (text, tuple(sorted((bindings or {}).items())))
+                if asked not in matched:
+                    matched[asked] = list(_checked(unit, _rows(data, native[0], text, bindings)))
+                batches.append((compiled, judged(matched[asked], native[1])))
+            seen: set[tuple[object, ...]] = set()  # one result per distinct row, per unit
+            for compiled, rows in batches:
+                extra = [*compiled.violation.distinct, *compiled.parents]
                 for row in rows:
                     result = _result(unit, compiled, row, self.renderer)
                     key = (result.key(), *(str(row.get(v.lstrip("?"))) for v in extra))
@@ -441,7 +450,7 @@ class _Profile:
         if any(isinstance(f, BlankNode) for f in focus):  # cannot profile blank nodes cheaply
             return cls(set(focus), {_ANY}, {_ANY}, {_ANY})
         around = Around.read(data, focus)
-        out = {p for _, p in around.objects}
+        out = {p for values in around.out.values() for p in values}
         types = {t for node in focus for t in around.values(node, _RDF_TYPE)}
         into = {p for _, p in around.incoming}
         usable = around if around.exact else None
