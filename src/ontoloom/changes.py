@@ -174,6 +174,8 @@ class Changes:
                 f"{type_name} objects are read from records: write the record file and run `ontoloom rebuild`",
             )
         entity_id = check_id(id) if id is not None else new_id(type_name)
+        while id is None and self.exists(entity_id):  # 32 random bits may meet one in use
+            entity_id = new_id(type_name)
         if self.exists(entity_id):
             raise refusal(
                 entity_id,
