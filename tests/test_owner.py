@@ -397,6 +397,72 @@ def test_work_inside_the_owner_waits_for_its_lock_only_as_long_as_the_lock_timeo
         owner.close()
 
 
+def test_a_one_object_call_is_done_on_the_event_loop_only_when_the_graph_is_free(
+    data_dir: Path,
+) -> None:
+    """create_entity runs on the server's event loop when the graph is free at once (no
+    thread hand-off); when a long command holds the graph, the call waits on a worker
+    thread, and the loop goes on serving (here: a ticker) until the graph is free."""
+    import threading
+
+    import anyio
+    import mcp.types as types
+
+    from ontoloom.api import Graph
+    from ontoloom.mcp_server import build_server
+    from ontoloom.owner import Owner, held_at_once
+
+    with Graph.open(data_dir, write=True, create=True):
+        pass
+    owner = Owner.claim(data_dir)
+    assert owner is not None
+    handler = build_server(data_dir).request_handlers[types.CallToolRequest]
+
+    def create(title: str) -> types.CallToolRequest:
+        arguments = {"type": "Task", "properties": {"title": title, "status": "open"}}
+        return types.CallToolRequest(
+            params=types.CallToolRequestParams(name="create_entity", arguments=arguments)
+        )
+
+    async def main() -> tuple[Any, Any, int]:
+        free = await handler(create("while free"))
+        held, release = threading.Event(), threading.Event()
+
+        def long_command() -> None:
+            with owner.lock:
+                held.set()
+                release.wait(10)
+
+        threading.Thread(target=long_command).start()
+        assert held.wait(5)
+        with held_at_once(data_dir) as at_once:
+            assert not at_once  # the graph is busy: no waiting for it here
+        ticks = 0
+        async with anyio.create_task_group() as tg:
+
+            async def tick() -> None:
+                nonlocal ticks
+                for _ in range(20):
+                    ticks += 1
+                    await anyio.sleep(0.01)
+                release.set()
+
+            tg.start_soon(tick)
+            busy = await handler(create("while busy"))
+            ticked = ticks  # the graph was freed after 20 ticks of the loop
+        return free, busy, ticked
+
+    try:
+        free, busy, ticks = anyio.run(main)
+        assert not free.root.isError and not busy.root.isError
+        assert ticks == 20  # the loop ran all along the wait, which ended when the graph was free
+        with Graph.open(data_dir) as g:
+            titles = {e.properties["title"] for e in g.entities("Task")}
+        assert titles == {"while free", "while busy"}
+    finally:
+        owner.close()
+
+
 def test_when_the_owner_dies_the_next_process_does_the_work_and_a_server_takes_over(
     data_dir: Path, owned: McpProcess
 ) -> None:

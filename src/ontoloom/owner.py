@@ -347,6 +347,21 @@ def owns(data_dir: Path) -> bool:
 
 
 @contextlib.contextmanager
+def held_at_once(data_dir: Path) -> Iterator[bool]:
+    """Whether this process owns ``data_dir`` and its graph was free: then it is held for
+    the block (re-entrantly: :func:`borrowed` inside it does not wait). For a caller that
+    must not wait for it, such as an event loop."""
+    owner = _owners.get(_canonical(data_dir)) if _owners else None
+    if owner is None or not owner.lock.acquire(blocking=False):
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        owner.lock.release()
+
+
+@contextlib.contextmanager
 def borrowed(data_dir: Path) -> Iterator[Graph | None]:
     """The open graph when this process owns ``data_dir`` (held under the owner's lock for
     the block), else None."""

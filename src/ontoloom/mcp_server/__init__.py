@@ -297,8 +297,19 @@ def build_server(data_dir: Path) -> Server:
 
     @server.call_tool(validate_input=False)  # checked against the live schema in `call`
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        result = await anyio.to_thread.run_sync(dispatch, data_dir, name, arguments or {})
+        from ontoloom.owner import held_at_once
+
         known = _static_specs().get(name)
+        result = None
+        if known is not None and known.one_object:
+            # A call on one object, with the graph free in this process: done here, in
+            # milliseconds, rather than handed to a worker thread and back. Anything that
+            # would wait (the graph busy, another process owning it) goes to the thread.
+            with held_at_once(data_dir) as held:
+                if held:
+                    result = dispatch(data_dir, name, arguments or {})
+        if result is None:
+            result = await anyio.to_thread.run_sync(dispatch, data_dir, name, arguments or {})
         if known is not None and known.changes_schema and not result.isError:
             # The enums of types and relations changed: clients re-list the tools.
             await server.request_context.session.send_tool_list_changed()

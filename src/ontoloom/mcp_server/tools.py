@@ -50,6 +50,9 @@ class ToolSpec:
     strict: bool = True  # unknown arguments are refused (typos surface at once)
     output_schema: dict[str, Any] | None = None
     changes_schema: bool = False
+    # Reads or writes one object (a few store reads and one commit): run on the event loop
+    # itself when the graph is free at once, sparing two thread hand-offs of the call.
+    one_object: bool = False
     # The text content for a result; by default the JSON as the CLI's --json prints it.
     render: Callable[[Any], str] | None = None
 
@@ -314,6 +317,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             required=("type", "properties"),
             access="create",
             idempotent=False,
+            one_object=True,
         ),
         ToolSpec(
             "update_entity",
@@ -333,6 +337,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             required=("id",),
             access="write",
             destructive=True,
+            one_object=True,
         ),
         ToolSpec(
             "delete_entity",
