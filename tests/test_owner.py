@@ -232,6 +232,36 @@ def test_a_signal_stops_the_owner_cleanly_with_exit_0_and_its_writes_kept(
     assert "Traceback" not in owned.stderr.read()
 
 
+def test_a_signal_stops_a_server_reading_a_terminal_with_exit_0(data_dir: Path) -> None:
+    """A terminal on stdin is read by a worker thread that cancelling cannot stop (the pipes
+    of an MCP client are read by the event loop): there SIGINT ends the server as it ends a
+    command, and it does not hang waiting for a line."""
+    import pty
+
+    assert cli(data_dir, "create", "Person", "--id", "pers_ann", "-p", "name=Ann").returncode == 0
+    terminal, its_end = pty.openpty()
+    proc = subprocess.Popen(
+        [*ONTOLOOM, "--data-dir", str(data_dir), "mcp"],
+        stdin=its_end,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        hello["clientInfo"] = {"name": "test", "version": "0"}
+        request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+        os.write(terminal, (json.dumps(request) + "\n").encode())
+        assert proc.stdout is not None and b'"id":1' in proc.stdout.readline()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0
+        assert proc.stderr is not None and b"Traceback" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(terminal)
+        os.close(its_end)
+
+
 def test_a_command_stopped_by_a_signal_unwinds_and_exits_128_plus_its_number(
     data_dir: Path,
 ) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import signal
 import threading
 import weakref
 from pathlib import Path
@@ -24,7 +25,7 @@ import mcp.types as types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 
-from ontoloom.errors import NoStore, OntoloomError, OwnerTookOver
+from ontoloom.errors import NoStore, OntoloomError, OwnerTookOver, Stopped
 from ontoloom.mcp_server.memory_tools import EMPTY_RESULTS, memory_tools
 from ontoloom.mcp_server.pipes import stdio_files
 from ontoloom.mcp_server.tools import ToolSpec, typed_tools
@@ -350,14 +351,45 @@ def serve(data_dir: str | Path | None = None) -> None:
     # runs for another process swaps sys.stdin/sys.stdout while it runs (click's CliRunner).
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
 
+    stopped: list[int] = []
+
     async def run() -> None:
         async with (
             stdio_files(stdin, stdout) as (lines, out),
-            stdio_server(lines, out) as (read, write),
+            anyio.create_task_group() as tasks,
         ):
-            await server.run(read, write, options)
+            tasks.start_soon(_stop_on_signals, tasks.cancel_scope, stopped)
+            async with stdio_server(lines, out) as (read, write):
+                await server.run(read, write, options)
+            tasks.cancel_scope.cancel()  # stdin closed: the end
 
     from ontoloom.owner import owning
 
-    with owning(path):
-        anyio.run(run)
+    handlers = {s: signal.getsignal(s) for s in _STOP_SIGNALS}
+    try:
+        with owning(path):
+            anyio.run(run)
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    if stopped:
+        raise Stopped(128 + stopped[0])
+
+
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+async def _stop_on_signals(scope: anyio.CancelScope, stopped: list[int]) -> None:
+    """SIGTERM and SIGINT end the server between two steps of the event loop: the call in
+    progress finishes (its write committed or not at all), the rest is cancelled. The
+    process-wide handler (:func:`ontoloom.entry.main`) would raise wherever the loop was,
+    inside a task or a call done on the loop."""
+    try:
+        receiver = anyio.open_signal_receiver(*_STOP_SIGNALS)
+    except NotImplementedError:  # no loop signal handlers here (Windows): the process's own
+        return
+    with receiver as signals:
+        async for signum in signals:
+            stopped.append(signum)
+            scope.cancel()
+            return

@@ -4,7 +4,9 @@ The SDK reads each line and writes and flushes each answer through a worker thre
 (``anyio.wrap_file``): three thread hand-offs a call, which cost more than a validated write
 does. When stdin and stdout are pipes or sockets — as an MCP client starts a server — the
 event loop reads and writes them itself (non-blocking, with back-pressure); otherwise (a
-terminal, a file, Windows) the SDK's own way is kept. What goes over the wire is the same.
+terminal, a file, Windows) a worker thread reads each line and the SDK's own way writes. What
+goes over the wire is the same. Either way, reading stdin never keeps a cancelled server (a
+signal) from ending.
 """
 
 from __future__ import annotations
@@ -36,6 +38,24 @@ class _Lines:
 
     async def __anext__(self) -> str:
         line = await self._reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+
+class _ThreadLines:
+    """Lines of a terminal or a file, each read by a worker thread. A read cannot be
+    interrupted: a cancelled server (a signal) leaves it behind instead of waiting for a line
+    that may never come, and the process exits without it."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+
+    def __aiter__(self) -> _ThreadLines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await anyio.to_thread.run_sync(self._stream.readline, abandon_on_cancel=True)
         if not line:
             raise StopAsyncIteration
         return line.decode("utf-8", errors="replace")
@@ -97,10 +117,7 @@ async def stdio_files(stdin: IO[bytes], stdout: IO[bytes]) -> AsyncIterator[tupl
     """(stdin, stdout) for :func:`mcp.server.stdio.stdio_server`."""
     connected = await _connect(stdin, stdout)
     if connected is None:
-        yield (
-            anyio.wrap_file(io.TextIOWrapper(stdin, encoding="utf-8", errors="replace")),
-            anyio.wrap_file(io.TextIOWrapper(stdout, encoding="utf-8")),
-        )
+        yield _ThreadLines(stdin), anyio.wrap_file(io.TextIOWrapper(stdout, encoding="utf-8"))
         return
     lines, out, (read, write, ends) = connected
     try:

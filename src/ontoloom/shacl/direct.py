@@ -41,7 +41,7 @@ from ontoloom.shacl.shapes import Shape
 from ontoloom.store.base import Backend, Row
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
 
-__all__ = ["Around", "Reader", "reader"]
+__all__ = ["EVERY_SUBJECT", "Around", "Reader", "judged_reader", "reader"]
 
 RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 
