@@ -13,7 +13,16 @@ from ontoloom.shacl import Validator
 from ontoloom.store import scratch
 from ontoloom.store.base import Delta
 from ontoloom.store.lexical import stored_form
-from ontoloom.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Term
+from ontoloom.store.terms import (
+    BlankNode,
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    Quad,
+    RdfFormat,
+    Term,
+    parse,
+)
 from test_native import names, values
 
 EX = "https://example.org/"
@@ -186,8 +195,6 @@ def kept_as_written(term: Term) -> bool:
 )
 def test_read_units_find_what_their_queries_find(data, pairs, shapes_ttl, focus, union) -> None:
     """With ``union`` queries see every graph, else the default graph only (``validate``)."""
-    from ontoloom.store.terms import RdfFormat, parse
-
     subclass = [Quad(s, SUBCLASS, o, GRAPHS[0]) for s, o in pairs]
     try:
         backend = scratch([*data, *subclass], union=union)
@@ -306,8 +313,6 @@ def test_a_judged_pattern_is_read_only_under_the_target_it_was_read_for() -> Non
         f'sh:select "SELECT ?this WHERE {{ ?this a {CLASSES[0]} }}" ] ; '
         f'sh:sparql [ a sh:SPARQLConstraint ; sh:select """{quoted}""" ] .'
     )
-    from ontoloom.store.terms import RdfFormat, parse
-
     triples = list(parse(shapes_ttl.encode(), RdfFormat.TURTLE))
     secret = NamedNode(EX + "password")
     backend = scratch([Quad(n, secret, Literal("x"), GRAPHS[0]) for n in NODES[:2]])

@@ -37,13 +37,11 @@ from ontoloom.shacl.components.cardinality import (
 from ontoloom.shacl.components.other import InConstraintComponent
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.native import Judge, digest, judged
-from ontoloom.shacl.shapes import Shape
+from ontoloom.shacl.shapes import RDF_TYPE, Shape
 from ontoloom.store.base import Backend, Row
 from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
 
 __all__ = ["EVERY_SUBJECT", "Around", "Reader", "judged_reader", "reader"]
-
-RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 
 
 @dataclass

@@ -17,6 +17,7 @@ from ontoloom.shacl.native import PATTERN, Judge, digest, judged
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import (
+    RDF_TYPE,
     Shape,
     ShapesError,
     ShapeSet,
@@ -451,7 +452,7 @@ class _Profile:
             return cls(set(focus), {_ANY}, {_ANY}, {_ANY})
         around = Around.read(data, focus)
         out = {p for values in around.out.values() for p in values}
-        types = {t for node in focus for t in around.values(node, _RDF_TYPE)}
+        types = {t for node in focus for t in around.values(node, RDF_TYPE)}
         into = {p for _, p in around.incoming}
         usable = around if around.exact else None
         return cls(set(focus), hierarchy.superclasses_of(types), out, into, usable)
@@ -486,7 +487,6 @@ class _Profile:
 
 
 _ANY = NamedNode("urn:ontoloom:any")
-_RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 
 
 def _rows(data: Backend, compiled: Compiled, query: str, bindings: dict[str, Term] | None):
