@@ -563,3 +563,71 @@ def test_a_server_whose_stdin_is_a_file_reads_it_and_ends_at_its_end(
     assert done.returncode == 0, done.stderr
     answers = {a["id"]: a for a in map(json.loads, done.stdout.decode().splitlines())}
     assert answers[1]["result"]["serverInfo"]["name"] == "ontoloom"
+
+
+def test_over_pipes_a_line_that_is_no_message_is_reported_and_the_server_goes_on(
+    data_dir: Path,
+) -> None:
+    """The pipe transport reads and writes on the event loop: a line that is not JSON-RPC is
+    reported (a log notification, as the SDK's transport does) and the next request answered;
+    a message far longer than the event loop's default line limit (64 KiB) is read whole."""
+    import subprocess
+
+    long_title = "x" * 200_000
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        "this line is no message",
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "create_entity",
+                "arguments": {
+                    "type": "Task",
+                    "properties": {"title": long_title, "status": "open"},
+                },
+            },
+        },
+    ]
+    lines = [r if isinstance(r, str) else json.dumps(r) for r in requests]
+    server = subprocess.Popen(
+        [ONTOLOOM, "--data-dir", str(data_dir), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(("\n".join(lines) + "\n").encode())
+        server.stdin.flush()
+        answers: dict[int, Any] = {}
+        logged: list[Any] = []
+        while 2 not in answers:
+            line = server.stdout.readline()
+            assert line, server.stderr.read() if server.stderr else "the server ended"
+            message = json.loads(line)
+            if "id" in message:
+                answers[message["id"]] = message
+            elif message.get("method") == "notifications/message":
+                logged.append(message["params"])
+        server.stdin.close()
+        assert server.wait(timeout=60) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert answers[1]["result"]["serverInfo"]["name"] == "ontoloom"
+    assert [entry["level"] for entry in logged] == ["error"]
+    created = answers[2]["result"]
+    assert created.get("isError") is not True, created
+    assert created["structuredContent"]["properties"]["title"] == long_title

@@ -173,10 +173,11 @@ class Changes:
                 type_name,
                 f"{type_name} objects are read from records: write the record file and run `ontoloom rebuild`",
             )
-        entity_id = check_id(id) if id is not None else new_id(type_name)
-        while id is None and self.exists(entity_id):  # 32 random bits may meet one in use
+        if id is None:
             entity_id = new_id(type_name)
-        if self.exists(entity_id):
+            while self.exists(entity_id):  # 32 random bits may meet one in use
+                entity_id = new_id(type_name)
+        elif self.exists(entity_id := check_id(id)):
             raise refusal(
                 entity_id,
                 None,

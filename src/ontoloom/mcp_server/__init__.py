@@ -23,11 +23,10 @@ import anyio
 import jsonschema
 import mcp.types as types
 from mcp.server.lowlevel import NotificationOptions, Server
-from mcp.server.stdio import stdio_server
 
 from ontoloom.errors import NoStore, OntoloomError, OwnerTookOver, Stopped
 from ontoloom.mcp_server.memory_tools import EMPTY_RESULTS, memory_tools
-from ontoloom.mcp_server.pipes import stdio_files
+from ontoloom.mcp_server.pipes import stdio_streams
 from ontoloom.mcp_server.tools import ToolSpec, typed_tools
 
 __all__ = ["build_server", "serve"]
@@ -354,12 +353,10 @@ def serve(data_dir: str | Path | None = None) -> None:
     stopped: list[int] = []
 
     async def run() -> None:
-        async with (
-            stdio_files(stdin, stdout) as (lines, out),
-            anyio.create_task_group() as tasks,
-        ):
+        async with anyio.create_task_group() as tasks:
             tasks.start_soon(_stop_on_signals, tasks.cancel_scope, stopped)
-            async with stdio_server(lines, out) as (read, write):
+            # inside the group a signal cancels: so is the transport's reader of a terminal
+            async with stdio_streams(stdin, stdout) as (read, write):
                 await server.run(read, write, options)
             tasks.cancel_scope.cancel()  # stdin closed: the end
 

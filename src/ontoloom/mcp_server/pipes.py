@@ -1,12 +1,15 @@
-"""Standard input and output for the SDK's stdio transport, read and written by the event loop.
+"""The stdio transport of ``ontoloom mcp``: JSON-RPC messages, one per line, in and out.
 
-The SDK reads each line and writes and flushes each answer through a worker thread
-(``anyio.wrap_file``): three thread hand-offs a call, which cost more than a validated write
-does. When stdin and stdout are pipes or sockets — as an MCP client starts a server — the
-event loop reads and writes them itself (non-blocking, with back-pressure); otherwise (a
-terminal, a file, Windows) a worker thread reads each line and the SDK's own way writes. What
-goes over the wire is the same. Either way, reading stdin never keeps a cancelled server (a
-signal) from ending.
+The SDK's own (``mcp.server.stdio.stdio_server``) reads each line and writes and flushes each
+answer through a worker thread (``anyio.wrap_file``), and hands every message between its
+reader task, the session and its writer task over memory streams: three thread hand-offs and
+two task switches a call, which cost more than a validated write does. When stdin and stdout
+are pipes or sockets — as an MCP client starts a server — the session here reads a line and
+parses it when it asks for the next message, and writes each answer as it sends it, on the
+event loop (non-blocking, with back-pressure). Otherwise (a terminal, a file, Windows) the
+SDK's transport runs, with a worker thread reading each line. The messages are parsed and
+written exactly as the SDK's transport does it. Either way, reading stdin never keeps a
+cancelled server (a signal) from ending.
 """
 
 from __future__ import annotations
@@ -21,26 +24,37 @@ from collections.abc import AsyncIterator
 from typing import IO, Any
 
 import anyio
+import mcp.types as types
+from anyio.abc import ObjectReceiveStream, ObjectSendStream
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 
-__all__ = ["stdio_files"]
+__all__ = ["stdio_streams"]
 
 _LINE_LIMIT = 1 << 30  # the longest message line read; the SDK's own reader has no limit
 
 
-class _Lines:
-    """Lines of a pipe as text, as ``async for line in stdin`` reads them."""
+class _Messages(ObjectReceiveStream[SessionMessage | Exception]):
+    """Messages read from a pipe: each line parsed as the SDK's transport parses it (a line
+    that is no JSON-RPC message becomes the exception, which the session reports)."""
 
     def __init__(self, reader: asyncio.StreamReader) -> None:
         self._reader = reader
 
-    def __aiter__(self) -> _Lines:
-        return self
-
-    async def __anext__(self) -> str:
+    async def receive(self) -> SessionMessage | Exception:
         line = await self._reader.readline()
         if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
+            raise anyio.EndOfStream
+        try:
+            message = types.JSONRPCMessage.model_validate_json(
+                line.decode("utf-8", errors="replace")
+            )
+        except Exception as exc:
+            return exc
+        return SessionMessage(message)
+
+    async def aclose(self) -> None:
+        pass  # the pipe is closed by stdio_streams, after the session
 
 
 class _ThreadLines:
@@ -61,17 +75,20 @@ class _ThreadLines:
         return line.decode("utf-8", errors="replace")
 
 
-class _Out:
-    """A pipe written as text; ``flush`` waits while the reader is behind."""
+class _Answers(ObjectSendStream[SessionMessage]):
+    """Messages written to a pipe, one line each, when sent; a send waits while the reader
+    is behind."""
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self._writer = writer
 
-    async def write(self, text: str) -> None:
-        self._writer.write(text.encode("utf-8"))
-
-    async def flush(self) -> None:
+    async def send(self, item: SessionMessage) -> None:
+        text = item.message.model_dump_json(by_alias=True, exclude_none=True)
+        self._writer.write((text + "\n").encode("utf-8"))
         await self._writer.drain()
+
+    async def aclose(self) -> None:
+        pass  # the pipe is closed by stdio_streams, after the session
 
 
 def _is_pipe(stream: IO[bytes]) -> bool:
@@ -82,7 +99,7 @@ def _is_pipe(stream: IO[bytes]) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-async def _connect(stdin: IO[bytes], stdout: IO[bytes]) -> tuple[_Lines, _Out, Any] | None:
+async def _connect(stdin: IO[bytes], stdout: IO[bytes]) -> tuple[_Messages, _Answers, Any] | None:
     if sys.platform == "win32" or not (_is_pipe(stdin) and _is_pipe(stdout)):
         return None
     loop = asyncio.get_running_loop()
@@ -99,7 +116,7 @@ async def _connect(stdin: IO[bytes], stdout: IO[bytes]) -> tuple[_Lines, _Out, A
         _release(ends)
         return None
     writer = asyncio.StreamWriter(write, protocol, None, loop)
-    return _Lines(reader), _Out(writer), (read, write, ends)
+    return _Messages(reader), _Answers(writer), (read, write, ends)
 
 
 def _release(ends: list[IO[bytes]]) -> None:
@@ -113,15 +130,19 @@ def _release(ends: list[IO[bytes]]) -> None:
 
 
 @contextlib.asynccontextmanager
-async def stdio_files(stdin: IO[bytes], stdout: IO[bytes]) -> AsyncIterator[tuple[Any, Any]]:
-    """(stdin, stdout) for :func:`mcp.server.stdio.stdio_server`."""
+async def stdio_streams(
+    stdin: IO[bytes], stdout: IO[bytes]
+) -> AsyncIterator[tuple[ObjectReceiveStream[Any], ObjectSendStream[Any]]]:
+    """The (read, write) message streams that :meth:`mcp.server.lowlevel.Server.run` takes."""
     connected = await _connect(stdin, stdout)
     if connected is None:
-        yield _ThreadLines(stdin), anyio.wrap_file(io.TextIOWrapper(stdout, encoding="utf-8"))
+        text_out = anyio.wrap_file(io.TextIOWrapper(stdout, encoding="utf-8"))
+        async with stdio_server(_ThreadLines(stdin), text_out) as streams:
+            yield streams
         return
-    lines, out, (read, write, ends) = connected
+    messages, answers, (read, write, ends) = connected
     try:
-        yield lines, out
+        yield messages, answers
     finally:
         read.close()
         write.close()  # every answer was drained: flush waits for it

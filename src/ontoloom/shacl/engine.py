@@ -145,6 +145,7 @@ class Validator:
         self.judges = dict(judges or {})
         self._unsupported: dict[frozenset[Term] | None, list[Unsupported]] = {}
         self._plans: dict[frozenset[tuple[Term, Term]], tuple[list[Unit], list[Shape]]] = {}
+        self._selections: dict[object, _Selection] = {}
 
     # -- compilation ---------------------------------------------------------------------
     def hierarchy(self, data: Backend) -> Hierarchy:
@@ -186,6 +187,21 @@ class Validator:
                 raise
         self._plans[key] = (units, fallback)
         return units, fallback
+
+    def _selected(self, hierarchy: Hierarchy, only: Collection[Term] | None) -> _Selection:
+        """The plan's units and fallback shapes of the targeted shapes ``only`` names (all
+        when None): made once per plan and selection — a write validates the same few."""
+        key = (hierarchy.key(), None if only is None else frozenset(only))
+        found = self._selections.get(key)
+        if found is None:
+            units, fallback = self.plan(hierarchy)
+            if only is not None:
+                units = [u for u in units if u.top.node in only]
+                fallback = [s for s in fallback if s.node in only]
+            if len(self._selections) >= _SELECTIONS_KEPT:
+                self._selections.clear()
+            found = self._selections[key] = _Selection(units, fallback)
+        return found
 
     def _top_source(self, cx: Compiler, top: Shape, focused: bool) -> Callable[[str], str]:
         cx.targets(top, "?this", focused=focused)  # fails early: CompileError → fallback
@@ -322,10 +338,8 @@ class Validator:
         if unsupported and not allow_unsupported:
             raise UnsupportedFeatures(unsupported, self.shapes.describe)
         hierarchy = hierarchy or self.hierarchy(data)
-        units, fallback = self.plan(hierarchy)
-        if only is not None:
-            units = [u for u in units if u.top.node in only]
-            fallback = [s for s in fallback if s.node in only]
+        selection = self._selected(hierarchy, only)
+        units, fallback = selection.units, selection.fallback
         report = Report(unsupported=unsupported)
         focus_list = None if focus is None else list(dict.fromkeys(focus))
         if focus_list is not None and not focus_list:
@@ -335,12 +349,15 @@ class Validator:
         matched: dict[
             tuple[str, tuple[tuple[str, Term], ...]], list[Row]
         ] = {}  # judged units share rows
+        report.engines.update(dict.fromkeys(selection.labels, "sparql"))
+        targetable: dict[Term, bool] = {}  # per top shape: whether it may target the focus
         for unit in units:
-            report.engines[_shape_label(unit.top.node)] = "sparql"
-            if profile is not None and (
-                not profile.may_target(unit.top) or profile.has_no_values(unit)
-            ):
-                continue
+            if profile is not None:
+                top = unit.top.node
+                if top not in targetable:
+                    targetable[top] = profile.may_target(unit.top)
+                if not targetable[top] or profile.has_no_values(unit):
+                    continue
             batches: list[tuple[Compiled, Iterable[Row]]] = []
             runs: list[tuple[Compiled, str, dict[str, Term] | None]] = []
             native = None if focus_list is None else unit.focused.native
@@ -401,14 +418,13 @@ class Validator:
             )
         from ontoloom.shacl.faithful import judge_as_written
 
-        tops = list({u.top.node: u.top for u in units}.values())
         return judge_as_written(
             report,
             self.shapes,
             data,
             focus_list,
             hierarchy,
-            tops,
+            selection.tops,
             self.skip,
             lambda shape, nodes: self._targeted(data, shape, nodes, hierarchy),
             self.renderer,
@@ -433,6 +449,21 @@ class Validator:
             f"{prologue}\nSELECT DISTINCT ?this WHERE {{ VALUES ?this {{ {listed} }} {pattern} }}"
         )
         return [row["this"] for row in data.select(query)]
+
+
+_SELECTIONS_KEPT = 64  # selections of units cached per validator (a write uses a few)
+
+
+@dataclass
+class _Selection:
+    units: list[Unit]
+    fallback: list[Shape]
+    tops: list[Shape] = field(init=False)  # the units' targeted shapes, in order
+    labels: list[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.tops = list({u.top.node: u.top for u in self.units}.values())
+        self.labels = [_shape_label(top.node) for top in self.tops]
 
 
 @dataclass
