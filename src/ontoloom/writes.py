@@ -17,6 +17,11 @@ routes, decided once per schema from what the shape can read
 * **global** (SPARQL that reads beyond ``$this``'s neighbourhood, SPARQL-based targets) —
   every target, against a copy of the whole store.
 
+Most writes copy nothing: when each shape they check is decided by the quads around the
+focus nodes (:mod:`ontoloom.shacl.direct`), those are read from the store itself with the delta
+laid over it (:mod:`ontoloom.store.overlay`); a write that breaks something is validated the
+bounded way, which tells new violations from known ones.
+
 Acyclic relations are checked with the store's own property paths instead; a schema change
 re-audits the whole store under the schema it makes.
 """
@@ -29,6 +34,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
 
 from ontoloom.errors import BadInput, Busy, CommitConflict, OntoloomError, ValidationFailed
 from ontoloom.findings import finding_from_result
@@ -41,6 +47,7 @@ from ontoloom.shacl.redact import redacted
 from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures
 from ontoloom.store import lock_timeout, scratch
 from ontoloom.store.base import Backend, Delta
+from ontoloom.store.overlay import NotReadable, Overlay
 from ontoloom.store.terms import BlankNode, Quad, Term
 from ontoloom.store.terms import node as held
 from ontoloom.vocab import META, SCHEMA_GRAPH
@@ -61,6 +68,9 @@ class _Group:
 
     reach: Reach
     shapes: frozenset[Term]
+
+
+_Plan = tuple[_Group, list[Term] | None]  # a group and its focus nodes (None: every target)
 
 
 @dataclass(frozen=True)
@@ -160,8 +170,11 @@ class WritePath:
         changed = Changed.of(delta)
         if not changed.nodes():
             return []
+        plans = self._focus(changed)
+        if self._decided_around(delta, plans):
+            return []
         validator, hierarchy = self.schema.write_validator, self.schema.hierarchy
-        plans, copied = self.scope(changed)
+        copied = self._copied(plans, changed)
         whole = any(focus is None for _, focus in plans)
         after = scratch(copied)
         after.patch(delta)
@@ -180,30 +193,62 @@ class WritePath:
                 new += [r for r in found if r not in known]
         return list(dict.fromkeys(new))
 
-    def scope(self, changed: Changed) -> tuple[list[tuple[_Group, list[Term] | None]], set[Quad]]:
+    def _decided_around(self, delta: Delta, plans: list[_Plan]) -> bool:
+        """Whether validating the focus nodes on the store itself, with ``delta`` laid over
+        it (:class:`~ontoloom.store.overlay.Overlay`), finds no violation. That reads a few
+        quads around each focus node where a scratch copy first walks their whole
+        neighbourhood, and answers the same where it answers at all. False when it finds
+        one (the scratch copy then tells new from known), or when a shape asks the view for
+        more than those quads, or where no view is offered: blank nodes, global shapes,
+        literals kept in another form than written."""
+        for _, focus in plans:
+            if focus is None or len(focus) > _LARGE or any(isinstance(f, BlankNode) for f in focus):
+                return False
+        view = Overlay.of(self.backend, delta)
+        if view is None:
+            return False
+        validator, hierarchy = self.schema.write_validator, self.schema.hierarchy
+        data = cast(Backend, view)
+        try:
+            return not any(
+                self._violations(data, focus, group, hierarchy, validator) for group, focus in plans
+            )
+        except NotReadable:
+            return False
+
+    def scope(self, changed: Changed) -> tuple[list[_Plan], set[Quad]]:
         """Each group of shapes with the focus nodes a change can affect (None: every
         target), and what validating them reads (the whole store when a group is global)."""
-        plans: list[tuple[_Group, list[Term] | None]] = []
-        for group in self.groups:
-            if group.reach.is_global:
-                plans.append((group, None))
-            else:
-                plans.append((group, self.walker.focus_nodes(group.reach, changed)))
+        plans = self._focus(changed)
+        return plans, self._copied(plans, changed)
+
+    def _focus(self, changed: Changed) -> list[_Plan]:
+        return [
+            (
+                group,
+                None if group.reach.is_global else self.walker.focus_nodes(group.reach, changed),
+            )
+            for group in self.groups
+        ]
+
+    def _copied(self, plans: list[_Plan], changed: Changed) -> set[Quad]:
+        """What validating the plans' focus nodes reads (the whole store when a group is
+        global)."""
         if any(focus is None for _, focus in plans):
-            return plans, self.walker.everything()
+            return self.walker.everything()
         nodes = len(changed.nodes())
         if nodes > _LARGE and self._holds_at_most(_COPY_ALL * nodes):
             # A bulk delta (an import) into a store not much larger than it: copying the whole
             # store (a superset of every neighbourhood, so just as exact) is one scan, where
             # walking the neighbourhoods is a query per batch of nodes.
-            return plans, self.walker.everything()
+            return self.walker.everything()
         copied: set[Quad] = set()
         for group, focus in plans:
             assert focus is not None
             copied |= self.walker.neighbourhood(
                 group.reach, [*focus, *changed.nodes()], changed.removed
             )
-        return plans, copied
+        return copied
 
     def _holds_at_most(self, limit: int) -> bool:
         """Whether the store holds at most ``limit`` quads (reads at most limit + 1)."""

@@ -1,9 +1,9 @@
 """The commonest constraints of a write's few focus nodes, decided by the quads around them
 instead of a planned query.
 
-A focused run reads every quad from and to its focus nodes first (two pattern reads). Those
-quads are all that some units' queries read — which focus nodes the shape targets, and their
-values — and planning such a query cost a write more than evaluating it (pyoxigraph has no
+A focused run first reads every quad from its focus nodes, and the quads into them with the
+predicate of an objects-of target in play (pattern reads). Those quads are all that some units'
+queries read — which focus nodes the shape targets, and their values — and planning such a query cost a write more than evaluating it (pyoxigraph has no
 prepared queries). So these units are decided here, with their queries' semantics:
 
 * sh:minCount, sh:maxCount and sh:in on a predicate path: values are distinct stored terms,
@@ -50,17 +50,25 @@ class Around:
 
     focus: list[Term]
     out: dict[Term, dict[Term, set[Term]]] = field(default_factory=dict)  # s → p → objects
-    incoming: set[tuple[Term, Term]] = field(default_factory=set)  # (o, p) of some quad
+    # (o, p) of some quad into a focus node, for the predicates of objects-of targets: the
+    # only incoming quads a reader asks about (a class node has one per instance)
+    incoming: set[tuple[Term, Term]] = field(default_factory=set)
     # Whether every focus node is written as the store keeps it, so that these quads can
     # answer for a query that names the focus nodes in VALUES.
     exact: bool = True
 
     @classmethod
-    def read(cls, data: Backend, focus: list[Term]) -> Around:
+    def read(cls, data: Backend, focus: list[Term], objects_of: Iterable[Term] = ()) -> Around:
+        """The quads from the focus nodes, and those into them with one of ``objects_of``
+        (the predicates of the objects-of targets in play)."""
         out: dict[Term, dict[Term, set[Term]]] = {}
         for quad in data.around(focus):
             out.setdefault(quad.subject, defaultdict(set))[quad.predicate].add(quad.object)
-        incoming = {(q.object, q.predicate) for q in data.around(focus, incoming=True)}
+        incoming = {
+            (q.object, q.predicate)
+            for predicate in objects_of
+            for q in data.around(focus, predicate, incoming=True)
+        }
         return cls(focus, out, incoming, all(_kept_as_written(f) for f in focus))
 
     def values(self, node: Term, predicate: Term) -> set[Term]:

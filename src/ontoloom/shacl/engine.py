@@ -345,7 +345,11 @@ class Validator:
         if focus_list is not None and not focus_list:
             return report
         restriction, blanks = _restriction(focus_list)
-        profile = None if focus_list is None else _Profile.of(data, focus_list, hierarchy)
+        profile = (
+            None
+            if focus_list is None
+            else _Profile.of(data, focus_list, hierarchy, selection.objects_of)
+        )
         matched: dict[
             tuple[str, tuple[tuple[str, Term], ...]], list[Row]
         ] = {}  # judged units share rows
@@ -460,10 +464,13 @@ class _Selection:
     fallback: list[Shape]
     tops: list[Shape] = field(init=False)  # the units' targeted shapes, in order
     labels: list[str] = field(init=False)
+    objects_of: list[Term] = field(init=False)  # the predicates of their objects-of targets
 
     def __post_init__(self) -> None:
         self.tops = list({u.top.node: u.top for u in self.units}.values())
         self.labels = [_shape_label(top.node) for top in self.tops]
+        targets = [t for top in self.tops for t in top.targets]
+        self.objects_of = sorted({t.term for t in targets if t.kind == "targetObjectsOf"}, key=str)
 
 
 @dataclass
@@ -478,10 +485,13 @@ class _Profile:
     around: Around | None = None  # the quads themselves, when units may be read from them
 
     @classmethod
-    def of(cls, data: Backend, focus: list[Term], hierarchy: Hierarchy) -> _Profile:
+    def of(
+        cls, data: Backend, focus: list[Term], hierarchy: Hierarchy, objects_of: list[Term]
+    ) -> _Profile:
+        """``objects_of``: the predicates of the objects-of targets of the shapes in play."""
         if any(isinstance(f, BlankNode) for f in focus):  # cannot profile blank nodes cheaply
             return cls(set(focus), {_ANY}, {_ANY}, {_ANY})
-        around = Around.read(data, focus)
+        around = Around.read(data, focus, objects_of)
         out = {p for values in around.out.values() for p in values}
         types = {t for node in focus for t in around.values(node, RDF_TYPE)}
         into = {p for _, p in around.incoming}

@@ -104,6 +104,11 @@ class Backend(Protocol):
         """The quads, as written, whose literal the store keeps in another form (by value)."""
         ...
 
+    def keeps_literals_as_written(self) -> bool:
+        """Whether the store surely holds no literal in another form than written (cheap:
+        False when it would take more than a read to tell)."""
+        ...
+
     def data_quads(self) -> Iterator[Quad]:
         """What queries see as the default graph, as written (the bookkeeping graph aside)."""
         ...

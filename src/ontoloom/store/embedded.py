@@ -111,6 +111,9 @@ class EmbeddedBackend:
         # them. Reading them again each time is costly: every commit replaces them, and
         # the store's index scans over the deleted ones until it compacts.
         self._stamp: list[Quad] | None = None
+        # Whether the store holds records of literals written in another form (None:
+        # unknown), kept as the stamp is: only this object's writes change it then.
+        self._holds_records: bool | None = None
 
     @classmethod
     def memory(cls) -> EmbeddedBackend:
@@ -134,6 +137,7 @@ class EmbeddedBackend:
             for quad in list(self._store.quads_for_pattern(record, None, None, META)):
                 self._store.remove(quad)
         self._store.extend([*plan.adds, *plan.records])
+        self._records_after(plan)
 
     @classmethod
     def open(cls, path: Path, *, writable: bool) -> EmbeddedBackend:
@@ -253,6 +257,7 @@ class EmbeddedBackend:
             old = self._stamp_quads()
             self._stamp = None  # until the commit below is through
             self._store.extend([*plan.adds, *plan.records, *stamp])
+            self._records_after(plan)
             for quad in old:
                 if quad not in stamp:
                     self._store.remove(quad)
@@ -279,6 +284,7 @@ class EmbeddedBackend:
         ops.append(_BUMP_GENERATION)
         self._stamp = None
         self._store.update(" ;\n".join(ops))
+        self._records_after(plan)
         return self.generation()
 
     def _as_stored(self, delta: Delta) -> _Stored:
@@ -312,10 +318,22 @@ class EmbeddedBackend:
         return _Stored(set(written), removes, records, drops)
 
     def _has_records(self) -> bool:
-        return (
+        if self._holds_records is not None:
+            return self._holds_records
+        held = (
             next(iter(self._store.quads_for_pattern(None, LEXICAL_FORM, None, META)), None)
             is not None
         )
+        if self.writable:
+            self._holds_records = held
+        return held
+
+    def _records_after(self, plan: _Stored) -> None:
+        """Keep :meth:`_has_records` true to a write just made."""
+        if plan.records:
+            self._holds_records = True
+        elif plan.drops or any(q.graph_name == META for q in (*plan.adds, *plan.removes)):
+            self._holds_records = None  # some may be gone: read again when asked
 
     def _written(self, stored: Quad) -> Quad:
         """A stored quad as it was written."""
@@ -352,6 +370,9 @@ class EmbeddedBackend:
                 yield Quad(quad.subject, quad.predicate, literal, quad.graph_name)
             else:
                 yield quad
+
+    def keeps_literals_as_written(self) -> bool:
+        return not self._has_records()
 
     def rewritten(self) -> list[Quad]:
         """The quads, as written, whose literal the store keeps in another form."""

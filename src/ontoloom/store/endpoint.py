@@ -768,6 +768,9 @@ class SparqlEndpointBackend:
             )
         return iter(out)
 
+    def keeps_literals_as_written(self) -> bool:
+        return False  # unknown without a round trip, and nothing asks it of a remote store
+
     def rewritten(self) -> list[Quad]:
         records = self._records()
         if not records:
