@@ -530,6 +530,22 @@ def test_two_servers_writing_concurrently_lose_nothing(
     run(data_dir, verify)
 
 
+# a raw client's first two messages (id 1 is answered with the server's info)
+HANDSHAKE: list[Any] = [
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"},
+        },
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
+
+
 def test_a_server_whose_stdin_is_a_file_reads_it_and_ends_at_its_end(
     data_dir: Path, tmp_path: Path
 ) -> None:
@@ -538,19 +554,7 @@ def test_a_server_whose_stdin_is_a_file_reads_it_and_ends_at_its_end(
     answered then is dropped, as the SDK does: only the handshake is sure to be answered)."""
     import subprocess
 
-    requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]
+    requests = HANDSHAKE
     script = tmp_path / "requests.jsonl"
     script.write_text("".join(json.dumps(r) + "\n" for r in requests))
     with script.open("rb") as stdin:
@@ -575,17 +579,7 @@ def test_over_pipes_a_line_that_is_no_message_is_reported_and_the_server_goes_on
 
     long_title = "x" * 200_000
     requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *HANDSHAKE,
         "this line is no message",
         {
             "jsonrpc": "2.0",

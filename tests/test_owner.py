@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from conftest import quads_of
+from test_mcp import HANDSHAKE
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="owners need local sockets")
 
@@ -704,19 +705,7 @@ def test_a_server_keeps_its_own_stdio_when_a_forwarded_command_swaps_the_streams
         pass
     proc = subprocess.run(
         [sys.executable, "-c", _SWAPPED_AFTER_CLAIM, str(data_dir)],
-        input=json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "test", "version": "0"},
-                },
-            }
-        )
-        + "\n",
+        input=json.dumps(HANDSHAKE[0]) + "\n",
         capture_output=True,
         text=True,
         timeout=60,

@@ -65,6 +65,11 @@ _RESULT_FORMATS = {
     "xml": pyoxigraph.QueryResultsFormat.XML,
 }
 
+# A write of this many quads or more is followed by a compaction of the store's files
+# (pyoxigraph's optimize): a store left as a bulk write made it answered a pattern read in
+# 0.2-0.4 ms at 100k entities, 11 us once compacted (which took 1.7 s there).
+BULK_WRITE = 10_000
+
 _BUMP_GENERATION = f"""
 DELETE {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?old . {STORE_NODE} {LAST_CHANGE} ?oldTime }} }}
 INSERT {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?new . {STORE_NODE} {LAST_CHANGE} ?now }} }}
@@ -263,6 +268,7 @@ class EmbeddedBackend:
                     self._store.remove(quad)
             if self.writable and not any(q.subject == STORE_NODE for q in plan.adds):
                 self._stamp = stamp
+            self._compact_after(plan)
             return new
         ops = []
         if plan.removes:
@@ -285,7 +291,15 @@ class EmbeddedBackend:
         self._stamp = None
         self._store.update(" ;\n".join(ops))
         self._records_after(plan)
+        self._compact_after(plan)
         return self.generation()
+
+    def _compact_after(self, plan: _Stored) -> None:
+        if len(plan.adds) + len(plan.removes) >= BULK_WRITE:
+            from ontoloom import progress
+
+            with progress.task("compacting the store after a bulk write"):
+                self._store.optimize()
 
     def _as_stored(self, delta: Delta) -> _Stored:
         """``delta`` as the store keeps it: stored forms, and the records of what was written.
