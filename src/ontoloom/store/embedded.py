@@ -117,7 +117,8 @@ class EmbeddedBackend:
         # the store's index scans over the deleted ones until it compacts.
         self._stamp: list[Quad] | None = None
         # Whether the store holds records of literals written in another form (None:
-        # unknown), kept as the stamp is: only this object's writes change it then.
+        # unknown), kept while the store is open read-write, as the stamp is: only this
+        # object writes it then.
         self._holds_records: bool | None = None
 
     @classmethod
