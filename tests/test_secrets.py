@@ -55,6 +55,26 @@ def test_names_like_a_secret_are_refused_whatever_their_spelling(cli: Cli, name:
     assert _refused(result)["path"] == name
 
 
+@pytest.mark.parametrize(
+    "title",
+    [
+        "risk-assessment-for-payments-team",
+        "mask-card-numbers-in-logs",
+        "task-force-on-flaky-tests",
+        "disk-usage-alert-on-db-primary",
+        "ask-the-platform-team-about-quotas",
+        "task_test_suite_runner_for_ci",
+        "desk_live_support_rotation_2026",
+    ],
+)
+def test_a_word_holding_sk_or_a_stripe_prefix_is_no_secret(cli: Cli, title: str) -> None:
+    """Regression (issue 31): the key formats start at a token boundary, not inside a word."""
+    result = cli.json("create", "Task", "-p", f"title={title}", "-p", "status=open")
+    assert result.exit_code == 0, result.output
+    as_id = cli.json("create", "Task", "--id", title, "-p", "title=t", "-p", "status=open")
+    assert as_id.exit_code == 0, as_id.output
+
+
 @pytest.mark.parametrize("name", ["sort_key", "token_count", "secret_ref", "author", "path"])
 def test_harmless_names_are_allowed(cli: Cli, name: str) -> None:
     assert cli("create", "Person", "-p", "name=A", "-p", f"{name}=x").exit_code == 0
@@ -280,7 +300,7 @@ def test_the_contains_sieves_pass_whatever_the_regex_sieves_passed(rows) -> None
         "glpat-" + "z" * 20,
         "xoxb-1234567890-abc",
         STRIPE,
-        "rk_test_abc",
+        "rk_test_abc4567890",
         "sk-ant-" + "q" * 20,
         "AIza" + "w" * 35,
         JWT,

@@ -25,8 +25,12 @@ TOKEN_KINDS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = tuple(
         ),
         ("a GitLab token", ("glpat-",), r"glpat-[A-Za-z0-9_-]{20}"),
         ("a Slack token", ("xox",), r"xox[abposr]-[A-Za-z0-9-]{10,}"),
-        ("a Stripe secret key", ("_live_", "_test_"), r"(sk|rk)_(live|test)_[A-Za-z0-9]+"),
-        ("an API secret key", ("sk-",), r"sk-(ant-|proj-)?[A-Za-z0-9_-]{20,}"),
+        (
+            "a Stripe secret key",
+            ("_live_", "_test_"),
+            r"(^|[^A-Za-z0-9_])(sk|rk)_(live|test)_[A-Za-z0-9]{10,}",
+        ),
+        ("an API secret key", ("sk-",), r"(^|[^A-Za-z0-9_-])sk-(ant-|proj-)?[A-Za-z0-9_-]{20,}"),
         ("a Google API key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}"),
         (
             "a JSON Web Token",
@@ -143,5 +147,5 @@ def secret_value(path: Term, value: Term) -> dict[str, Term] | None:
 #: edited query has another digest, and is then evaluated by the store as written.
 NO_SECRETS_JUDGES = {
     "3a9ae2132dc720a3555762380b0c4a7b796cd4b1477431f7d9fa7f97edf380f9": secret_property,
-    "4dd95d2ede6e3d912236f3f6ef0833893c64267f3f1c8b19c473914afe0bd2fd": secret_value,
+    "a39f9cba322387d6f5e9562c7a4744c400cef8e435cec2040f3b9e576e0d3e0a": secret_value,
 }
