@@ -22,7 +22,7 @@ from ontoloom.api import Graph
 from ontoloom.cli import main
 from ontoloom.errors import CommitConflict
 from ontoloom.store.endpoint import SparqlEndpointBackend
-from ontoloom.store.terms import Quad, RdfFormat, serialize
+from ontoloom.terms import Quad, RdfFormat, serialize
 from ontoloom.vocab import RDF_TYPE, IdSpace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))

@@ -47,7 +47,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ontoloom.store.terms import RdfFormat, serialize
+from ontoloom.terms import RdfFormat, serialize
 from ontoloom.vocab import IdSpace
 from run import compile_package, hook_prompt, percentile, synthetic_quads
 

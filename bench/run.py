@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ontoloom.api import Graph
 from ontoloom.store.base import Delta
-from ontoloom.store.terms import Literal, NamedNode, Quad
+from ontoloom.terms import Literal, NamedNode, Quad
 from ontoloom.vocab import FACTS, OL, PROV_GENERATED, RDF_TYPE, XSD
 
 STATUSES = ["open", "in_progress", "blocked", "done", "cancelled"]
@@ -294,7 +294,7 @@ def bench_cycles(edges: int) -> tuple[int, int, float, float]:
 def bench_import(triples: int) -> tuple[int, float]:
     """Validated import of an N-Triples file into an empty store (triples per second)."""
     from ontoloom.interchange import import_file
-    from ontoloom.store.terms import RdfFormat, serialize
+    from ontoloom.terms import RdfFormat, serialize
 
     with tempfile.TemporaryDirectory() as tmp:
         with Graph.open(Path(tmp) / "src", write=True, create=True) as g:
@@ -321,7 +321,7 @@ def bench_long(quads_wanted: int, repeat: int, owlrl_max: int) -> list[tuple[str
 
     from ontoloom.infer import compute_owlrl, infer
     from ontoloom.interchange import import_file
-    from ontoloom.store.terms import RdfFormat, serialize
+    from ontoloom.terms import RdfFormat, serialize
 
     rows: list[tuple[str, int, float, str]] = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -17,7 +17,7 @@ from ontoloom.schema import Schema
 from ontoloom.shacl import Result
 from ontoloom.store.base import Delta
 from ontoloom.store.embedded import EmbeddedBackend
-from ontoloom.store.terms import BlankNode, NamedNode, Quad, Triple
+from ontoloom.terms import BlankNode, NamedNode, Quad, Triple
 from ontoloom.vocab import FACTS, RDFS
 from ontoloom.writes import WritePath
 

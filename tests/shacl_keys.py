@@ -5,7 +5,7 @@ from __future__ import annotations
 from ontoloom.shacl import Result
 from ontoloom.shacl.paths import parse_path
 from ontoloom.shacl.rdfgraph import TripleIndex
-from ontoloom.store.terms import BlankNode, NamedNode, Term
+from ontoloom.terms import BlankNode, NamedNode, Term
 from ontoloom.vocab import SH
 
 SH_PATH = NamedNode(SH + "path")

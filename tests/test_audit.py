@@ -11,7 +11,7 @@ import pytest
 from conftest import Cli
 from ontoloom.api import Graph
 from ontoloom.store.base import Delta
-from ontoloom.store.terms import Quad
+from ontoloom.terms import Quad
 from ontoloom.vocab import FACTS
 
 CASES = Path(__file__).parent / "cases"
@@ -347,7 +347,7 @@ def test_cycles_in_a_long_chain_are_found_once_each_quickly(tmp_path: Path) -> N
     import time
 
     from ontoloom.audit import find_cycles
-    from ontoloom.store.terms import NamedNode
+    from ontoloom.terms import NamedNode
     from ontoloom.vocab import OL
 
     with Graph.open(tmp_path / "d", write=True, create=True) as g:

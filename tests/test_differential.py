@@ -17,7 +17,7 @@ import pytest
 from differential import Replay, as_quads, subclass_triples
 from ontoloom.store.base import Delta
 from ontoloom.store.rdfio import read_quads, read_triples
-from ontoloom.store.terms import BlankNode, NamedNode, Quad
+from ontoloom.terms import BlankNode, NamedNode, Quad
 from ontoloom.vocab import FACTS, RDF_TYPE
 from w3c_suite import load
 

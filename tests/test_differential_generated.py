@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from differential import Replay
 from ontoloom.store.base import Delta
 from ontoloom.store.rdfio import read_triples
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Quad
+from ontoloom.terms import BlankNode, Literal, NamedNode, Quad
 from ontoloom.vocab import FACTS, RDF_TYPE, RDFS
 
 EX = "http://example.org/"

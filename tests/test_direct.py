@@ -13,7 +13,7 @@ from ontoloom.shacl import Validator
 from ontoloom.store import scratch
 from ontoloom.store.base import Delta
 from ontoloom.store.lexical import stored_form
-from ontoloom.store.terms import (
+from ontoloom.terms import (
     BlankNode,
     DefaultGraph,
     Literal,

@@ -17,7 +17,7 @@ from ontoloom.api import Graph
 from ontoloom.cli import main
 from ontoloom.errors import BadInput, CommitConflict, ValidationFailed
 from ontoloom.store.endpoint import EndpointConfig, credentials, with_values
-from ontoloom.store.terms import BlankNode, Literal, NamedNode
+from ontoloom.terms import BlankNode, Literal, NamedNode
 
 HERE = Path(__file__).parent
 pytestmark = pytest.mark.endpoint
@@ -219,7 +219,7 @@ def test_a_commit_validated_against_a_generation_another_gateway_moved_is_checke
 
 def test_a_stale_generation_is_never_committed(tmp_path: Path, endpoint_server) -> None:
     from ontoloom.store.base import Delta
-    from ontoloom.store.terms import Quad
+    from ontoloom.terms import Quad
 
     data_dir = _init(tmp_path, endpoint_server)
     with Graph.open(data_dir, write=True) as g:
@@ -383,7 +383,7 @@ def test_two_commits_applied_against_one_generation_are_reported_not_hidden(
     token and says so, instead of acknowledging as if it were alone."""
     from ontoloom.store.base import Delta
     from ontoloom.store.endpoint import CHANGE_BASE, COMMIT, EndpointError
-    from ontoloom.store.terms import Quad
+    from ontoloom.terms import Quad
     from ontoloom.vocab import META
 
     data_dir = _init(tmp_path, endpoint_server)
@@ -521,7 +521,7 @@ def test_a_node_is_mentioned_by_as_many_distinct_quads_on_either_backend(
     the bookkeeping graph never."""
     from ontoloom.store.base import Delta
     from ontoloom.store.embedded import EmbeddedBackend
-    from ontoloom.store.terms import Literal, Quad
+    from ontoloom.terms import Literal, Quad
 
     ex = "http://example.org/"
     n, p, q, x = (NamedNode(ex + v) for v in ("n", "p", "q", "x"))
@@ -549,7 +549,7 @@ def test_racing_commits_never_both_apply_on_one_generation(tmp_path: Path, endpo
     from ontoloom.store import endpoint_of
     from ontoloom.store.base import Delta
     from ontoloom.store.endpoint import SparqlEndpointBackend
-    from ontoloom.store.terms import Literal, Quad
+    from ontoloom.terms import Literal, Quad
 
     config = endpoint_of(_init(tmp_path, endpoint_server))
     assert config is not None
@@ -602,7 +602,7 @@ def test_a_paged_read_a_writer_changed_midway_is_read_again(
     Reading is harmless to repeat: it is asked again until count and rows agree."""
     from ontoloom.store import endpoint_of
     from ontoloom.store.endpoint import SparqlEndpointBackend
-    from ontoloom.store.terms import Quad
+    from ontoloom.terms import Quad
 
     config = endpoint_of(_init(tmp_path, endpoint_server))
     assert config is not None
@@ -643,7 +643,7 @@ def test_rows_read_in_several_pages_are_one_stores_even_when_the_count_still_mat
     from ontoloom.store import endpoint_of
     from ontoloom.store.base import Delta
     from ontoloom.store.endpoint import SparqlEndpointBackend
-    from ontoloom.store.terms import Quad
+    from ontoloom.terms import Quad
 
     config = endpoint_of(_init(tmp_path, endpoint_server))
     assert config is not None

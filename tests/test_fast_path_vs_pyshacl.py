@@ -14,7 +14,7 @@ from ontoloom.shacl.validate import validate_graphs
 from ontoloom.store.base import Delta
 from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.rdfio import read_triples
-from ontoloom.store.terms import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Triple
+from ontoloom.terms import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Triple
 from ontoloom.vocab import OL, RDF, XSD
 from shacl_keys import result_keys
 

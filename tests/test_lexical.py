@@ -16,7 +16,7 @@ from ontoloom.store import lexical
 from ontoloom.store.base import Delta
 from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.rdfio import read_quads
-from ontoloom.store.terms import Literal, NamedNode, Quad
+from ontoloom.terms import Literal, NamedNode, Quad
 from ontoloom.vocab import XSD
 
 X = XSD

@@ -16,7 +16,7 @@ import pytest
 from conftest import Cli, quads_of
 from ontoloom.api import Graph
 from ontoloom.store.base import Delta
-from ontoloom.store.terms import NamedNode, Quad
+from ontoloom.terms import NamedNode, Quad
 from ontoloom.vocab import FACTS, OL, OWL, RDF_TYPE, RDFS, SCHEMA_GRAPH
 
 
@@ -292,7 +292,7 @@ def test_a_full_reindex_writes_the_documents_the_incremental_index_wrote(
 
 
 def _literal(value: str, xsd_type: str):
-    from ontoloom.store.terms import Literal
+    from ontoloom.terms import Literal
     from ontoloom.vocab import XSD
 
     return Literal(value, datatype=NamedNode(XSD + xsd_type))

@@ -15,7 +15,7 @@ from ontoloom.shacl import Validator
 from ontoloom.shacl.components.sparql import SPARQLConstraintComponent
 from ontoloom.shacl.native import digest
 from ontoloom.store import scratch
-from ontoloom.store.terms import Literal, NamedNode, Quad
+from ontoloom.terms import Literal, NamedNode, Quad
 
 NS = "https://example.org/ns#"
 SUBJECT = NamedNode("https://example.org/id/s")

@@ -16,7 +16,7 @@ from ontoloom.store.base import Delta
 from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.lexical import stored_form
 from ontoloom.store.overlay import NotReadable, Overlay
-from ontoloom.store.terms import DefaultGraph, Literal, Quad, RdfFormat, Triple, parse
+from ontoloom.terms import DefaultGraph, Literal, Quad, RdfFormat, Triple, parse
 from ontoloom.vocab import META
 from test_direct import (
     BLANK,

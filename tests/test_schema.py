@@ -4,7 +4,7 @@ the ontology's domain/range agrees with the shapes that enforce them."""
 from __future__ import annotations
 
 from ontoloom.schema import Schema
-from ontoloom.store.terms import NamedNode
+from ontoloom.terms import NamedNode
 from ontoloom.vocab import OL
 
 EXPECTED_RELATIONS = {

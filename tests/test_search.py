@@ -126,7 +126,7 @@ def test_the_index_follows_every_write(team: Cli) -> None:
 
 def test_a_lagging_index_is_caught_up_before_answering(team: Cli) -> None:
     from ontoloom.store.base import Delta
-    from ontoloom.store.terms import Literal, NamedNode, Quad
+    from ontoloom.terms import Literal, NamedNode, Quad
     from ontoloom.vocab import FACTS, OL, RDF_TYPE
 
     hits(team, "anything")  # the index exists

@@ -157,7 +157,7 @@ def test_the_secret_rule_judges_as_pyshacl_does() -> None:
     from ontoloom.store.base import Delta
     from ontoloom.store.embedded import EmbeddedBackend
     from ontoloom.store.rdfio import read_triples
-    from ontoloom.store.terms import DefaultGraph, NamedNode, Quad
+    from ontoloom.terms import DefaultGraph, NamedNode, Quad
     from ontoloom.vocab import OL
     from shacl_keys import result_keys
 
@@ -203,7 +203,7 @@ _ORACLE = Path(__file__).parent / "fixtures" / "secret_rule_regex_sieves.rq"
 def _secret_queries() -> tuple[list[str], list[str]]:
     """The secret rule's two queries as shipped, and as first written (names, then values)."""
     from ontoloom.schema import builtin_triples
-    from ontoloom.store.terms import NamedNode
+    from ontoloom.terms import NamedNode
     from ontoloom.vocab import OL
 
     _, shapes = builtin_triples()

@@ -20,7 +20,7 @@ from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.store.base import Delta
 from ontoloom.store.embedded import EmbeddedBackend
 from ontoloom.store.rdfio import read_quads, read_triples
-from ontoloom.store.terms import NamedNode
+from ontoloom.terms import NamedNode
 from ontoloom.vocab import OL, RDFS, SH
 from shacl_keys import result_keys
 

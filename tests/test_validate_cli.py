@@ -72,7 +72,7 @@ def conforms_of_theirs(output: str) -> bool | None:
 def builtin_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """ontoloom's own shapes (as the pySHACL comparisons take them) and ontology, as files."""
     from ontoloom.schema import builtin_triples
-    from ontoloom.store.terms import RdfFormat, serialize
+    from ontoloom.terms import RdfFormat, serialize
 
     ontology, shapes = builtin_triples()
     where = tmp_path_factory.mktemp("builtin")

@@ -13,7 +13,7 @@ from conftest import Cli, quads_of
 from ontoloom.api import Graph
 from ontoloom.shacl.neighbourhood import Changed
 from ontoloom.store.base import Delta
-from ontoloom.store.terms import Quad
+from ontoloom.terms import Quad
 from ontoloom.vocab import FACTS
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ontoloom.shacl.rdfgraph import TripleIndex
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term, Triple
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term, Triple
 from ontoloom.vocab import RDF, SH, XSD
 
 __all__ = ["expected_report", "isomorphic_reports", "reduce_actual"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.store.rdfio import read_triples
-from ontoloom.store.terms import NamedNode, Term, Triple
+from ontoloom.terms import NamedNode, Term, Triple
 
 ROOT = Path(__file__).parent / "w3c"
 BASE = "http://datashapes.org/sh/tests/"

@@ -14,12 +14,12 @@ from ontoloom.model import shown_id, vocab_iri, vocab_name
 from ontoloom.records.identity import Resolver
 from ontoloom.records.slug import slug
 from ontoloom.search import STOPWORDS, query_terms
-from ontoloom.store.terms import Term
+from ontoloom.terms import Term
 from ontoloom.vocab import OL, RDF, RDF_TYPE
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
     from ontoloom.proposals.store import Proposal
+    from ontoloom.session import Session
 
 __all__ = ["GuardHit", "guard", "guard_json", "hints", "why"]
 
@@ -28,7 +28,7 @@ WHY_MAX_HOPS = 3
 _POINTING = ("applies", "enforced-by", "covered-by", "resolved-by", "relates-to")
 
 
-def _label(graph: Graph, node: Term) -> dict[str, Any]:
+def _label(graph: Session, node: Term) -> dict[str, Any]:
     found = labels(graph.backend, graph.ids, [node], known=graph.schema.types).get(node)
     if found is None:
         return {
@@ -72,7 +72,7 @@ def guard_json(hits: list[GuardHit]) -> dict[str, Any]:
     return {"matched": bool(hits), "classes": [h.to_json() for h in hits]}
 
 
-def _classes(graph: Graph) -> list[dict[str, Any]]:
+def _classes(graph: Session) -> list[dict[str, Any]]:
     query = (
         f"SELECT ?c ?title ?alias ?privacy WHERE {{ ?c {RDF_TYPE} {vocab_iri('FailureClass')} . "
         f"OPTIONAL {{ ?c {vocab_iri('title')} ?title }} OPTIONAL {{ ?c {vocab_iri('aliases')} ?alias }} "
@@ -94,7 +94,7 @@ def _classes(graph: Graph) -> list[dict[str, Any]]:
 
 
 def guard(
-    graph: Graph, text: str | None = None, class_ref: str | None = None, limit: int = 3
+    graph: Session, text: str | None = None, class_ref: str | None = None, limit: int = 3
 ) -> list[GuardHit]:
     """Known recurring failures matching ``text`` (or the class ``class_ref``), best first."""
     classes = _classes(graph)
@@ -131,7 +131,7 @@ def guard(
     return sorted(hits, key=lambda h: (order[h.matched_by], -h.recurrences, h.id))[:limit]
 
 
-def _text_matches(graph: Graph, text: str, classes: dict[str, dict[str, Any]]) -> list[str]:
+def _text_matches(graph: Session, text: str, classes: dict[str, dict[str, Any]]) -> list[str]:
     """Failure classes whose text (or whose occurrences' titles and bodies) shares most of
     the text's informative words."""
     terms = [t for t in query_terms(text) if t not in STOPWORDS and len(t) > 2]
@@ -149,7 +149,7 @@ def _text_matches(graph: Graph, text: str, classes: dict[str, dict[str, Any]]) -
     return out
 
 
-def _class_of(graph: Graph, occurrence: str) -> str | None:
+def _class_of(graph: Session, occurrence: str) -> str | None:
     rows = list(
         graph.backend.select(
             f"SELECT ?o ?c WHERE {{ ?o {vocab_iri('recurs-as')} ?c }}",
@@ -159,7 +159,7 @@ def _class_of(graph: Graph, occurrence: str) -> str | None:
     return graph.ids.id_of(rows[0]["c"]) if rows else None
 
 
-def _describe_class(graph: Graph, info: dict[str, Any], how: str) -> GuardHit:
+def _describe_class(graph: Session, info: dict[str, Any], how: str) -> GuardHit:
     facts = failure_class_facts(
         graph.backend, graph.ids, graph.ids.iri(info["id"]), known=graph.schema.types
     )
@@ -181,7 +181,7 @@ def _describe_class(graph: Graph, info: dict[str, Any], how: str) -> GuardHit:
 
 
 # -- why ---------------------------------------------------------------------------------------
-def known_objects(graph: Graph) -> list[dict[str, Any]]:
+def known_objects(graph: Session) -> list[dict[str, Any]]:
     """Every object of a schema type as identity resolution sees it: id, type, title (or
     name) and aliases, ordered by id."""
     query = (
@@ -204,7 +204,7 @@ def known_objects(graph: Graph) -> list[dict[str, Any]]:
     return sorted(found.values(), key=lambda o: o["id"])
 
 
-def resolve_object(graph: Graph, ref: str) -> str:
+def resolve_object(graph: Session, ref: str) -> str:
     """An object by id, slug, title or alias. :raises NotFound: (ambiguity says so)."""
     if graph.exists(ref):
         return ref
@@ -214,7 +214,7 @@ def resolve_object(graph: Graph, ref: str) -> str:
     return resolution.id
 
 
-def _evidence(graph: Graph, s: Term, rel: Term, o: Term) -> dict[str, Any]:
+def _evidence(graph: Session, s: Term, rel: Term, o: Term) -> dict[str, Any]:
     query = (
         f"SELECT ?s ?p ?o ?source ?line ?quote WHERE {{ ?ev {RDF_TYPE} <{RDF}Statement> ; <{RDF}subject> ?s ; "
         f"<{RDF}predicate> ?p ; <{RDF}object> ?o ; {vocab_iri('source')} ?source . "
@@ -234,7 +234,7 @@ def _evidence(graph: Graph, s: Term, rel: Term, o: Term) -> dict[str, Any]:
     }
 
 
-def why(graph: Graph, target: str) -> dict[str, Any]:
+def why(graph: Session, target: str) -> dict[str, Any]:
     """Decisions behind ``target``: what applies to, is enforced by, covers, resolves or relates
     to it (and, for a decision, what it builds on), then further along builds-on and applies —
     at most three hops, each object visited once, every step with its evidence."""
@@ -269,7 +269,7 @@ def why(graph: Graph, target: str) -> dict[str, Any]:
 
 
 def _next_steps(
-    graph: Graph, node: Term, kind: str, *, first: bool
+    graph: Session, node: Term, kind: str, *, first: bool
 ) -> list[tuple[Term, str, Term, Term]]:
     steps: list[tuple[Term, str, Term, Term]] = []
 
@@ -299,14 +299,14 @@ def _next_steps(
 
 
 # -- hints -------------------------------------------------------------------------------------
-def hints(graph: Graph, target: str) -> list[Proposal]:
+def hints(graph: Session, target: str) -> list[Proposal]:
     """Unconfirmed proposals touching ``target``, labelled as such."""
     from ontoloom.proposals.store import list_proposals
 
     return list_proposals(graph, status="pending", touching=resolve_object(graph, target))
 
 
-def labelled_hints(graph: Graph, target: str) -> list[dict[str, Any]]:
+def labelled_hints(graph: Session, target: str) -> list[dict[str, Any]]:
     """:func:`hints` as JSON, each mined one labelled by its confidence (None for the rest);
     mined knowledge shown counts as used (:mod:`ontoloom.proposals.confidence`)."""
     from ontoloom.proposals.confidence import confidence, load_usage, record_use

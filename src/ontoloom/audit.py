@@ -9,18 +9,19 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, ValidationFailed
-from ontoloom.findings import finding_from_result, report_json
-from ontoloom.model import Finding, vocab_name
+from ontoloom.findings import Finding, report_json
+from ontoloom.model import vocab_name
+from ontoloom.reporting import finding_from_result
 from ontoloom.schema import RelationSpec
 from ontoloom.shacl import Report, ShapeSet
 from ontoloom.shacl.redact import redacted
 from ontoloom.store import scratch
 from ontoloom.store.base import Delta
-from ontoloom.store.terms import BlankNode, NamedNode, Quad, Term
+from ontoloom.terms import BlankNode, NamedNode, Quad, Term
 from ontoloom.vocab import FACTS, OL, RDF_TYPE
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = ["Audit", "Repair", "apply_repairs", "audit", "audit_warnings", "plan_repairs"]
 
@@ -52,7 +53,7 @@ class Audit:
         )
 
 
-def audit(graph: Graph, *, allow_unsupported: bool = False) -> Audit:
+def audit(graph: Session, *, allow_unsupported: bool = False) -> Audit:
     """Audit every shape, cycle and orphan of the graph.
 
     :raises BadInput: when the schema's shapes use a feature ontoloom does not evaluate,
@@ -113,7 +114,7 @@ def _order(f: Finding) -> tuple[str, ...]:
 
 
 # -- cycles ------------------------------------------------------------------------------------
-def find_cycles(graph: Graph, spec: RelationSpec) -> list[list[Term]]:
+def find_cycles(graph: Session, spec: RelationSpec) -> list[list[Term]]:
     """Every cycle of an acyclic relation once, as [a, b, …, a], shortest first found.
 
     One pass over the relation's edges: a link lies on a cycle exactly when both its ends
@@ -211,7 +212,7 @@ def _shortest_path(edges: dict[str, list[str]], start: str, goal: str) -> list[s
     return None
 
 
-def _cycle_finding(graph: Graph, spec: RelationSpec, cycle: list[Term]) -> Finding:
+def _cycle_finding(graph: Session, spec: RelationSpec, cycle: list[Term]) -> Finding:
     ids = [graph.ids.id_of(n) for n in cycle]
     return Finding(
         focus=ids[0],
@@ -228,7 +229,7 @@ def _cycle_finding(graph: Graph, spec: RelationSpec, cycle: list[Term]) -> Findi
 
 
 # -- orphans -----------------------------------------------------------------------------------
-def find_orphans(graph: Graph) -> list[Finding]:
+def find_orphans(graph: Session) -> list[Finding]:
     """Relations one of whose endpoints is no object (it has no type)."""
     base = graph.ids.base
     query = f"""
@@ -281,7 +282,7 @@ class Repair:
         }
 
 
-def plan_repairs(graph: Graph, result: Audit) -> list[Repair]:
+def plan_repairs(graph: Session, result: Audit) -> list[Repair]:
     """The repairs the seeds describe: delete broken relations (and stored secrets); list
     missing required properties and other values to fix by hand."""
     repairs = []
@@ -290,7 +291,7 @@ def plan_repairs(graph: Graph, result: Audit) -> list[Repair]:
     return repairs
 
 
-def _repair(graph: Graph, f: Finding) -> Repair:
+def _repair(graph: Session, f: Finding) -> Repair:
     rel = graph.schema.relations.get(f.path or "")
     node = graph.ids.iri(f.focus)
     if f.kind == "cycle" and f.cycle and rel is not None:
@@ -347,7 +348,7 @@ def _repair(graph: Graph, f: Finding) -> Repair:
     return Repair(f, "fix", f"fix {f.focus} by hand: {f.message}")
 
 
-def _thin_out(graph: Graph, f: Finding, rel: RelationSpec) -> Repair:
+def _thin_out(graph: Session, f: Finding, rel: RelationSpec) -> Repair:
     """Too many relations of a many_to_one (or one_to_many) kind: keep the first, drop the rest."""
     node = graph.ids.iri(f.focus)
     forward = [
@@ -375,7 +376,7 @@ def _thin_out(graph: Graph, f: Finding, rel: RelationSpec) -> Repair:
 
 
 def _delete(
-    graph: Graph,
+    graph: Session,
     f: Finding,
     triples: list[tuple[Term, NamedNode, Term]],
     description: str,
@@ -402,7 +403,7 @@ def _delete(
     return Repair(f, action, description, removes)
 
 
-def apply_repairs(graph: Graph, repairs: list[Repair]) -> list[tuple[Repair, str | None]]:
+def apply_repairs(graph: Session, repairs: list[Repair]) -> list[tuple[Repair, str | None]]:
     """Apply each automatic repair through the write path; (repair, refusal or None)."""
     outcomes: list[tuple[Repair, str | None]] = []
     done: set[Quad] = set()

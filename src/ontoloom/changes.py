@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, NotFound, ValidationFailed
+from ontoloom.findings import Finding
 from ontoloom.model import (
     OBSERVATION_ORDER,
     OBSERVATIONS,
-    Finding,
     Relation,
     check_id,
     check_property_name,
@@ -30,7 +30,7 @@ from ontoloom.model import (
 )
 from ontoloom.schema import ENTITY, RelationSpec
 from ontoloom.store.base import Delta
-from ontoloom.store.terms import Literal, NamedNode, Quad, Term
+from ontoloom.terms import Literal, NamedNode, Quad, Term
 from ontoloom.vocab import (
     DCTERMS_MODIFIED,
     FACTS,
@@ -42,7 +42,7 @@ from ontoloom.vocab import (
 )
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = ["Changes", "RelateOutcome"]
 
@@ -69,7 +69,7 @@ def refusal(
 class Changes:
     """A pending delta over a graph, with reads that see it."""
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Session) -> None:
         self.graph = graph
         self.delta = Delta()
         self._start = dt.datetime.now(dt.UTC)

@@ -1073,7 +1073,7 @@ def plan_apply(file: Path, dry_run: bool) -> None:
 # -- SPARQL, interchange, summary, inference ---------------------------------------------------
 def _show_term(g: Any, term: Any) -> str:
     from ontoloom.model import value_to_json, vocab_name
-    from ontoloom.store.terms import Literal, NamedNode
+    from ontoloom.terms import Literal, NamedNode
 
     if term is None:
         return ""

@@ -33,7 +33,7 @@ from ontoloom.config import PRIVACY_CLASSES
 from ontoloom.records.slug import slug
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = [
     "MISSING",
@@ -237,7 +237,7 @@ class Gate:
         return out
 
     @classmethod
-    def from_graph(cls, graph: Graph) -> Gate:
+    def from_graph(cls, graph: Session) -> Gate:
         """Every object of a schema type in the store, with its privacy class (a failure
         class's is the most restrictive among it and its occurrences), names and body."""
         from ontoloom.model import vocab_iri, vocab_name

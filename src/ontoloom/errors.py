@@ -18,10 +18,9 @@ Every message says what went wrong, where, and how to fix it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from ontoloom.model import Finding
+from ontoloom.findings import Finding, refusal_json
 
 __all__ = [
     "BadInput",
@@ -117,8 +116,6 @@ class ValidationFailed(OntoloomError):
         super().__init__("\n".join(lines))
 
     def to_json(self) -> dict[str, Any]:
-        from ontoloom.findings import refusal_json
-
         return refusal_json(self.findings, self.message)
 
 

@@ -12,15 +12,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, ValidationFailed
-from ontoloom.model import Finding, check_property_name, literal_from_json
+from ontoloom.findings import Finding
+from ontoloom.model import check_property_name, literal_from_json
 from ontoloom.resources import resource_dir
 from ontoloom.store.base import Delta
 from ontoloom.store.rdfio import guess_format, read_triples
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Quad, Term, Triple
+from ontoloom.terms import BlankNode, Literal, NamedNode, Quad, Term, Triple
 from ontoloom.vocab import OL, OWL, RDF, RDFS, SCHEMA_GRAPH, SH, XSD, compact
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = [
     "add_relation",
@@ -86,7 +87,7 @@ def _spec(value: Any, what: str) -> dict[str, Any]:
     return value
 
 
-def add_type(graph: Graph, spec: Any) -> dict[str, Any]:
+def add_type(graph: Session, spec: Any) -> dict[str, Any]:
     """``{"type": "Sprint", "required": [...], "enums": {prop: [values]}, "description": …}``"""
     spec = _spec(spec, "add-type")
     name = spec.get("type")
@@ -147,7 +148,7 @@ def add_type(graph: Graph, spec: Any) -> dict[str, Any]:
     return {"added": "type", **graph.schema.types[name].to_json()}
 
 
-def add_relation(graph: Graph, spec: Any) -> dict[str, Any]:
+def add_relation(graph: Session, spec: Any) -> dict[str, Any]:
     """``{"rel": "mentors", "from_types": [...], "to_types": [...], "cardinality": …,
     "acyclic": bool, "symmetric": bool}``"""
     spec = _spec(spec, "add-relation")
@@ -286,7 +287,7 @@ def _class_constraint(
 
 
 def add_shapes(
-    graph: Graph, path: Any, format_name: str | None = None, *, data: bytes | None = None
+    graph: Session, path: Any, format_name: str | None = None, *, data: bytes | None = None
 ) -> dict[str, Any]:
     """Add a shapes file (or ``data`` read from standard input); the result says, per shape
     it targets with, how writes check it.
@@ -319,7 +320,7 @@ def add_shapes(
     return {"added": "shapes", "file": label, "triples": len(triples), "checks": checks}
 
 
-def add_schema_triples(graph: Graph, triples: list[Triple], *, source: str) -> None:
+def add_schema_triples(graph: Session, triples: list[Triple], *, source: str) -> None:
     """Store new schema triples through the write path, which checks that they are valid
     SHACL and that the data already in the graph does not break them.
 
@@ -413,14 +414,14 @@ def builtin_overrides(triples: list[Triple]) -> list[Finding]:
     ]
 
 
-def describe_schema(graph: Graph) -> dict[str, Any]:
+def describe_schema(graph: Session) -> dict[str, Any]:
     return {
         "types": [t.to_json() for t in sorted(graph.schema.types.values(), key=lambda t: t.name)],
         "relations": [r.to_json() for r in graph.schema.relations.values()],
     }
 
 
-def show_type(graph: Graph, name: str) -> dict[str, Any]:
+def show_type(graph: Session, name: str) -> dict[str, Any]:
     spec = graph.schema.types.get(name)
     if spec is None:
         from ontoloom.errors import NotFound

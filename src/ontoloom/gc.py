@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from ontoloom.model import vocab_name
 from ontoloom.store.base import Delta
-from ontoloom.store.terms import Quad
+from ontoloom.terms import Quad
 from ontoloom.vocab import OL, PROPOSALS, RDF, RDF_TYPE
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = ["Garbage", "collect_garbage"]
 
@@ -33,7 +33,7 @@ class Garbage:
         }
 
 
-def collect_garbage(graph: Graph, *, apply: bool = False) -> Garbage:
+def collect_garbage(graph: Session, *, apply: bool = False) -> Garbage:
     base = graph.ids.base
     garbage = Garbage()
     vanished = f"(NOT EXISTS {{ ?s {RDF_TYPE} ?t1 }} || NOT EXISTS {{ ?o {RDF_TYPE} ?t2 }})"

@@ -42,7 +42,7 @@ from ontoloom.proposals.confidence import confidence, load_usage, record_use
 from ontoloom.search import STOPWORDS, SearchIndex
 from ontoloom.store import exists as store_exists
 from ontoloom.store import open_backend
-from ontoloom.store.terms import Literal, NamedNode, Term
+from ontoloom.terms import Literal, NamedNode, Term
 from ontoloom.vocab import OL, RDF_TYPE, IdSpace, is_open_relation, ol, vocab_name
 
 __all__ = ["context", "prompt_context", "salient_terms", "session_start", "status"]

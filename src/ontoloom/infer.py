@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ontoloom import progress
 from ontoloom.errors import BadInput
 from ontoloom.store.rdfio import read_quads
-from ontoloom.store.terms import Literal, NamedNode, Quad, RdfFormat, Term, Triple, serialize
+from ontoloom.terms import Literal, NamedNode, Quad, RdfFormat, Term, Triple, serialize
 from ontoloom.vocab import (
     GRAPH_BASE,
     META,
@@ -38,14 +38,14 @@ from ontoloom.vocab import (
 )
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = ["INFERRED", "compute", "compute_owlrl", "infer", "inferred_quads"]
 
 INFERRED = NamedNode(GRAPH_BASE + "inferred")
 
 
-def _files(graph: Graph) -> tuple[Any, Any]:
+def _files(graph: Session) -> tuple[Any, Any]:
     if graph.data_dir is None:
         raise BadInput("inference needs a data dir")
     return graph.data_dir / "inferred.nq", graph.data_dir / "inferred.json"
@@ -82,7 +82,7 @@ _SYMMETRIC = NamedNode(OWL + "SymmetricProperty")
 _FIRST, _REST, _NIL = NamedNode(RDF + "first"), NamedNode(RDF + "rest"), NamedNode(RDF + "nil")
 
 
-def _stated(graph: Graph) -> tuple[list[Triple], list[Triple]]:
+def _stated(graph: Session) -> tuple[list[Triple], list[Triple]]:
     """(data, schema): the store's triples outside the bookkeeping and proposal graphs, the
     schema being the built-in ontology, extensions and the schema graph."""
     data: list[Triple] = []
@@ -94,7 +94,7 @@ def _stated(graph: Graph) -> tuple[list[Triple], list[Triple]]:
     return data, schema
 
 
-def _keep(graph: Graph, derived: Any, data: list[Triple], schema: list[Triple]) -> list[Quad]:
+def _keep(graph: Session, derived: Any, data: list[Triple], schema: list[Triple]) -> list[Quad]:
     """The derived triples worth keeping: about the graph's objects, not stated already."""
     base = graph.ids.base
     known = set(data) | set(schema)
@@ -113,7 +113,7 @@ def _keep(graph: Graph, derived: Any, data: list[Triple], schema: list[Triple]) 
     return sorted(out, key=str)
 
 
-def compute_owlrl(graph: Graph) -> list[Quad]:
+def compute_owlrl(graph: Session) -> list[Quad]:
     """The reference: owlrl's OWL 2 RL closure of the whole graph."""
     import owlrl
 
@@ -235,7 +235,7 @@ def _closure(steps: dict[Term, set[tuple[Term, bool]]]) -> dict[Term, set[tuple[
     return out
 
 
-def compute_rules(graph: Graph, data: list[Triple], schema: list[Triple]) -> list[Quad]:
+def compute_rules(graph: Session, data: list[Triple], schema: list[Triple]) -> list[Quad]:
     """The one-pass engine (see the module doc); call only when :func:`rules_refusal` is
     None."""
     properties, classes, domains, ranges = _tables(_closed_schema(schema))
@@ -278,12 +278,12 @@ def compute_rules(graph: Graph, data: list[Triple], schema: list[Triple]) -> lis
     return _keep(graph, derived, data, schema)
 
 
-def compute(graph: Graph) -> list[Quad]:
+def compute(graph: Session) -> list[Quad]:
     """The entailments about the graph's objects that are not already stated."""
     return _compute(graph)[0]
 
 
-def _compute(graph: Graph) -> tuple[list[Quad], str, str | None]:
+def _compute(graph: Session) -> tuple[list[Quad], str, str | None]:
     with progress.task("reading the graph"):
         data, schema = _stated(graph)
     why = rules_refusal(data, schema, graph.ids.base)
@@ -292,7 +292,7 @@ def _compute(graph: Graph) -> tuple[list[Quad], str, str | None]:
     return compute_owlrl(graph), "owlrl", why
 
 
-def infer(graph: Graph) -> dict[str, Any]:
+def infer(graph: Session) -> dict[str, Any]:
     """Materialise the inferred graph; returns counts per predicate and the engine used."""
     quads, engine, why = _compute(graph)
     data, meta = _files(graph)
@@ -310,7 +310,7 @@ def infer(graph: Graph) -> dict[str, Any]:
     return result
 
 
-def inferred_quads(graph: Graph) -> list[Quad]:
+def inferred_quads(graph: Session) -> list[Quad]:
     """The materialised inferred graph; recomputed in memory when missing or stale."""
     data, meta = _files(graph)
     if data.exists() and meta.exists():

@@ -8,7 +8,7 @@ from typing import Any
 
 from ontoloom.config import DATA_DIR_NAME, INSTANCE_MARKER, resolve_data_dir
 from ontoloom.errors import BadInput
-from ontoloom.owner_client import owner_alive
+from ontoloom.locate import owner_alive
 from ontoloom.store import initialised, open_backend
 
 __all__ = ["init_instance"]

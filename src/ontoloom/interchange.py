@@ -15,7 +15,7 @@ from ontoloom import progress
 from ontoloom.errors import BadInput
 from ontoloom.store.base import Delta
 from ontoloom.store.rdfio import guess_format, holds_nothing, read_quads
-from ontoloom.store.terms import (
+from ontoloom.terms import (
     BlankNode,
     DefaultGraph,
     Literal,
@@ -37,7 +37,7 @@ from ontoloom.vocab import (
 )
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -54,7 +54,7 @@ IMPORT_FORMATS = ("turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml")
 _FIXED = {"facts": FACTS, "confirmed": CONFIRMED, "proposals": PROPOSALS, "schema": SCHEMA_GRAPH}
 
 
-def graph_names(graph: Graph, which: str) -> list[Term]:
+def graph_names(graph: Session, which: str) -> list[Term]:
     """The named graphs a ``--graph`` choice stands for."""
     if which in _FIXED:
         return [_FIXED[which]]
@@ -67,7 +67,7 @@ def graph_names(graph: Graph, which: str) -> list[Term]:
 
 
 def export_graph(
-    graph: Graph, out: IO[bytes], format_name: str, which: str = "all", infer: bool = False
+    graph: Session, out: IO[bytes], format_name: str, which: str = "all", infer: bool = False
 ) -> None:
     """Write the chosen graphs. Turtle and TriG declare the prefixes they use (the schema's,
     the instance's ids and graphs); JSON-LD is compacted with them as its ``@context``."""
@@ -89,7 +89,7 @@ def export_graph(
 
 
 def _write(
-    graph: Graph, backend: Any, graphs: list[Term] | None, out: IO[bytes], format_name: str
+    graph: Session, backend: Any, graphs: list[Term] | None, out: IO[bytes], format_name: str
 ) -> None:
     if format_name in ("nquads", "ntriples"):  # no prefixes: streamed as they are
         backend.dump(out, format_name, graphs)
@@ -108,7 +108,7 @@ def _write(
         serialize(quads, out, RdfFormat.TRIG, prefixes=prefixes)
 
 
-def known_prefixes(graph: Graph) -> dict[str, str]:
+def known_prefixes(graph: Session) -> dict[str, str]:
     """The prefixes an export may declare: the schema's, ``id:`` for this instance's
     entities and ``graph:`` for ontoloom's named graphs."""
     return {**PREFIXES, "id": graph.ids.base, "graph": GRAPH_BASE}
@@ -194,7 +194,7 @@ def _target(name: Term, forced: Term | None) -> Term:
     return FACTS  # the default graph, and graphs ontoloom does not know, hold facts
 
 
-def _refuse_token_ids(graph: Graph, quads: Iterable[Quad], label: str) -> None:
+def _refuse_token_ids(graph: Session, quads: Iterable[Quad], label: str) -> None:
     """An object whose id holds a token is refused, as a write by id is (``check_id``): an id
     is shown wherever its object is, so it would print the secret back everywhere.
 
@@ -216,7 +216,7 @@ def _refuse_token_ids(graph: Graph, quads: Iterable[Quad], label: str) -> None:
 
 
 def import_file(
-    graph: Graph,
+    graph: Session,
     path: Path | None,
     format_name: str | None = None,
     which: str | None = None,

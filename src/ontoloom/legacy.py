@@ -15,7 +15,7 @@ from ontoloom.errors import BadInput
 from ontoloom.model import check_id, literal_from_json, vocab_iri
 from ontoloom.store import scratch
 from ontoloom.store.base import Delta
-from ontoloom.store.terms import Quad
+from ontoloom.terms import Quad
 from ontoloom.vocab import FACTS, RDF_TYPE
 
 __all__ = ["CHECKS", "legacy_check"]
@@ -33,12 +33,12 @@ CHECKS = (
 
 def legacy_check(data: Any, checks: set[str] | None = None) -> dict[str, Any]:
     """Validate a legacy graph. :raises BadInput: on malformed input."""
-    from ontoloom.api import Graph
     from ontoloom.audit import audit
+    from ontoloom.session import Session
 
     checks = set(CHECKS) if not checks or "all" in checks else checks
     entities, relations = _parse(data)
-    graph = Graph(scratch())
+    graph = Session(scratch())
     quads: set[Quad] = set()
     warnings: list[str] = []
     known: dict[str, str] = {}

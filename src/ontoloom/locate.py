@@ -1,5 +1,6 @@
-"""Where an instance and its data dir are: the rules every front end shares, with nothing but
-``os`` so that the prompt hook can find its data dir's owner before importing anything heavy.
+"""Where an instance and its data dir are, and whether someone keeps the data dir open: the
+rules every front end shares, with nothing but the standard library so that the prompt hook
+can find its data dir's owner before importing anything heavy.
 
 ``--data-dir`` wins, then ``ONTOLOOM_HOME``, then the nearest enclosing instance (the closest
 ancestor holding ``ontoloom.toml``) → its ``.ontoloom/``, then ``./.ontoloom/``.
@@ -7,12 +8,33 @@ ancestor holding ``ontoloom.toml``) → its ``.ontoloom/``, then ``./.ontoloom/`
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 
-__all__ = ["DATA_DIR_NAME", "INSTANCE_MARKER", "find_instance", "hook_data_dir", "resolve"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks start here)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+__all__ = [
+    "DATA_DIR_NAME",
+    "HAS_UNIX_SOCKETS",
+    "INSTANCE_MARKER",
+    "SOCKET_NAME",
+    "find_instance",
+    "hook_data_dir",
+    "owner_alive",
+    "resolve",
+    "socket_address",
+]
 
 INSTANCE_MARKER = "ontoloom.toml"
 DATA_DIR_NAME = ".ontoloom"
+#: The socket a data dir's owner (:mod:`ontoloom.owner`) listens on, inside the data dir.
+SOCKET_NAME = "owner.sock"
+_MAX_PATH = 100  # sun_path holds 104–108 bytes depending on the platform
+HAS_UNIX_SOCKETS = hasattr(socket, "AF_UNIX")
 
 
 def find_instance(start: str) -> str | None:
@@ -52,3 +74,33 @@ def hook_data_dir(explicit: str | None, event_cwd: object) -> str:
         if os.path.isdir(os.path.join(here, DATA_DIR_NAME)):
             return os.path.join(os.path.realpath(here), DATA_DIR_NAME)
     return resolve() or os.path.join(os.path.realpath(os.getcwd()), DATA_DIR_NAME)
+
+
+@contextlib.contextmanager
+def socket_address(data_dir: str | Path) -> Iterator[str]:
+    """A path for the data dir's socket that fits in ``sun_path``: the path itself, or (a
+    long path, Linux) the same file reached through an open handle on the data dir."""
+    path = os.path.join(data_dir, SOCKET_NAME)
+    if len(path.encode()) <= _MAX_PATH or not os.path.isdir("/proc/self/fd"):
+        yield path
+        return
+    fd = os.open(data_dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        yield f"/proc/self/fd/{fd}/{SOCKET_NAME}"
+    finally:
+        os.close(fd)
+
+
+def owner_alive(data_dir: str | Path) -> bool:
+    """Whether a process listens on the data dir's socket (a stale one refuses: its owner
+    died). The owner reads an empty request from this probe and drops it."""
+    if not HAS_UNIX_SOCKETS or not os.path.exists(os.path.join(data_dir, SOCKET_NAME)):
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            with socket_address(data_dir) as address:
+                probe.connect(address)
+        except OSError:
+            return False
+    return True

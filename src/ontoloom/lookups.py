@@ -12,7 +12,7 @@ from collections.abc import Container, Iterable, Sequence
 from typing import Any
 
 from ontoloom.store.base import Backend
-from ontoloom.store.terms import Literal, NamedNode, Term
+from ontoloom.terms import Literal, NamedNode, Term
 from ontoloom.vocab import (
     OL,
     PROPOSAL_BASE,

@@ -44,16 +44,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, NotFound, ValidationFailed
-from ontoloom.model import OBSERVATIONS, Entity, Finding, Relation, check_id, vocab_iri
+from ontoloom.findings import Finding
+from ontoloom.model import OBSERVATIONS, Entity, Relation, check_id, vocab_iri
 from ontoloom.schema import ENTITY, RelationSpec
 from ontoloom.secret_text import holds_secret
 from ontoloom.shacl.redact import redact_text
-from ontoloom.store.terms import Literal, NamedNode, Quad
+from ontoloom.terms import Literal, NamedNode, Quad
 from ontoloom.vocab import FACTS, OL, OPEN_RELATION_PREFIX, RDF, RDF_TYPE, RDFS_LABEL
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
     from ontoloom.changes import Changes
+    from ontoloom.session import Session
 
 __all__ = [
     "FULL_READ",
@@ -122,7 +123,7 @@ def wording_iri(s: NamedNode, p: NamedNode, o: NamedNode) -> NamedNode:
     return NamedNode(f"{OL}wording/{key}")
 
 
-def typed_relation(graph: Graph, words: str) -> RelationSpec | None:
+def typed_relation(graph: Session, words: str) -> RelationSpec | None:
     """The declared relation the words name (case-insensitive; spaces and ``-`` as ``_``)."""
     wanted = re.sub(r"[\s-]+", "_", words.strip()).lower()
     for name, spec in graph.schema.relations.items():
@@ -150,9 +151,9 @@ class _Node:
 
 
 class Memory:
-    """The memory-server operations over one open :class:`~ontoloom.api.Graph`."""
+    """The memory-server operations over one open :class:`~ontoloom.session.Session`."""
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Session) -> None:
         self.graph = graph
         self._names: dict[str, str] = {}  # id → the name the agent used, for messages
         # name → ids of the entities staged on each pending Changes

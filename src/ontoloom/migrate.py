@@ -39,8 +39,8 @@ from ontoloom.memory import GENERIC_TYPE, Memory
 from ontoloom.model import OBSERVATION_ORDER, OBSERVATIONS
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
     from ontoloom.changes import Changes
+    from ontoloom.session import Session
 
 __all__ = ["SOURCES", "import_memory", "read_memory_jsonl", "read_sage_memory"]
 
@@ -224,7 +224,7 @@ def read_sage_memory(path: Path, declared: set[str]) -> Source:
 
 
 def import_memory(
-    graph: Graph, path: Path, source: str, *, dry_run: bool = False
+    graph: Session, path: Path, source: str, *, dry_run: bool = False
 ) -> dict[str, Any]:
     """Import a memory file or database as the drop-in would have stored it; the report."""
     if source == "memory-jsonl":
@@ -372,7 +372,7 @@ def import_memory(
     return report
 
 
-def _relation_nodes(graph: Graph, links: list[tuple[str, str, str]]) -> dict[str, list[int]]:
+def _relation_nodes(graph: Session, links: list[tuple[str, str, str]]) -> dict[str, list[int]]:
     """The nodes a finding can name for each staged relation's words (its open predicate,
     the wording of a typed one), as finding focuses, → the relations' indexes."""
     from ontoloom.memory import typed_relation, wording_iri
@@ -390,7 +390,7 @@ def _relation_nodes(graph: Graph, links: list[tuple[str, str, str]]) -> dict[str
     return out
 
 
-def _canonical(graph: Graph, words: str) -> str:
+def _canonical(graph: Session, words: str) -> str:
     from ontoloom.memory import typed_relation
 
     spec = typed_relation(graph, words)

@@ -22,14 +22,13 @@ from typing import Any
 
 from ontoloom.errors import BadInput
 from ontoloom.secret_text import holds_secret, holds_token
-from ontoloom.store.terms import Literal, NamedNode, Term
+from ontoloom.terms import Literal, NamedNode, Term
 from ontoloom.vocab import OL, XSD, IdSpace, vocab_name
 
 __all__ = [
     "OBSERVATIONS",
     "OBSERVATION_ORDER",
     "Entity",
-    "Finding",
     "IdSpace",
     "Relation",
     "check_id",
@@ -360,35 +359,3 @@ class Relation:
         if self.open:
             out["open"] = True
         return out
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One broken rule, as agents and people see it."""
-
-    focus: str
-    path: str | None
-    constraint: str
-    value: Any
-    message: str
-    severity: str = "Violation"
-    kind: str = "shape"  # shape | cycle | orphan
-    cycle: tuple[str, ...] | None = None  # the ids around a cycle, first one repeated last
-    step: int | None = None  # the plan step (1-based) it is blamed on
-    component: str | None = None  # the SHACL constraint component's IRI (shape findings)
-    source_shape: str | None = None  # the shape that found it (shape findings)
-
-    def to_json(self) -> dict[str, Any]:
-        """The one findings shape (:mod:`ontoloom.findings`)."""
-        from ontoloom.findings import finding_json
-
-        return finding_json(self)
-
-    def describe(self) -> str:
-        where = (
-            (f"step {self.step}: " if self.step else "")
-            + self.focus
-            + (f" · {self.path}" if self.path else "")
-        )
-        value = "" if self.value is None else f" (value: {self.value!r})"
-        return f"{where} [{self.constraint}]{value}: {self.message}"

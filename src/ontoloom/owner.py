@@ -29,6 +29,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ontoloom import session, store
 from ontoloom.errors import Busy, OntoloomError
 from ontoloom.owner_client import (
     GO,
@@ -41,6 +42,7 @@ from ontoloom.owner_client import (
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
+    from ontoloom.store import Backend
 
 __all__ = ["Owner", "borrowed", "owning", "owns"]
 
@@ -379,3 +381,20 @@ def borrowed(data_dir: Path) -> Iterator[Graph | None]:
         yield owner.graph
     finally:
         owner.lock.release()
+
+
+@contextlib.contextmanager
+def _borrowed_backend(data_dir: Path) -> Iterator[Backend | None]:
+    with borrowed(data_dir) as graph:
+        yield None if graph is None else graph.backend
+
+
+class _Lending:
+    """This module's answers to the floors below, which may not import it."""
+
+    borrowed = staticmethod(borrowed)
+    owns = staticmethod(owns)
+
+
+session.lend_sessions(_Lending())
+store.lend_backends(_borrowed_backend)

@@ -11,20 +11,21 @@ resumes finds the caller gone and drops the request.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import socket
 import sys
 
+from ontoloom.locate import HAS_UNIX_SOCKETS, SOCKET_NAME, owner_alive, socket_address
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads it alike)
 
 if TYPE_CHECKING:  # the hook's fast path imports this module: nothing at run time
-    from collections.abc import Iterator
     from pathlib import Path
     from typing import Any
 
 __all__ = [
+    "HAS_UNIX_SOCKETS",
     "SOCKET_NAME",
     "OwnerGone",
     "OwnerUnresponsive",
@@ -33,13 +34,10 @@ __all__ = [
     "socket_address",
 ]
 
-SOCKET_NAME = "owner.sock"
 READY, GO = b"ready\n", b"go\n"
 # Set by the owner for a command line whose caller's stdout is a terminal (see cli).
 TERMINAL_ENV = "ONTOLOOM_STDOUT_TERMINAL"
 WAIT_GRACE = 5.0  # seconds a caller waits past its lock timeout for the owner to take it
-_MAX_PATH = 100  # sun_path holds 104–108 bytes depending on the platform
-HAS_UNIX_SOCKETS = hasattr(socket, "AF_UNIX")
 
 
 class OwnerGone(Exception):
@@ -48,36 +46,6 @@ class OwnerGone(Exception):
 
 class OwnerUnresponsive(Exception):
     """The owner did not take the request in time (stopped, or stuck): nothing was done."""
-
-
-@contextlib.contextmanager
-def socket_address(data_dir: str | Path) -> Iterator[str]:
-    """A path for the data dir's socket that fits in ``sun_path``: the path itself, or (a
-    long path, Linux) the same file reached through an open handle on the data dir."""
-    path = os.path.join(data_dir, SOCKET_NAME)
-    if len(path.encode()) <= _MAX_PATH or not os.path.isdir("/proc/self/fd"):
-        yield path
-        return
-    fd = os.open(data_dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        yield f"/proc/self/fd/{fd}/{SOCKET_NAME}"
-    finally:
-        os.close(fd)
-
-
-def owner_alive(data_dir: str | Path) -> bool:
-    """Whether a process listens on the data dir's socket (a stale one refuses: its owner
-    died). The owner reads an empty request from this probe and drops it."""
-    if not HAS_UNIX_SOCKETS or not os.path.exists(os.path.join(data_dir, SOCKET_NAME)):
-        return False
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(1.0)
-        try:
-            with socket_address(data_dir) as address:
-                probe.connect(address)
-        except OSError:
-            return False
-    return True
 
 
 def forward(data_dir: str | Path, request: dict[str, Any], *, wait: float) -> dict[str, Any] | None:

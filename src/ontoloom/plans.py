@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, NotFound, ParseError, ValidationFailed
-from ontoloom.model import Finding
-from ontoloom.store.terms import Quad
+from ontoloom.findings import Finding
+from ontoloom.terms import Quad
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = ["PlanResult", "apply_plan", "load_plan"]
 
@@ -196,7 +196,7 @@ def _shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def apply_plan(graph: Graph, steps: list[dict[str, Any]], *, dry_run: bool = False) -> PlanResult:
+def apply_plan(graph: Session, steps: list[dict[str, Any]], *, dry_run: bool = False) -> PlanResult:
     """Stage every step, validate the whole delta, and commit it unless ``dry_run``.
 
     A create without an ``id`` gets one derived from the plan's content and the step

@@ -15,11 +15,11 @@ from ontoloom.errors import BadInput, NotFound, QueryTimeout, UnsupportedQuery
 from ontoloom.model import _unicode, literal_from_json, parse_scalar
 from ontoloom.resources import resource_dir
 from ontoloom.store.isolated import parse_rows, run_isolated
-from ontoloom.store.terms import NamedNode, Quad, Term
+from ontoloom.terms import NamedNode, Quad, Term
 from ontoloom.vocab import PREFIXES, sparql_prefixes
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -90,7 +90,7 @@ def resolve_query(spec: str) -> NamedQuery:
     return NamedQuery("(inline)", "", spec)
 
 
-def typed_param(graph: Graph, value: str, kind: str | None = None) -> Term:
+def typed_param(graph: Session, value: str, kind: str | None = None) -> Term:
     """A parameter value as a typed term: ``<iri>``, ``prefix:local`` for known prefixes,
     an entity id (for ``entity`` parameters), or a JSON-typed literal (numbers, booleans,
     ISO dates), else a string."""
@@ -112,7 +112,7 @@ def typed_param(graph: Graph, value: str, kind: str | None = None) -> Term:
 
 
 def run_query(
-    graph: Graph,
+    graph: Session,
     spec: str,
     params: dict[str, str],
     format_name: str,

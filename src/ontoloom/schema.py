@@ -17,7 +17,7 @@ from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.shacl.shapes import Shape
 from ontoloom.store.rdfio import read_triples
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term, Triple
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term, Triple
 from ontoloom.vocab import OL, OWL, RDF, RDFS, SH
 
 __all__ = ["RelationSpec", "Schema", "TypeSpec", "builtin_triples", "is_acyclic"]

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from ontoloom.store.base import Backend, Delta
-from ontoloom.store.terms import Literal, NamedNode, Quad, Term
-from ontoloom.store.terms import node as as_term
+from ontoloom.terms import Literal, NamedNode, Quad, Term
+from ontoloom.terms import node as as_term
 from ontoloom.vocab import META, OL, PROPOSALS, RDF_TYPE, SCHEMA_GRAPH, vocab_name
 
 __all__ = ["STOPWORDS", "Hit", "SearchIndex", "query_terms", "touched_by"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ontoloom.store.terms import Literal, NamedNode, Term
+from ontoloom.terms import Literal, NamedNode, Term
 
 #: Token and key formats, each with what it is and the words one must contain (the sieve
 #: ol:NoSecrets tests before its REGEX): precise enough to refuse on sight, wherever they appear.
@@ -94,7 +94,7 @@ _LONG_NAME = re.compile(
 def secret_property(path: Term, value: Term) -> dict[str, Term] | None:
     """ol:NoSecrets' first SELECT: a property named like a secret, in any namespace.
 
-    >>> from ontoloom.store.terms import Literal, NamedNode
+    >>> from ontoloom.terms import Literal, NamedNode
     >>> secret_property(NamedNode("https://ex.org/ns#apiKey"), Literal("x"))
     {}
     >>> secret_property(NamedNode("https://ex.org/ns#keyboard"), Literal("x")) is None
@@ -122,7 +122,7 @@ _NOT_I = str.maketrans({"\u0131": "\x01", "\u0130": "\x01"})  # no form of i und
 def secret_value(path: Term, value: Term) -> dict[str, Term] | None:
     """ol:NoSecrets' second SELECT: a literal that is a secret, with ``kind`` naming it.
 
-    >>> from ontoloom.store.terms import Literal, NamedNode
+    >>> from ontoloom.terms import Literal, NamedNode
     >>> secret_value(NamedNode("https://ex.org/p"), Literal("password: hunter2"))["kind"].value
     'a secret written as text'
     """

@@ -130,7 +130,7 @@ def graph_response(turtle: str, fmt: str) -> Any:
 
     if fmt == "turtle":
         return Response(turtle, media_type=GRAPH_TYPES["turtle"])
-    from ontoloom.store.terms import RdfFormat, parse, serialize
+    from ontoloom.terms import RdfFormat, parse, serialize
 
     triples = [q.triple for q in parse(turtle.encode("utf-8"), format=RdfFormat.TURTLE)]
     out = io.BytesIO()

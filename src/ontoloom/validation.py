@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ontoloom.errors import BadInput, OntoloomError, ParseError
-from ontoloom.findings import finding_from_result, report_json
-from ontoloom.model import Finding
+from ontoloom.findings import Finding, report_json
+from ontoloom.reporting import finding_from_result
 from ontoloom.shacl import Report, Result, ShapeSet
 from ontoloom.shacl.redact import redacted
 from ontoloom.shacl.render import Renderer
@@ -28,7 +28,7 @@ from ontoloom.shacl.report import report_triples, report_turtle
 from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures, ValidationFailure
 from ontoloom.shacl.validate import validate_graphs
 from ontoloom.store.rdfio import holds_nothing, read_triples
-from ontoloom.store.terms import NamedNode, RdfFormat, Term, Triple, serialize
+from ontoloom.terms import NamedNode, RdfFormat, Term, Triple, serialize
 from ontoloom.vocab import OWL, RDF, SH, XSD
 
 __all__ = [

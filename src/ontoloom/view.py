@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput
 from ontoloom.model import vocab_iri, vocab_name
-from ontoloom.store.terms import NamedNode
+from ontoloom.terms import NamedNode
 from ontoloom.vocab import OL, RDF, RDF_TYPE
 
 if TYPE_CHECKING:

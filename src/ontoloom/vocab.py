@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, unquote
 
-from ontoloom.store.terms import BlankNode, NamedNode, Term
+from ontoloom.terms import BlankNode, NamedNode, Term
 
 OL = "https://ontoloom.dev/ns#"
 GRAPH_BASE = "https://ontoloom.dev/graph/"

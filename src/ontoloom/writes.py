@@ -37,8 +37,9 @@ from functools import cached_property
 from typing import cast
 
 from ontoloom.errors import BadInput, Busy, CommitConflict, OntoloomError, ValidationFailed
-from ontoloom.findings import finding_from_result
-from ontoloom.model import Finding, IdSpace
+from ontoloom.findings import Finding
+from ontoloom.model import IdSpace
+from ontoloom.reporting import finding_from_result
 from ontoloom.schema import RelationSpec, Schema, is_acyclic
 from ontoloom.shacl import Result
 from ontoloom.shacl.neighbourhood import Changed, Walker
@@ -48,8 +49,8 @@ from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures
 from ontoloom.store import lock_timeout, scratch
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.overlay import NotReadable, Overlay
-from ontoloom.store.terms import BlankNode, Quad, Term
-from ontoloom.store.terms import node as held
+from ontoloom.terms import BlankNode, Quad, Term
+from ontoloom.terms import node as held
 from ontoloom.vocab import META, SCHEMA_GRAPH
 
 __all__ = ["Cycle", "WritePath"]

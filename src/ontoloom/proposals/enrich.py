@@ -30,7 +30,7 @@ from ontoloom.store.base import Delta
 from ontoloom.vocab import OL
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = ["IngestResult", "emit_request", "ingest_response", "response_schema"]
 
@@ -50,14 +50,14 @@ def response_schema() -> dict[str, Any]:
     return json.loads((SCHEMAS / "response.schema.json").read_text(encoding="utf-8"))
 
 
-def _instance(graph: Graph) -> Path:
+def _instance(graph: Session) -> Path:
     config = load_config(graph.data_dir) if graph.data_dir is not None else None
     if config is None or config.instance is None:
         raise BadInput("enrichment works on an instance: run it inside a folder with ontoloom.toml")
     return config.instance
 
 
-def emit_request(graph: Graph, limit: int = 50, for_target: str | None = None) -> dict[str, Any]:
+def emit_request(graph: Session, limit: int = 50, for_target: str | None = None) -> dict[str, Any]:
     """The extraction request: items to read, vocabulary, known objects, response schema.
 
     It leaves the machine, so everything in it passes the egress gate
@@ -215,7 +215,7 @@ def _message_text(path: Path, message_id: str | None) -> str | None:
     return None
 
 
-def ingest_response(graph: Graph, data: Any) -> IngestResult:
+def ingest_response(graph: Session, data: Any) -> IngestResult:
     """Check and store an agent's answer. :raises BadInput: when it breaks the response schema."""
     import jsonschema
 
@@ -315,7 +315,7 @@ def ingest_response(graph: Graph, data: Any) -> IngestResult:
     return result
 
 
-def type_fits(graph: Graph, type_name: str | None, allowed: list[str]) -> bool:
+def type_fits(graph: Session, type_name: str | None, allowed: list[str]) -> bool:
     """Whether an object of ``type_name`` may stand where ``allowed`` types may."""
     if any(t in ("Object", "Record", "Entity") for t in allowed):
         return type_name is not None
@@ -330,7 +330,7 @@ def type_fits(graph: Graph, type_name: str | None, allowed: list[str]) -> bool:
     return type_name in wanted
 
 
-def _trusted(graph: Graph, s: str, rel: Any, o: str, symmetric: bool) -> bool:
+def _trusted(graph: Session, s: str, rel: Any, o: str, symmetric: bool) -> bool:
     a, b = graph.ids.iri(s), graph.ids.iri(o)
     if graph.backend.ask(f"ASK {{ ?a {rel} ?b }}", {"a": a, "b": b}):
         return True

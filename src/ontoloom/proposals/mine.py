@@ -66,11 +66,11 @@ from ontoloom.records.writeback import atomic_write
 from ontoloom.secret_text import holds_secret
 from ontoloom.store.base import Delta
 from ontoloom.store.lock import held
-from ontoloom.store.terms import Literal, NamedNode, Quad
+from ontoloom.terms import Literal, NamedNode, Quad
 from ontoloom.vocab import CONFIRMED, PROPOSALS, RDF_TYPE, XSD
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = [
     "MAX_QUOTE",
@@ -122,7 +122,7 @@ INSTRUCTION = (
 
 
 # -- settings, files and locks -----------------------------------------------------------------
-def settings(graph: Graph) -> tuple[Path, MiningConfig]:
+def settings(graph: Session) -> tuple[Path, MiningConfig]:
     config = load_config(graph.data_dir) if graph.data_dir is not None else None
     if config is None or config.instance is None:
         raise BadInput("mining works on an instance: run it inside a folder with ontoloom.toml")
@@ -135,13 +135,13 @@ def _patterns(instance: Path, cfg: MiningConfig) -> list[str]:
     return [str(claude_code_dir(instance) / "*.jsonl")]
 
 
-def _dir(graph: Graph) -> Path:
+def _dir(graph: Session) -> Path:
     assert graph.data_dir is not None
     return graph.data_dir / MINING_DIR
 
 
 @contextlib.contextmanager
-def _locked(graph: Graph) -> Iterator[None]:
+def _locked(graph: Session) -> Iterator[None]:
     """One mining run at a time per data dir (concurrent scans never emit a transcript twice)."""
     folder = _dir(graph)
     folder.mkdir(parents=True, exist_ok=True)
@@ -162,7 +162,7 @@ def _save(path: Path, data: dict[str, Any]) -> None:
     atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True).encode())
 
 
-def _watermark(graph: Graph) -> dict[str, Any]:
+def _watermark(graph: Session) -> dict[str, Any]:
     return _load(
         _dir(graph) / WATERMARK, {"version": 1, "mined": {}, "requested": {}, "latest": {}}
     )
@@ -172,7 +172,7 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
-def _record_status(graph: Graph, status: dict[str, Any]) -> None:
+def _record_status(graph: Session, status: dict[str, Any]) -> None:
     _save(_dir(graph) / STATUS, {"version": 1, "at": _now(), **status})
 
 
@@ -217,7 +217,7 @@ class ScanResult:
         }
 
 
-def scan(graph: Graph, limit: int = 20, *, write_files: bool = True) -> ScanResult:
+def scan(graph: Session, limit: int = 20, *, write_files: bool = True) -> ScanResult:
     """Closed transcripts not yet mined → one extraction request each (up to ``limit``).
 
     Off unless ``[mining] enabled = true``: then nothing is read and the status says
@@ -308,7 +308,7 @@ def _save_request(target: Path, request: dict[str, Any]) -> None:
     atomic_write(target, json.dumps(request, ensure_ascii=False, indent=1).encode())
 
 
-def emit(graph: Graph, limit: int = 20) -> dict[str, Any]:
+def emit(graph: Session, limit: int = 20) -> dict[str, Any]:
     """One request document for the agent: every transcript :func:`scan` requests now,
     plus those requested earlier and not ingested yet (so a lost request is not lost)."""
     result = scan(graph, limit, write_files=True)
@@ -339,7 +339,7 @@ def response_schema() -> dict[str, Any]:
 
 
 def _request(
-    graph: Graph, gate: Gate, objects: list[dict[str, Any]], transcript: Transcript
+    graph: Session, gate: Gate, objects: list[dict[str, Any]], transcript: Transcript
 ) -> dict[str, Any]:
     """The extraction request of one transcript. Everything in it passes the egress gate:
     a message naming or quoting an object that may not leave is withheld, and so is every
@@ -447,7 +447,7 @@ def _ends(p: Proposal, gate: Gate) -> tuple[str, ...]:
     return tuple(e for e in (p.source, p.target) if e in gate.objects or p.kind == "merge")
 
 
-def verification_request(graph: Graph) -> dict[str, Any]:
+def verification_request(graph: Session) -> dict[str, Any]:
     """What a second (other-vendor) model is asked: for each pending conversation proposal
     that passes the whole gate, only the triple and the quote. Off unless cross-vendor egress
     is on (``[mining] cross_vendor_egress`` or ``--cross-vendor-egress``)."""
@@ -484,7 +484,7 @@ def verification_request(graph: Graph) -> dict[str, Any]:
 
 
 def apply_verdicts(
-    graph: Graph, verdicts: list[dict[str, Any]], cross: bool, model: str | None
+    graph: Session, verdicts: list[dict[str, Any]], cross: bool, model: str | None
 ) -> list[dict[str, Any]]:
     """A second model's verdicts: LOW → MEDIUM when it agrees, rejected (stored) when not —
     only with cross-vendor egress on and for proposals that pass the whole gate again;
@@ -573,7 +573,7 @@ def object_id(type_name: str, title: str) -> str:
     return f"{prefix}:{slug(title)}"
 
 
-def ingest(graph: Graph, data: Any, *, cross_vendor: bool | None = None) -> IngestResult:
+def ingest(graph: Session, data: Any, *, cross_vendor: bool | None = None) -> IngestResult:
     """Check and store an extractor's answer. :raises BadInput: it breaks the schema."""
     import jsonschema
 
@@ -665,7 +665,7 @@ def ingest(graph: Graph, data: Any, *, cross_vendor: bool | None = None) -> Inge
 
 
 def _one(
-    graph: Graph,
+    graph: Session,
     cand: dict[str, Any],
     index: int,
     transcript_of: Any,
@@ -913,14 +913,14 @@ def _pid(kind: str, source: str, rel: str, target: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
-def _trusted(graph: Graph, s: str, rel: Any, o: str, symmetric: bool) -> bool:
+def _trusted(graph: Session, s: str, rel: Any, o: str, symmetric: bool) -> bool:
     a, b = graph.ids.iri(s), graph.ids.iri(o)
     if graph.backend.ask(f"ASK {{ ?a {rel} ?b }}", {"a": a, "b": b}):
         return True
     return symmetric and graph.backend.ask(f"ASK {{ ?b {rel} ?a }}", {"a": a, "b": b})
 
 
-def purge_stale(graph: Graph, label: str, new_hash: str) -> int:
+def purge_stale(graph: Session, label: str, new_hash: str) -> int:
     """Drop the *unconfirmed* conversation candidates whose evidence comes from ``label`` as
     it was before an edit (another content hash). Confirmed and rejected proposals and
     proposals from records are never touched. Returns how many were purged."""
@@ -945,7 +945,7 @@ def purge_stale(graph: Graph, label: str, new_hash: str) -> int:
     return purged
 
 
-def _node_quads(graph: Graph, node: NamedNode) -> set[Quad]:
+def _node_quads(graph: Session, node: NamedNode) -> set[Quad]:
     query = f"SELECT ?p ?f ?v WHERE {{ GRAPH {PROPOSALS} {{ ?p ?f ?v }} }}"
     found = (
         Quad(node, r["f"], r["v"], PROPOSALS) for r in graph.backend.select(query, {"p": node})
@@ -954,14 +954,14 @@ def _node_quads(graph: Graph, node: NamedNode) -> set[Quad]:
 
 
 # -- review, confirm, reject, correct ----------------------------------------------------------
-def _get(graph: Graph, pid: str) -> Proposal:
+def _get(graph: Session, pid: str) -> Proposal:
     for p in list_proposals(graph):
         if p.id == pid:
             return p
     raise NotFound(f"no proposal {shown_id(pid)}: `ontoloom mine --review` lists them")
 
 
-def review(graph: Graph, status: str | None = "pending") -> list[dict[str, Any]]:
+def review(graph: Session, status: str | None = "pending") -> list[dict[str, Any]]:
     """Conversation proposals, each with its confidence and its corroboration count."""
     usage = _usage(graph.data_dir) if graph.data_dir is not None else {}
     out = []
@@ -979,7 +979,7 @@ def review(graph: Graph, status: str | None = "pending") -> list[dict[str, Any]]
     return out
 
 
-def confirm(graph: Graph, pid: str) -> dict[str, Any]:
+def confirm(graph: Session, pid: str) -> dict[str, Any]:
     """Confirm a conversation proposal through the write path and write the tool-owned
     record. A relation into an object that is only proposed waits for that object."""
     p = _get(graph, pid)
@@ -1038,11 +1038,11 @@ def _literals(key: str, value: Any) -> list[Literal]:
         return [Literal(str(value))]
 
 
-def _is_object(graph: Graph, oid: str) -> bool:
+def _is_object(graph: Session, oid: str) -> bool:
     return graph.backend.ask("ASK { ?s a ?t }", {"s": graph.ids.iri(oid)})
 
 
-def _names(graph: Graph, oid: str) -> list[str]:
+def _names(graph: Session, oid: str) -> list[str]:
     out = [oid.partition(":")[2]]
     for key in ("title", "name", "aliases"):
         q = f"SELECT ?s ?v WHERE {{ ?s {vocab_iri(key)} ?v }}"
@@ -1050,7 +1050,7 @@ def _names(graph: Graph, oid: str) -> list[str]:
     return out
 
 
-def reject(graph: Graph, pid: str, reason: str | None = None) -> dict[str, Any]:
+def reject(graph: Session, pid: str, reason: str | None = None) -> dict[str, Any]:
     p = _get(graph, pid)
     if p.status == "rejected":
         return {**p.to_json(), "already": True}
@@ -1066,7 +1066,7 @@ def _usage(data_dir: Path | None) -> dict[str, dict[str, Any]]:
     return load_usage(data_dir) if data_dir is not None else {}
 
 
-def correct(graph: Graph, pid: str, note: str | None = None) -> dict[str, Any]:
+def correct(graph: Session, pid: str, note: str | None = None) -> dict[str, Any]:
     """A person objects: the confidence drops a level and the uses counted so far no longer
     count (``mine --correct ID``)."""
     p = _get(graph, pid)
@@ -1102,7 +1102,7 @@ _KEYS = {
 }
 
 
-def render_record(graph: Graph, existing: dict[str, Any] | None = None) -> str:
+def render_record(graph: Session, existing: dict[str, Any] | None = None) -> str:
     """The record: every entry it already holds (append-only — a fresh data dir must never
     wipe it) and every confirmed conversation proposal of the store, each entry once."""
     entries: dict[str, dict[tuple[str, ...], dict[str, Any]]] = {k: {} for k in _KEYS}
@@ -1153,7 +1153,7 @@ def render_record(graph: Graph, existing: dict[str, Any] | None = None) -> str:
     return "\n".join(lines) + "\n" + HEADER
 
 
-def write_record(graph: Graph) -> dict[str, Any]:
+def write_record(graph: Session) -> dict[str, Any]:
     """(Re)write :data:`RECORD` from the confirmed conversation knowledge, atomically."""
     instance, _ = settings(graph)
     path = instance / RECORD

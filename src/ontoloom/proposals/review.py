@@ -20,11 +20,11 @@ from ontoloom.records.writeback import (
     record_pending,
 )
 from ontoloom.store.base import Delta
-from ontoloom.store.terms import Literal, Quad
+from ontoloom.terms import Literal, Quad
 from ontoloom.vocab import CONFIRMED, PROPOSALS
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = ["CONVERSATIONS_RECORD", "confirm", "get_proposal", "reject"]
 
@@ -32,14 +32,14 @@ CONVERSATIONS_RECORD = "records/ontoloom/conversations.md"  # confirmed knowledg
 CONVERSATIONS_HEADER = "# Knowledge confirmed from conversations (written by ontoloom)\n"
 
 
-def get_proposal(graph: Graph, pid: str) -> Proposal:
+def get_proposal(graph: Session, pid: str) -> Proposal:
     for p in list_proposals(graph):
         if p.id == pid:
             return p
     raise NotFound(f"no proposal {shown_id(pid)}: `ontoloom proposals --status pending` lists them")
 
 
-def confirm(graph: Graph, pid: str) -> dict[str, Any]:
+def confirm(graph: Session, pid: str) -> dict[str, Any]:
     """Confirm a proposal: through the write path into the confirmed graph, then written back
     into the record its evidence was quoted from. Idempotent: a confirmed proposal is
     reported as such (``already``), nothing else happens.
@@ -149,7 +149,7 @@ def confirm(graph: Graph, pid: str) -> dict[str, Any]:
 
 
 def _writeback_target(
-    graph: Graph, proposal: Proposal
+    graph: Session, proposal: Proposal
 ) -> tuple[str, str | None] | WritebackResult | None:
     """Where the confirmation is written back: (record path relative to the instance, the
     text of a tool-owned record not yet there), why it cannot be, or None (no record)."""
@@ -170,13 +170,13 @@ def _writeback_target(
     return None
 
 
-def _collides(graph: Graph, path: str) -> bool:
+def _collides(graph: Session, path: str) -> bool:
     """A record whose object id another record already makes yields no object."""
     query = f"ASK {{ ?s {vocab_iri('source')} ?p }}"
     return not graph.backend.ask(query, {"p": Literal(path)})
 
 
-def reject(graph: Graph, pid: str, reason: str | None = None) -> dict[str, Any]:
+def reject(graph: Session, pid: str, reason: str | None = None) -> dict[str, Any]:
     """Reject a proposal: remembered, never proposed again. Idempotent: a rejected proposal
     is reported as such (``already``) and keeps its first reason. Returns the proposal's JSON
     (the shape this returned before) with ``already`` and ``recovered`` added.

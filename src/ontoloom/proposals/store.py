@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from ontoloom.model import now_literal, vocab_iri, vocab_name
 from ontoloom.store.base import Delta
-from ontoloom.store.terms import Literal, NamedNode, Quad
+from ontoloom.terms import Literal, NamedNode, Quad
 from ontoloom.vocab import PROPOSAL_BASE, PROPOSALS, PROV, RDF, RDF_TYPE, XSD
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = [
     "OBJECT_REL",
@@ -98,7 +98,7 @@ def node_of(pid: str) -> NamedNode:
     return NamedNode(PROPOSAL_BASE + pid)
 
 
-def proposal_quads(graph: Graph, p: Proposal) -> set[Quad]:
+def proposal_quads(graph: Session, p: Proposal) -> set[Quad]:
     node, g = node_of(p.id), PROPOSALS
     typed = p.rel == OBJECT_REL
     quads = {
@@ -141,7 +141,11 @@ def corroboration_text(evidence: dict[str, Any]) -> str:
 
 
 def list_proposals(
-    graph: Graph, *, status: str | None = None, tier: str | None = None, touching: str | None = None
+    graph: Session,
+    *,
+    status: str | None = None,
+    tier: str | None = None,
+    touching: str | None = None,
 ) -> list[Proposal]:
     query = f"""
         SELECT ?p ?s ?r ?o ?field ?value ?created WHERE {{
@@ -190,7 +194,7 @@ def list_proposals(
     return sorted(out, key=lambda p: (p.created or "", p.id))
 
 
-def set_status(graph: Graph, pid: str, status: str, reason: str | None = None) -> Delta:
+def set_status(graph: Session, pid: str, status: str, reason: str | None = None) -> Delta:
     """The delta that moves a proposal to ``status`` (pending, confirmed or rejected)."""
     node = node_of(pid)
     query = f"SELECT ?p ?f ?v WHERE {{ GRAPH {PROPOSALS} {{ ?p ?f ?v }} }}"

@@ -12,14 +12,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import NotFound, ValidationFailed
-from ontoloom.model import Finding, shown_id, vocab_iri
+from ontoloom.findings import Finding
+from ontoloom.model import shown_id, vocab_iri
 from ontoloom.proposals.store import Proposal, proposal_id, proposal_quads
 from ontoloom.store.base import Delta
-from ontoloom.store.terms import Literal, NamedNode, Quad
+from ontoloom.terms import Literal, NamedNode, Quad
 from ontoloom.vocab import OL, PROPOSALS, RDF_TYPE
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = ["dismiss", "type_candidate", "worklist"]
 
@@ -51,7 +52,7 @@ class Item:
         }
 
 
-def _candidates(graph: Graph) -> list[Item]:
+def _candidates(graph: Session) -> list[Item]:
     v = vocab_iri
     query = f"""
         SELECT ?c ?s ?text ?o ?sentence ?path ?line ?label WHERE {{
@@ -76,7 +77,7 @@ def _candidates(graph: Graph) -> list[Item]:
     return sorted(items.values(), key=lambda i: (i.path, i.line, i.id))
 
 
-def _verdicts(graph: Graph) -> dict[str, str]:
+def _verdicts(graph: Session) -> dict[str, str]:
     query = (
         f"SELECT ?v ?verdict WHERE {{ GRAPH {PROPOSALS} {{ ?v {vocab_iri('verdict')} ?verdict }} }}"
     )
@@ -86,13 +87,13 @@ def _verdicts(graph: Graph) -> dict[str, str]:
     }
 
 
-def _connected(graph: Graph, a: str, b: str) -> bool:
+def _connected(graph: Session, a: str, b: str) -> bool:
     """Any trusted relation between the two, either direction (proposals are reified: never)."""
     query = f'ASK {{ {{ ?a ?r ?b }} UNION {{ ?b ?r ?a }} FILTER(STRSTARTS(STR(?r), "{OL}")) }}'
     return graph.backend.ask(query, {"a": graph.ids.iri(a), "b": graph.ids.iri(b)})
 
 
-def worklist(graph: Graph) -> list[Item]:
+def worklist(graph: Session) -> list[Item]:
     """Candidates to type: unresolved targets, already-connected pairs and decided ones hidden."""
     verdicts = _verdicts(graph)
     return [
@@ -105,7 +106,7 @@ def worklist(graph: Graph) -> list[Item]:
     ]
 
 
-def _find(graph: Graph, cid: str) -> Item:
+def _find(graph: Session, cid: str) -> Item:
     for item in _candidates(graph):
         if item.id == cid:
             return item
@@ -120,7 +121,7 @@ def _verdict(cid: str, verdict: str) -> set[Quad]:
     }
 
 
-def type_candidate(graph: Graph, cid: str, rel: str) -> Proposal:
+def type_candidate(graph: Session, cid: str, rel: str) -> Proposal:
     """Type a candidate as ``rel``: a pending proposal (checked against the vocabulary)."""
     item = _find(graph, cid)
     if item.target is None:
@@ -168,13 +169,13 @@ def type_candidate(graph: Graph, cid: str, rel: str) -> Proposal:
     return proposal
 
 
-def dismiss(graph: Graph, cid: str) -> Item:
+def dismiss(graph: Session, cid: str) -> Item:
     item = _find(graph, cid)
     graph.writes.commit(Delta(adds=_verdict(cid, "dismissed")))
     return item
 
 
-def _fits(graph: Graph, entity: str, allowed: list[str]) -> bool:
+def _fits(graph: Session, entity: str, allowed: list[str]) -> bool:
     if any(t in ("Object", "Record", "Entity") for t in allowed):
         return graph.exists(entity)
     types = {

@@ -21,7 +21,8 @@ from urllib.parse import quote, unquote
 from ontoloom.config import load_config
 from ontoloom.egress import most_restrictive, privacy_of
 from ontoloom.errors import BadInput, ValidationFailed
-from ontoloom.model import Finding, literal_from_json, vocab_iri
+from ontoloom.findings import Finding
+from ontoloom.model import literal_from_json, vocab_iri
 from ontoloom.records.extract import (
     Candidate,
     Extracted,
@@ -36,11 +37,11 @@ from ontoloom.records.identity import Resolver
 from ontoloom.records.walk import RecordFile, walk_root
 from ontoloom.records.writeback import finish_writebacks
 from ontoloom.store.base import Delta
-from ontoloom.store.terms import Literal, NamedNode, Quad
+from ontoloom.terms import Literal, NamedNode, Quad
 from ontoloom.vocab import GRAPH_BASE, OL, RDF, RDF_TYPE, RECORD_GRAPH_PREFIX, XSD
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = ["RebuildReport", "rebuild"]
 
@@ -96,7 +97,7 @@ class RebuildReport:
         }
 
 
-def collect(graph: Graph) -> tuple[Path, list[RecordFile], list[Note]]:
+def collect(graph: Session) -> tuple[Path, list[RecordFile], list[Note]]:
     """Every record file of the instance, in sorted path order (as bytes)."""
     config = load_config(graph.data_dir) if graph.data_dir is not None else None
     if config is None or config.instance is None:
@@ -123,7 +124,7 @@ def collect(graph: Graph) -> tuple[Path, list[RecordFile], list[Note]]:
     return config.instance, ordered, notes
 
 
-def _load_manifest(graph: Graph) -> dict[str, Any]:
+def _load_manifest(graph: Session) -> dict[str, Any]:
     assert graph.data_dir is not None
     path = graph.data_dir / MANIFEST
     if path.exists():
@@ -136,7 +137,7 @@ def _load_manifest(graph: Graph) -> dict[str, Any]:
     return {"version": 1, "files": {}}
 
 
-def _save_manifest(graph: Graph, manifest: dict[str, Any]) -> None:
+def _save_manifest(graph: Session, manifest: dict[str, Any]) -> None:
     assert graph.data_dir is not None
     path = graph.data_dir / MANIFEST
     tmp = path.with_suffix(".tmp")
@@ -155,7 +156,7 @@ def _extract(f: RecordFile) -> Extracted:
 
 
 def rebuild(
-    graph: Graph, *, full: bool = False, progress: Callable[[int, int], None] | None = None
+    graph: Session, *, full: bool = False, progress: Callable[[int, int], None] | None = None
 ) -> RebuildReport:
     """Read the instance's records into the graph.
 
@@ -366,7 +367,7 @@ def _classes(
     return out
 
 
-def _entities(graph: Graph) -> list[dict[str, Any]]:
+def _entities(graph: Session) -> list[dict[str, Any]]:
     """Entities written by agents, so records can point at them by id, title or name."""
     from ontoloom.vocab import FACTS
 
@@ -385,7 +386,7 @@ def _entities(graph: Graph) -> list[dict[str, Any]]:
     ]
 
 
-def _symmetric_pairs(graph: Graph, rebuilt: set[NamedNode]) -> dict[str, set[frozenset[str]]]:
+def _symmetric_pairs(graph: Session, rebuilt: set[NamedNode]) -> dict[str, set[frozenset[str]]]:
     """Symmetric relations already stored by records that are not being re-read."""
     out: dict[str, set[frozenset[str]]] = {}
     for spec in graph.schema.relations.values():
@@ -419,7 +420,7 @@ def _reaches(edges: dict[str, set[str]], start: str, goal: str) -> bool:
     return False
 
 
-def _allowed(types: list[str], graph: Graph) -> set[str] | None:
+def _allowed(types: list[str], graph: Session) -> set[str] | None:
     if any(t in _ALL_TYPES for t in types):
         return None
     expanded = set()
@@ -434,7 +435,10 @@ def _allowed(types: list[str], graph: Graph) -> set[str] | None:
 
 
 def _check(
-    graph: Graph, resolver: Resolver, entry: RelationEntry, acyclic: dict[str, dict[str, set[str]]]
+    graph: Session,
+    resolver: Resolver,
+    entry: RelationEntry,
+    acyclic: dict[str, dict[str, set[str]]],
 ) -> tuple[str, str] | str:
     spec = graph.schema.relations.get(entry.rel)
     if spec is None:
@@ -462,7 +466,7 @@ def _literal(value: Any) -> list[Literal]:
 
 
 def _delta(
-    graph: Graph,
+    graph: Session,
     extracted: dict[str, Extracted],
     accepted: dict[str, list[tuple[RelationEntry, str, str]]],
     classes: dict[str, dict[str, Any]],
@@ -559,7 +563,9 @@ def _delta(
     return Delta(adds=adds, removes=removes)
 
 
-def _candidate_quads(graph: Graph, cand: Candidate, resolver: Resolver, g: NamedNode) -> set[Quad]:
+def _candidate_quads(
+    graph: Session, cand: Candidate, resolver: Resolver, g: NamedNode
+) -> set[Quad]:
     node = NamedNode(CANDIDATE + candidate_id(cand.source, cand.target, cand.key))
     quads = {
         Quad(node, RDF_TYPE, vocab_iri("LinkCandidate"), g),
@@ -585,7 +591,7 @@ def candidate_id(source: str, target: str, key: str) -> str:
 
 
 def _commit(
-    graph: Graph,
+    graph: Session,
     remake: Callable[[], Delta],
     extracted: dict[str, Extracted],
     accepted: dict[str, list[tuple[RelationEntry, str, str]]],
@@ -652,7 +658,7 @@ def _commit(
 
 
 def _orphans(
-    graph: Graph, missing: set[str], rejected: dict[str, str]
+    graph: Session, missing: set[str], rejected: dict[str, str]
 ) -> tuple[list[Note], set[str]]:
     """Relations held by records that point at, or out of, an object that does not exist
     (named, with why); and those objects, to check again next time (gc may remove them)."""
@@ -690,7 +696,7 @@ def _orphans(
     return sorted(set(notes), key=lambda n: (n.path, n.message)), still
 
 
-def _counts(graph: Graph) -> tuple[dict[str, int], dict[str, int]]:
+def _counts(graph: Session) -> tuple[dict[str, int], dict[str, int]]:
     types: Counter[str] = Counter()
     rels: Counter[str] = Counter()
     record_types = {

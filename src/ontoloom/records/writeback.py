@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import OntoloomError
 from ontoloom.records.frontmatter import DELIMITER, Note, parse_record
-from ontoloom.store.terms import Literal, NamedNode, Quad
+from ontoloom.terms import Literal, NamedNode, Quad
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
     from ontoloom.store.base import Backend
 
 __all__ = [
@@ -324,7 +324,7 @@ def complete_pending(instance: Path, journal: Path, pending: Pending) -> Writeba
     return result
 
 
-def finish_writebacks(graph: Graph) -> list[Note]:
+def finish_writebacks(graph: Session) -> list[Note]:
     """:func:`finish_pending` for a graph opened to write, in an instance (else nothing)."""
     data_dir = graph.data_dir
     if data_dir is None or not graph.backend.writable:

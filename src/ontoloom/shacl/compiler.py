@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.shapes import Shape, ShapeSet
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term
 from ontoloom.vocab import RDF
 
 __all__ = ["CompileError", "Compiler", "Source", "Violation", "term_sparql"]

@@ -39,7 +39,7 @@ from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.native import Judge, digest, judged
 from ontoloom.shacl.shapes import RDF_TYPE, Shape
 from ontoloom.store.base import Backend, Row
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term
 
 __all__ = ["EVERY_SUBJECT", "Around", "Reader", "judged_reader", "reader"]
 

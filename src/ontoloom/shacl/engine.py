@@ -27,7 +27,7 @@ from ontoloom.shacl.shapes import (
     sh,
 )
 from ontoloom.store.base import Backend, Row
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term, Triple
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term, Triple
 from ontoloom.vocab import RDFS
 
 __all__ = ["Report", "Result", "Validator"]

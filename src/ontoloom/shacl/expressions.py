@@ -17,7 +17,7 @@ from decimal import Decimal, InvalidOperation
 from ontoloom.shacl.paths import PathError, parse_path
 from ontoloom.shacl.shapes import ShapesError, ShapeSet, sh
 from ontoloom.store.base import Backend
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term
 from ontoloom.vocab import SH
 
 __all__ = ["Expressions", "NotEvaluable"]

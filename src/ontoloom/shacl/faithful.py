@@ -18,7 +18,7 @@ from ontoloom.shacl.neighbourhood import Changed, Walker
 from ontoloom.shacl.reach import reach_of
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.lexical import stored_form
-from ontoloom.store.terms import Literal, NamedNode, Quad, Term, Triple, node
+from ontoloom.terms import Literal, NamedNode, Quad, Term, Triple, node
 from ontoloom.vocab import RDF_TYPE, RDFS
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from ontoloom.store.terms import Term
+from ontoloom.terms import Term
 
 __all__ = ["Hierarchy"]
 
@@ -13,7 +13,7 @@ __all__ = ["Hierarchy"]
 class Hierarchy:
     """Which classes count as instances of a class (itself and its transitive subclasses).
 
-    >>> from ontoloom.store.terms import NamedNode
+    >>> from ontoloom.terms import NamedNode
     >>> a, b, c = NamedNode("http://a"), NamedNode("http://b"), NamedNode("http://c")
     >>> h = Hierarchy([(b, a), (c, b)])
     >>> [x.value for x in h.subclasses(a)]

@@ -21,7 +21,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ontoloom.store.base import Row
-from ontoloom.store.terms import Term
+from ontoloom.terms import Term
 
 __all__ = ["PATTERN", "Judge", "digest", "judged"]
 

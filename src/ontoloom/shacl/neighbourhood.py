@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from ontoloom.shacl.reach import ANY, Reach, Step
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.lexical import stored_quads
-from ontoloom.store.terms import NamedNode, Quad, Term
-from ontoloom.store.terms import node as held
+from ontoloom.terms import NamedNode, Quad, Term
+from ontoloom.terms import node as held
 from ontoloom.vocab import META, RDF_TYPE
 
 __all__ = ["Changed", "Walker"]

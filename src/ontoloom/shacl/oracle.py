@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ontoloom.shacl.paths import PathError, parse_path
 from ontoloom.shacl.rdfgraph import TripleIndex
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term, Triple
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term, Triple
 from ontoloom.vocab import OWL, RDF, RDFS, SH
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ontoloom.shacl.rdfgraph import TripleIndex
-from ontoloom.store.terms import BlankNode, NamedNode, Term
+from ontoloom.terms import BlankNode, NamedNode, Term
 from ontoloom.vocab import SH
 
 __all__ = ["Path", "parse_path"]

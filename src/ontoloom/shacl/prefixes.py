@@ -17,7 +17,7 @@ from types import MappingProxyType
 from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.shacl.render import WELL_KNOWN
 from ontoloom.shacl.shapes import ShapesError, sh
-from ontoloom.store.terms import Literal, NamedNode, Term
+from ontoloom.terms import Literal, NamedNode, Term
 from ontoloom.vocab import OWL
 
 __all__ = ["declared_prefixes", "functions_called", "prologue"]

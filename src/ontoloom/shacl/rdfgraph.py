@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
-from ontoloom.store.terms import BlankNode, NamedNode, Term, Triple
+from ontoloom.terms import BlankNode, NamedNode, Term, Triple
 from ontoloom.vocab import RDF
 
 __all__ = ["TripleIndex"]

@@ -22,7 +22,7 @@ from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.shapes import Shape, ShapeSet
 from ontoloom.shacl.sparql_syntax import Edge, SparqlSyntaxError, analyse, path_predicates
-from ontoloom.store.terms import NamedNode, Term
+from ontoloom.terms import NamedNode, Term
 
 __all__ = ["ANY", "BOUNDED", "GLOBAL", "UNBOUNDED", "Reach", "Step", "reach_of"]
 

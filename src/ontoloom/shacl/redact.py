@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from ontoloom.shacl.engine import Result
 from ontoloom.shacl.shapes import ShapeSet
-from ontoloom.store.terms import Literal, NamedNode, Term
+from ontoloom.terms import Literal, NamedNode, Term
 from ontoloom.vocab import OL
 
 __all__ = ["REDACT_VALUES", "redact_text", "redacted"]

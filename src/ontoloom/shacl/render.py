@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.rdfgraph import RDF_FIRST, TripleIndex
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term
 from ontoloom.vocab import OWL, RDF, RDFS, SH, XSD
 
 __all__ = ["WELL_KNOWN", "Renderer"]

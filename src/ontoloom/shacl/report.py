@@ -8,7 +8,7 @@ from io import BytesIO
 from ontoloom.shacl.engine import Report, Result
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.shapes import ShapeSet
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, RdfFormat, Term, Triple, serialize
+from ontoloom.terms import BlankNode, Literal, NamedNode, RdfFormat, Term, Triple, serialize
 from ontoloom.vocab import RDF, SH, XSD
 
 __all__ = ["report_triples", "report_turtle"]

@@ -19,7 +19,7 @@ from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.prefixes import functions_called
 from ontoloom.shacl.shapes import Shape, ShapesError, ShapeSet, Unsupported, ValidationFailure, sh
 from ontoloom.store import Backend, scratch
-from ontoloom.store.terms import DefaultGraph, Literal, Quad, Term, Triple
+from ontoloom.terms import DefaultGraph, Literal, Quad, Term, Triple
 
 __all__ = ["MAX_ROUNDS", "RuleSet"]
 
@@ -203,7 +203,7 @@ class RuleSet:
 
 def _valid(subject: Term, predicate: Term) -> bool:
     """An inferred triple needs an IRI or blank subject and an IRI predicate."""
-    from ontoloom.store.terms import NamedNode
+    from ontoloom.terms import NamedNode
 
     return not isinstance(subject, Literal) and isinstance(predicate, NamedNode)
 

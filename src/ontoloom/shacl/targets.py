@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from ontoloom.shacl.shapes import RDF_TYPE, ShapesError, ShapeSet, Target, sh
-from ontoloom.store.terms import BlankNode, NamedNode, Term
+from ontoloom.terms import BlankNode, NamedNode, Term
 
 __all__ = ["custom_targets"]
 

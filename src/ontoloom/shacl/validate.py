@@ -9,7 +9,7 @@ from ontoloom.shacl.engine import Report, Validator
 from ontoloom.shacl.rules import RuleSet
 from ontoloom.shacl.shapes import ShapesError, ShapeSet, Unsupported, UnsupportedFeatures, sh
 from ontoloom.store import Backend, scratch
-from ontoloom.store.terms import DefaultGraph, NamedNode, Quad, Term, Triple
+from ontoloom.terms import DefaultGraph, NamedNode, Quad, Term, Triple
 
 __all__ = ["SHAPES_GRAPH", "ShapesGraphError", "infer_graphs", "validate_graphs"]
 

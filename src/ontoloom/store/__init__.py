@@ -1,20 +1,21 @@
 """Storage: the backend seam, the embedded Oxigraph backend, and the data dir lock.
 
-Nothing outside this package imports pyoxigraph.
+No floor above this package imports pyoxigraph. Who owns a data dir (:mod:`ontoloom.owner`,
+floors above) is told to this one through :func:`lend_backends`, never imported.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ontoloom.errors import BadInput, NoStore
 from ontoloom.store.base import Backend, Delta, Row, Scratch
 from ontoloom.store.lock import DataDirLock
-from ontoloom.store.terms import Quad
+from ontoloom.terms import Quad
 
 if TYPE_CHECKING:
     from ontoloom.store.embedded import EmbeddedBackend
@@ -27,6 +28,7 @@ __all__ = [
     "Row",
     "Scratch",
     "initialised",
+    "lend_backends",
     "lock_timeout",
     "open_backend",
     "scratch",
@@ -36,9 +38,30 @@ __all__ = [
 DEFAULT_LOCK_TIMEOUT = 10.0
 
 
+class BackendLender(Protocol):
+    """The backend this process keeps open for a data dir it owns (held for the block)."""
+
+    def __call__(self, data_dir: Path) -> AbstractContextManager[Backend | None]: ...
+
+
+@contextmanager
+def _nobody(data_dir: Path) -> Iterator[Backend | None]:
+    yield None
+
+
+_lender: BackendLender = _nobody
+
+
+def lend_backends(lender: BackendLender) -> None:
+    """Called once by the hosting floor: from then on :func:`open_backend` of an owned data
+    dir yields the owner's open backend."""
+    global _lender
+    _lender = lender
+
+
 def __getattr__(name: str) -> Any:
     # Imported on first use: the embedded backend needs ontoloom.vocab, which needs
-    # ontoloom.store.terms — importing it here would make that a cycle.
+    # ontoloom.terms — importing it here would make that a cycle.
     if name == "EmbeddedBackend":
         from ontoloom.store.embedded import EmbeddedBackend
 
@@ -152,11 +175,9 @@ def open_backend(
     :raises NoStore: when there is no store and ``create`` is false.
     :raises Busy: when the lock is not granted within ``wait`` seconds.
     """
-    from ontoloom.owner import borrowed
-
-    with borrowed(data_dir) as owned:
+    with _lender(data_dir) as owned:
         if owned is not None:  # this process owns the data dir: its store is open
-            yield owned.backend
+            yield owned
             return
     endpoint = endpoint_of(data_dir)
     if endpoint is not None:

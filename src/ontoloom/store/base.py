@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from ontoloom.store.terms import Quad, Term, Triple
+from ontoloom.terms import Quad, Term, Triple
 
 if TYPE_CHECKING:
     from ontoloom.store.lock import DataDirLock
@@ -27,7 +27,7 @@ Row = Mapping[str, Any]  # variable name → term (None when unbound)
 class Delta:
     """Quads to remove and to add, applied as one atomic step (removes first).
 
-    >>> from ontoloom.store.terms import NamedNode, Quad
+    >>> from ontoloom.terms import NamedNode, Quad
     >>> q = Quad(NamedNode("http://a"), NamedNode("http://p"), NamedNode("http://b"))
     >>> d = Delta(adds={q}, removes={q}).normalized()
     >>> d.is_empty()

@@ -24,7 +24,7 @@ from ontoloom.store.lexical import (
     stored_quads,
     written_literal,
 )
-from ontoloom.store.terms import (
+from ontoloom.terms import (
     BlankNode,
     DefaultGraph,
     Literal,
@@ -92,7 +92,7 @@ def quad_text(quad: Quad) -> str:
 class EmbeddedBackend:
     """pyoxigraph behind the :class:`~ontoloom.store.base.Backend` seam.
 
-    >>> from ontoloom.store.terms import Literal, NamedNode, Quad
+    >>> from ontoloom.terms import Literal, NamedNode, Quad
     >>> b = EmbeddedBackend.memory()
     >>> q = Quad(NamedNode("http://a"), NamedNode("http://p"), Literal("x"), NamedNode("http://g"))
     >>> b.apply(Delta(adds={q}))

@@ -55,7 +55,7 @@ from ontoloom.store.lexical import (
     stored_quads,
     written_literal,
 )
-from ontoloom.store.terms import (
+from ontoloom.terms import (
     BlankNode,
     DefaultGraph,
     Literal,

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ontoloom.errors import BadInput, Busy, NoStore, OntoloomError, ParseError, QueryTimeout
-from ontoloom.store.terms import Literal, NamedNode, Quad, RdfFormat, Term, serialize
+from ontoloom.terms import Literal, NamedNode, Quad, RdfFormat, Term, serialize
 
 __all__ = ["parse_rows", "run_isolated", "syntax_error"]
 

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 import pyoxigraph
 
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Quad
+from ontoloom.terms import BlankNode, Literal, NamedNode, Quad
 from ontoloom.vocab import META, OL, XSD
 
 __all__ = [

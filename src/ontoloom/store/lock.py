@@ -125,7 +125,7 @@ class DataDirLock:
                     "ONTOLOOM_LOCK_TIMEOUT."
                 ) from None
             if time.monotonic() >= probe:
-                from ontoloom.owner_client import owner_alive
+                from ontoloom.locate import owner_alive
 
                 if owner_alive(self.data_dir):  # it holds the lock for as long as it lives
                     handle.close()

@@ -20,7 +20,7 @@ from typing import Any
 
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.lexical import stored_quads
-from ontoloom.store.terms import BlankNode, NamedNode, Quad, Term
+from ontoloom.terms import BlankNode, NamedNode, Quad, Term
 from ontoloom.vocab import META
 
 __all__ = ["NotReadable", "Overlay"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ontoloom.errors import BadInput, ParseError
 from ontoloom.store.embedded import FORMATS
-from ontoloom.store.terms import Literal, Quad, RdfFormat, Triple, parse
+from ontoloom.terms import Literal, Quad, RdfFormat, Triple, parse
 
 __all__ = ["format_for", "guess_format", "input_limits", "read_quads", "read_triples"]
 

@@ -8,7 +8,7 @@ from ontoloom.shacl.components.params import Params
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapeSet
-from ontoloom.store.terms import Term
+from ontoloom.terms import Term
 
 
 class _Count(Constraint):

@@ -23,7 +23,7 @@ from ontoloom.shacl.components.unsupported import NotEvaluated, function_calls
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.shacl.shapes import RDF_TYPE, Shape, ShapesError, ShapeSet, sh
-from ontoloom.store.terms import Literal, NamedNode, Term
+from ontoloom.terms import Literal, NamedNode, Term
 from ontoloom.vocab import RDFS
 
 __all__ = ["CustomComponentDefinition", "local_name", "read_parameters"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ontoloom.shacl.shapes import ShapesError, sh
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term
 from ontoloom.vocab import RDF, XSD
 
 if TYPE_CHECKING:

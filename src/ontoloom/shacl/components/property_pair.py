@@ -9,7 +9,7 @@ from ontoloom.shacl.components.params import Params
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapeSet
-from ontoloom.store.terms import NamedNode, Term
+from ontoloom.terms import NamedNode, Term
 
 
 class _Pair(Constraint):

@@ -19,7 +19,7 @@ from ontoloom.shacl.prefixes import declared_prefixes, prologue
 from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapesError, ShapeSet, sh
 from ontoloom.shacl.sparql_syntax import QueryFacts, SparqlSyntaxError, analyse
-from ontoloom.store.terms import BlankNode, Literal, NamedNode, Term
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term
 from ontoloom.vocab import RDFS
 
 _PREFIX_LINE = re.compile(r"^\s*(PREFIX\s+[\w-]*:\s*<[^>]*>|BASE\s+<[^>]*>)\s*", re.IGNORECASE)

@@ -11,7 +11,7 @@ from ontoloom.shacl.components.params import Params
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapeSet
-from ontoloom.store.terms import Literal, Term
+from ontoloom.terms import Literal, Term
 
 
 def _quoted(text: str) -> str:
@@ -94,11 +94,11 @@ class PatternConstraintComponent(Constraint):
 def _regex_ok(regex: str, flags: str | None) -> bool:
     """Whether the engine that runs the check accepts the regular expression: an invalid
     one is an evaluation error that the violation test would read as "no match"."""
-    import pyoxigraph
+    from ontoloom.store import scratch
 
     args = _quoted(regex) + (f", {_quoted(flags)}" if flags else "")
-    rows = pyoxigraph.Store().query(f'SELECT (REGEX("", {args}) AS ?ok) WHERE {{}}')
-    return any(row["ok"] is not None for row in rows)
+    rows = scratch().select(f'SELECT (REGEX("", {args}) AS ?ok) WHERE {{}}')
+    return any(row.get("ok") is not None for row in rows)
 
 
 class LanguageInConstraintComponent(Constraint):

@@ -10,7 +10,7 @@ from ontoloom.errors import OntoloomError
 from ontoloom.shacl.compiler import Compiler, Source, Violation
 from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.shapes import Shape, ShapeSet, sh
-from ontoloom.store.terms import NamedNode
+from ontoloom.terms import NamedNode
 
 __all__ = ["NotEvaluated", "function_calls"]
 

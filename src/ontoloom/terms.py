@@ -1,4 +1,5 @@
-"""RDF terms, re-exported so that nothing outside ``ontoloom.store`` imports pyoxigraph.
+"""RDF terms, re-exported so that no floor above storage imports pyoxigraph: a kernel module,
+since every floor speaks in these terms.
 
 The terms are plain values (hashable, comparable); every backend yields and accepts them.
 """

@@ -1,0 +1,682 @@
+"""A session on one data dir's graph: the ground floor every feature stands on — reads,
+staged changes committed through the one write path, the search index kept in step.
+
+The public Python API (:class:`ontoloom.api.Graph`) is this with the features on top. Who
+owns a data dir (:mod:`ontoloom.owner`, a floor above) is told to this module through
+:func:`lend_sessions`, never imported.
+
+>>> import tempfile
+>>> with Session.open(tempfile.mkdtemp(), write=True, create=True) as g:
+...     alice = g.create("Person", {"name": "Alice"})
+...     task = g.create("Task", {"title": "Ship it", "status": "open"}, id="task_ship")
+...     g.relate("task_ship", "assigned_to", alice.id).relation.rel
+'assigned_to'
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from ontoloom.changes import Changes, RelateOutcome
+from ontoloom.config import load_config, resolve_data_dir
+from ontoloom.errors import BadInput, Busy, NotFound, OwnerTookOver
+from ontoloom.locate import owner_alive
+from ontoloom.model import (
+    OBSERVATION_ORDER,
+    OBSERVATIONS,
+    Entity,
+    IdSpace,
+    Relation,
+    check_property_name,
+    in_written_order,
+    literal_from_json,
+    shown_id,
+    value_to_json,
+    vocab_iri,
+    vocab_name,
+)
+from ontoloom.schema import Schema
+from ontoloom.search import Hits, SearchIndex, touched_by
+from ontoloom.store import Backend, Delta, Row, open_backend
+from ontoloom.store.lock import kept_by_owner
+from ontoloom.terms import Literal, NamedNode, Term
+from ontoloom.vocab import (
+    DCTERMS_MODIFIED,
+    OL,
+    PROV_GENERATED,
+    RDF_TYPE,
+    SCHEMA_GRAPH,
+    is_open_relation,
+)
+from ontoloom.writes import WritePath
+
+__all__ = ["MAX_DEPTH", "Lender", "RelateOutcome", "Session", "lend_sessions"]
+
+MAX_DEPTH = 5
+
+
+class Lender(Protocol):
+    """What the hosting floor tells this one: the session this process keeps open for a
+    data dir it owns (held for the block), and whether it owns one."""
+
+    def borrowed(self, data_dir: Path) -> AbstractContextManager[Session | None]: ...
+
+    def owns(self, data_dir: Path) -> bool: ...
+
+
+class _Nobody:
+    """No owner in this process (until :mod:`ontoloom.owner` lends its sessions)."""
+
+    @contextmanager
+    def borrowed(self, data_dir: Path) -> Iterator[Session | None]:
+        yield None
+
+    def owns(self, data_dir: Path) -> bool:
+        return False
+
+
+_lender: Lender = _Nobody()
+_S = TypeVar("_S", bound="Session")
+
+
+def _as(cls: type[_S], owned: Session) -> _S:
+    """The owner's session, as the kind the caller opened: the owner opens the fullest kind
+    (:class:`ontoloom.api.Graph`), which every caller's kind is a base of."""
+    if not isinstance(owned, cls):
+        raise TypeError(f"the owner keeps a {type(owned).__name__}, not a {cls.__name__}")
+    return owned
+
+
+def lend_sessions(lender: Lender) -> None:
+    """Called once by the hosting floor: from then on :meth:`Session.open` of an owned data
+    dir yields the owner's open session."""
+    global _lender
+    _lender = lender
+
+
+class Session:
+    """A typed, validated graph in one data dir."""
+
+    # Whether this process has opened a store itself: until it has, a command line has done
+    # nothing, and one that meets a new owner can be run again through it (entry.main).
+    opened_a_store = False
+
+    def __init__(
+        self, backend: Backend, data_dir: Path | None = None, id_base: str | None = None
+    ) -> None:
+        """A graph over ``backend``; ``data_dir`` is None for scratch graphs (no instance)."""
+        self.backend = backend
+        self.data_dir = data_dir
+        self._search: SearchIndex | None = None
+        # Write-behind (an owner process): commits leave the search index behind, to be
+        # caught up before anything reads it, when idle, and at close (see _after_commit).
+        self.index_behind = False
+        self.on_index_behind: Callable[[], None] | None = None
+        self._behind: tuple[int, int, set[Term]] | None = None  # (since, until, nodes)
+        config_base = load_config(data_dir).id_base if data_dir is not None else None
+        self.ids = IdSpace(id_base or config_base or IdSpace().base)
+        self.reload_schema()
+
+    def reload_schema(self) -> None:
+        """Read the shipped schema and the store's extensions (after a schema change)."""
+        self.schema = Schema.load(extensions=[q.triple for q in self.backend.quads(SCHEMA_GRAPH)])
+        self.writes = WritePath(self.backend, self.schema, self.ids)
+        self.writes.after_commit.append(self._after_commit)
+
+    # -- search ------------------------------------------------------------------------------
+    def _index(self) -> SearchIndex:
+        if self.data_dir is None:
+            from ontoloom.errors import OntoloomError
+
+            raise OntoloomError("search needs a data dir")
+        if self._search is None:
+            self._search = SearchIndex.of(self.data_dir)
+        return self._search
+
+    def catch_up_index(self) -> None:
+        """Index what commits left behind (see :meth:`_after_commit`)."""
+        if self._behind is None:
+            return
+        since, until, nodes = self._behind
+        self._behind = None
+        self._index().catch_up(self.backend, self.ids, nodes, since, until)
+
+    def _current_index(self) -> SearchIndex:
+        """The search index, caught up with the store."""
+        self.catch_up_index()
+        index = self._index()
+        index.sync(self.backend, self.ids)
+        return index
+
+    def _after_commit(self, delta: Delta, generation: int) -> None:
+        """Keep the search index in step with each commit, and the schema with the store.
+
+        With ``index_behind`` the index is not touched here: the nodes the commit touched
+        are noted and indexed later, all at once (one index transaction for many writes —
+        one each was a quarter of a validated create). Every read of the index catches up
+        first (:meth:`_current_index`), so no search ever misses a write."""
+        if self.data_dir is not None and self.backend.writable:
+            if self.index_behind:
+                since, _, nodes = self._behind or (generation - 1, generation, set())
+                self._behind = (since, generation, nodes | touched_by(delta))
+                if self.on_index_behind is not None:
+                    self.on_index_behind()
+            else:
+                self._index().follow(self.backend, self.ids, delta, generation)
+        if any(q.graph_name == SCHEMA_GRAPH for q in (*delta.adds, *delta.removes)):
+            self.reload_schema()
+
+    def search(
+        self,
+        query: str,
+        *,
+        types: Iterable[str] = (),
+        tags: Iterable[str] = (),
+        rel: str | None = None,
+        limit: int = 10,
+    ) -> Hits:
+        """BM25 search; any text is a safe query. Catches the index up with the store first."""
+        if not 1 <= limit <= 1000:
+            raise BadInput(f"--limit must be between 1 and 1000, not {limit}")
+        index = self._current_index()
+        return index.search(query, types=types, tags=tags, rel=rel, limit=limit)
+
+    def object_ids(self, after: str | None = None, limit: int = 100) -> list[str]:
+        """Up to ``limit`` object ids greater than ``after``, in id order (a keyset page: its
+        cost does not grow with the graph). Read off the search index, caught up with the
+        store first, and checked against the store; a scratch graph (no data dir) reads
+        the store whole."""
+        object_classes = set(self.schema.object_classes())
+        classes = " ".join(str(c) for c in object_classes)
+        if self.data_dir is None:
+            rows = self.backend.select(
+                f"SELECT DISTINCT ?e WHERE {{ VALUES ?t {{ {classes} }} ?e {RDF_TYPE} ?t }}"
+            )
+            found = sorted(self.ids.id_of(r["e"]) for r in rows)
+            return [i for i in found if after is None or i > after][:limit]
+        index = self._current_index()
+        out: list[str] = []
+        while len(out) < limit:
+            want = limit - len(out)
+            candidates = index.object_ids(after, want)
+            if not candidates:
+                break
+            listed = " ".join(str(self.ids.iri(i)) for i in candidates)
+            # the page's types only (a VALUES of classes too would read every instance)
+            rows = self.backend.select(
+                f"SELECT ?e ?t WHERE {{ VALUES ?e {{ {listed} }} ?e {RDF_TYPE} ?t }}"
+            )
+            typed = {self.ids.id_of(r["e"]) for r in rows if r["t"] in object_classes}
+            out += [i for i in candidates if i in typed]
+            if len(candidates) < want:
+                break
+            after = candidates[-1]
+        return out
+
+    def reindex(self) -> int:
+        """Rebuild the search index from the store; returns the number of objects."""
+        self._behind = None  # the rebuild reads everything
+        return self._index().rebuild(self.backend, self.ids)
+
+    @classmethod
+    @contextmanager
+    def open(
+        cls: type[_S],
+        data_dir: str | Path | None = None,
+        *,
+        write: bool = False,
+        create: bool = False,
+        wait: float | None = None,
+    ) -> Iterator[_S]:
+        """Open the graph of a data dir (resolved as RECORDS.md says when ``None``).
+
+        :raises NoStore: when there is none and ``create`` is false.
+        :raises Busy: when another process holds the data dir.
+        """
+        path = resolve_data_dir(data_dir)
+        with _lender.borrowed(path) as owned:
+            if owned is not None:  # this process owns the data dir: its graph is open
+                yield _as(cls, owned)
+                return
+        with ExitStack() as stack:
+            try:
+                backend = stack.enter_context(
+                    open_backend(path, write=write or create, create=create, wait=wait)
+                )
+            except OwnerTookOver:
+                if not _lender.owns(path):
+                    raise
+                # this process became the owner (a server's claimer) while this waited
+                with _lender.borrowed(path) as mine:
+                    if mine is None:  # and has already let go again
+                        raise
+                    yield _as(cls, mine)
+                return
+            except Busy as exc:
+                if owner_alive(path):
+                    raise Busy(kept_by_owner(path)) from exc
+                raise
+            graph = cls(backend, path)
+            Session.opened_a_store = True
+            try:
+                yield graph
+            finally:
+                graph.close()
+
+    def close(self) -> None:
+        try:
+            self.catch_up_index()
+        finally:
+            self._close_index()
+
+    def _close_index(self) -> None:
+        if self._search is not None:
+            self._search.close()
+            self._search = None
+
+    # -- reading ---------------------------------------------------------------------------------
+    def _type_of(self, types: Iterable[Term]) -> str | None:
+        known = self.schema.types
+        names = [
+            vocab_name(t) for t in types if isinstance(t, NamedNode) and t.value.startswith(OL)
+        ]
+        for name in names:
+            if name in known:
+                return name
+        return names[0] if names else None
+
+    def _entities(self, rows: Iterable[Row]) -> list[Entity]:
+        triples: dict[Term, list[tuple[Term, Term]]] = defaultdict(list)
+        for row in rows:
+            triples[row["e"]].append((row["p"], row["o"]))
+        return [self._entity(e, pairs) for e, pairs in triples.items()]
+
+    def _entity(self, node: Term, pairs: list[tuple[Term, Term]]) -> Entity:
+        types, props = [], defaultdict(list)
+        created = updated = None
+        for p, o in pairs:
+            if p == RDF_TYPE:
+                types.append(o)
+            elif p == PROV_GENERATED:
+                created = o.value
+            elif p == DCTERMS_MODIFIED:
+                updated = o.value
+            elif isinstance(o, Literal) and isinstance(p, NamedNode) and p.value.startswith(OL):
+                props[vocab_name(p)].append(value_to_json(o))
+        properties: dict[str, Any] = {}
+        order = props.pop(OBSERVATION_ORDER, [None])[0]
+        for key in sorted(props):
+            values = sorted(props[key], key=lambda v: (str(type(v)), v))
+            if key == OBSERVATIONS:
+                values = in_written_order(values, order)
+            properties[key] = (
+                values if key in self.schema.multi_valued or len(values) > 1 else values[0]
+            )
+        return Entity(
+            id=self.ids.id_of(node),
+            type=self._type_of(types) or "",
+            properties=properties,
+            created=created,
+            updated=updated,
+        )
+
+    def exists(self, entity_id: str) -> bool:
+        return self.backend.ask(f"ASK {{ ?e {RDF_TYPE} ?t }}", {"e": self.ids.iri(entity_id)})
+
+    def get(self, entity_id: str) -> Entity:
+        """:raises NotFound: when no entity has that id."""
+        node = self.ids.iri(entity_id)
+        triples = dict.fromkeys(q.triple for q in self.backend.around([node]))
+        entity = self._entities({"e": t.subject, "p": t.predicate, "o": t.object} for t in triples)
+        if not entity or not entity[0].type:
+            raise NotFound(
+                f"no entity with id {shown_id(entity_id)}: check the id with `ontoloom list`"
+            )
+        return entity[0]
+
+    def describe(self, entity_id: str) -> dict[str, Any]:
+        """An entity's JSON with its outgoing and incoming relations (``get``)."""
+        data = self.get(entity_id).to_json()
+        relations = self.relations(entity_id)
+        data["relations"] = {
+            "outgoing": [r.to_json() for r in relations if r.from_id == entity_id],
+            "incoming": [r.to_json() for r in relations if r.from_id != entity_id],
+        }
+        return data
+
+    def entities(
+        self, type_name: str | None = None, where: dict[str, Any] | None = None
+    ) -> list[Entity]:
+        """Entities, optionally of one type and with given property values, by type and id."""
+        classes, query, bindings = self._listing(type_name, where)
+        values = " ".join(str(c) for c in classes)
+        query = query.replace("#NODES#", f"VALUES ?t {{ {values} }} ?e {RDF_TYPE} ?t .")
+        entities = self._entities(self.backend.select(query, bindings or None))
+        return sorted(entities, key=lambda e: (e.type, e.id))
+
+    def entity_page(
+        self,
+        type_name: str | None = None,
+        where: dict[str, Any] | None = None,
+        *,
+        after: str | None = None,
+        limit: int = 100,
+    ) -> tuple[list[Entity], str | None]:
+        """One page of :meth:`entities` in id order, after the id ``after``, and the cursor of
+        the next page (None on the last). A keyset page read off the search index: its cost
+        does not grow with the graph (with ``where``, with the entities it passes over)."""
+        if not 1 <= limit <= 1000:
+            raise BadInput(f"--limit must be between 1 and 1000, not {limit}")
+        classes, query, bindings = self._listing(type_name, where)
+        if self.data_dir is None:
+            everything = sorted(self.entities(type_name, where), key=lambda e: e.id)
+            rest = [e for e in everything if after is None or e.id > after]
+            return rest[:limit], rest[limit - 1].id if len(rest) > limit else None
+        index = self._current_index()
+        names = [vocab_name(c) for c in classes]
+        found: list[Entity] = []
+        cursor = after
+        while len(found) <= limit:
+            candidates = index.object_ids(cursor, limit + 1, names)
+            if not candidates:
+                break
+            listed = " ".join(str(self.ids.iri(i)) for i in candidates)
+            typed = query.replace(
+                "#NODES#",
+                f"VALUES ?e {{ {listed} }} ?e {RDF_TYPE} ?t . FILTER(?t IN ({', '.join(str(c) for c in classes)}))",
+            )
+            page = self._entities(self.backend.select(typed, bindings or None))
+            found += sorted(page, key=lambda e: e.id)
+            cursor = candidates[-1]
+        return found[:limit], found[limit - 1].id if len(found) > limit else None
+
+    def _listing(
+        self, type_name: str | None, where: dict[str, Any] | None
+    ) -> tuple[list[Term], str, dict[str, Term]]:
+        """The classes a listing covers, its query (``#NODES#`` stands for the pattern that
+        binds ?e) and the query's bindings."""
+        if type_name is not None and type_name not in self.schema.types:
+            # A read with a wrong argument is bad input (exit 2), not a refused write (1).
+            known = ", ".join(sorted(self.schema.types))
+            raise BadInput(
+                f"unknown entity type {type_name!r}; known types: {known} "
+                "(`ontoloom schema list` shows them)"
+            )
+        classes = list(
+            self.schema.hierarchy.subclasses(vocab_iri(type_name))
+            if type_name
+            else self.schema.object_classes()
+        )
+        patterns: list[str] = []
+        bindings: dict[str, Term] = {}
+        names: list[str] = []
+        for i, (key, value) in enumerate(sorted((where or {}).items())):
+            check_property_name(key)
+            literals = literal_from_json(value, field_name=key)
+            if len(literals) != 1:
+                raise BadInput(f"--where {key}: give one value")
+            var = f"w{i}"
+            patterns.append(f"?e {vocab_iri(key)} ?{var} .")
+            bindings[var] = literals[0]
+            names.append(f"?{var}")
+        query = (
+            f"SELECT DISTINCT ?e ?p ?o {' '.join(names)} WHERE {{ #NODES# "
+            f"{' '.join(patterns)} ?e ?p ?o }}"
+        )
+        return classes, query, bindings
+
+    def relations(
+        self, entity_id: str, rel: str | None = None, direction: str = "both"
+    ) -> list[Relation]:
+        """Relations touching an entity. :raises NotFound: for an unknown id."""
+        self.get(entity_id)
+        if direction not in ("out", "in", "both"):
+            raise BadInput(f"direction must be out, in or both, not {direction!r}")
+        node = self.ids.iri(entity_id)
+        out: list[Relation] = []
+        rel_filter = f"VALUES ?p {{ {self.changes().relation(rel).iri} }}" if rel else ""
+        if direction in ("out", "both"):
+            query = f"SELECT DISTINCT ?s ?p ?o WHERE {{ {rel_filter} ?s ?p ?o . FILTER(isIRI(?o) && ?p != {RDF_TYPE}) }}"
+            out.extend(self._relations(self.backend.select(query, {"s": node})))
+        if direction in ("in", "both"):
+            query = f"SELECT DISTINCT ?s ?p ?o WHERE {{ {rel_filter} ?s ?p ?o . FILTER(?p != {RDF_TYPE}) }}"
+            out.extend(self._relations(self.backend.select(query, {"o": node})))
+        return sorted(set(out), key=lambda r: (r.from_id != entity_id, r.rel, r.from_id, r.to_id))
+
+    def _relations(self, rows: Iterable[Row]) -> list[Relation]:
+        rows = [
+            r
+            for r in rows
+            if self.ids.is_instance(r["s"])
+            and self.ids.is_instance(r["o"])
+            and isinstance(r["p"], NamedNode)
+            and r["p"].value.startswith(OL)
+        ]
+        types = self._types({r["s"] for r in rows} | {r["o"] for r in rows})
+        return [
+            Relation(
+                from_id=self.ids.id_of(r["s"]),
+                rel=vocab_name(r["p"]),
+                to_id=self.ids.id_of(r["o"]),
+                from_type=types.get(r["s"]),
+                to_type=types.get(r["o"]),
+                open=is_open_relation(r["p"]),
+            )
+            for r in rows
+        ]
+
+    def _types(self, nodes: Iterable[Term]) -> dict[Term, str]:
+        nodes = list(nodes)
+        if not nodes:
+            return {}
+        found: dict[Term, list[Term]] = defaultdict(list)
+        listed = " ".join(str(n) for n in nodes)
+        for row in self.backend.select(
+            f"SELECT ?n ?t WHERE {{ VALUES ?n {{ {listed} }} ?n {RDF_TYPE} ?t }}"
+        ):
+            found[row["n"]].append(row["t"])
+        return {n: self._type_of(ts) or "" for n, ts in found.items()}
+
+    def traverse(
+        self, entity_id: str, rel: str | None = None, direction: str = "out", depth: int = 1
+    ) -> list[dict[str, Any]]:
+        """Everything reachable within ``depth`` hops (at most 5), each with its distance and
+        path; every node is reached once, at its shortest distance (cycle-safe). ``edges``
+        gives each hop as stored, ``from`` → ``to`` (with ``direction="in"`` every hop runs
+        against the walk; a symmetric relation may run either way)."""
+        if direction not in ("out", "in"):
+            raise BadInput(f"direction must be out or in, not {direction!r}")
+        if not 1 <= depth <= MAX_DEPTH:
+            raise BadInput(f"depth must be between 1 and {MAX_DEPTH}, not {depth}")
+        self.get(entity_id)
+        start = self.ids.iri(entity_id)
+        rel_filter = f"VALUES ?p {{ {self.changes().relation(rel).iri} }}" if rel else ""
+        symmetric = {s.iri for s in self.schema.relations.values() if s.symmetric}
+        # node → (path, relation names, each edge as stored: (from, rel, to))
+        reached: dict[Term, tuple[list[Term], list[str], list[tuple[Term, str, Term]]]] = {
+            start: ([start], [], [])
+        }
+        frontier: list[Term] = [start]
+        for _ in range(depth):
+            if not frontier:
+                break
+            listed = " ".join(str(n) for n in frontier)
+            fwd = "?n ?p ?m" if direction == "out" else "?m ?p ?n"
+            back = "?m ?p ?n" if direction == "out" else "?n ?p ?m"
+            hops = f"VALUES ?n {{ {listed} }} {rel_filter} FILTER(isIRI(?m) && ?p != {RDF_TYPE})"
+            # Each hop tagged with the way its edge is stored ("nm": from ?n to ?m) in Python:
+            # a BIND inside a UNION is beyond Virtuoso's SPARQL compiler.
+            forward = "nm" if direction == "out" else "mn"
+            rows = [
+                (row, forward)
+                for row in self.backend.select(
+                    f"SELECT DISTINCT ?n ?p ?m WHERE {{ {fwd} . {hops} }}"
+                )
+            ]
+            if symmetric:
+                either = ", ".join(map(str, symmetric))
+                query = (
+                    f"SELECT DISTINCT ?n ?p ?m WHERE {{ {back} . {hops} FILTER(?p IN ({either})) }}"
+                )
+                rows += [
+                    (row, "mn" if forward == "nm" else "nm") for row in self.backend.select(query)
+                ]
+            nxt: list[Term] = []
+            for row, stored in sorted(
+                rows,
+                # the way the traversal goes first: a symmetric edge stored both ways
+                # is shown as the one that follows --direction
+                key=lambda r: (str(r[0]["n"]), str(r[0]["p"]), str(r[0]["m"]), r[1] != forward),
+            ):
+                m, p, n = row["m"], row["p"], row["n"]
+                if m in reached or not self.ids.is_instance(m) or not p.value.startswith(OL):
+                    continue
+                path, rels, edges = reached[n]
+                name = vocab_name(p)
+                edge = (n, name, m) if stored == "nm" else (m, name, n)
+                reached[m] = ([*path, m], [*rels, name], [*edges, edge])
+                nxt.append(m)
+            frontier = nxt
+        del reached[start]
+        types = self._types(reached)
+        labels = {e.id: e.label for e in self._entities_by_id(reached)}
+        results = []
+        for node, (path, rels, edges) in reached.items():
+            node_id = self.ids.id_of(node)
+            results.append(
+                {
+                    "id": node_id,
+                    "type": types.get(node, ""),
+                    "title": labels.get(node_id, node_id),
+                    "distance": len(rels),
+                    "path": [self.ids.id_of(n) for n in path],
+                    "rels": rels,
+                    "edges": [
+                        {"from": self.ids.id_of(a), "rel": r, "to": self.ids.id_of(b)}
+                        for a, r, b in edges
+                    ],
+                }
+            )
+        return sorted(results, key=lambda r: (r["distance"], r["id"]))
+
+    def entities_by_id(self, entity_ids: Iterable[str]) -> list[Entity]:
+        """The entities with these ids (unknown ids are left out), in no particular order."""
+        nodes = [self.ids.iri(i) for i in entity_ids]
+        found: list[Entity] = []
+        for i in range(0, len(nodes), 400):
+            listed = " ".join(str(n) for n in nodes[i : i + 400])
+            query = (
+                f"SELECT ?e ?p ?o WHERE {{ VALUES ?e {{ {listed} }} ?e ?p ?o . "
+                f"FILTER(isLiteral(?o) || ?p = {RDF_TYPE}) }}"
+            )
+            found.extend(e for e in self._entities(self.backend.select(query)) if e.type)
+        return found
+
+    def relations_among(
+        self, entity_ids: Iterable[str], *, outgoing_only: bool = False
+    ) -> list[Relation]:
+        """Relations with at least one end among ``entity_ids`` (only those leaving them with
+        ``outgoing_only``), declared or not, ordered by source, relation and target."""
+        nodes = [self.ids.iri(i) for i in entity_ids]
+        found: set[Relation] = set()
+        for i in range(0, len(nodes), 400):
+            listed = " ".join(str(n) for n in nodes[i : i + 400])
+            fwd = f"{{ VALUES ?s {{ {listed} }} ?s ?p ?o }}"
+            where = fwd if outgoing_only else f"{fwd} UNION {{ VALUES ?o {{ {listed} }} ?s ?p ?o }}"
+            query = f"SELECT DISTINCT ?s ?p ?o WHERE {{ {where} FILTER(isIRI(?o) && ?p != {RDF_TYPE}) }}"
+            found.update(self._relations(self.backend.select(query)))
+        return sorted(found, key=lambda r: (r.from_id, r.rel, r.to_id))
+
+    def _entities_by_id(self, nodes: Iterable[Term]) -> list[Entity]:
+        listed = " ".join(str(n) for n in nodes)
+        if not listed:
+            return []
+        query = (
+            f"SELECT ?e ?p ?o WHERE {{ VALUES ?e {{ {listed} }} ?e ?p ?o . FILTER(isLiteral(?o)) }}"
+        )
+        return self._entities(self.backend.select(query))
+
+    def summary(self) -> dict[str, Any]:
+        """Counts per type, relation and property (the vocabulary in use), and last change."""
+        ol = f"STRSTARTS(STR(?p), {json.dumps(OL)})"
+        types = {
+            vocab_name(r["t"]): int(r["n"].value)
+            for r in self.backend.select(
+                f"SELECT ?t (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s {RDF_TYPE} ?t "
+                f"FILTER(STRSTARTS(STR(?t), {json.dumps(OL)})) }} GROUP BY ?t"
+            )
+            if vocab_name(r["t"]) in self.schema.types
+        }
+        rows = self.backend.select(
+            f"SELECT ?p ?literal (COUNT(*) AS ?n) WHERE {{ ?s ?p ?o "
+            f"FILTER({ol} && ?p != {RDF_TYPE} && STRSTARTS(STR(?s), {json.dumps(self.ids.base)})) "
+            f"BIND(isLiteral(?o) AS ?literal) }} GROUP BY ?p ?literal"
+        )
+        relations: dict[str, int] = {}
+        properties: dict[str, int] = {}
+        for r in rows:
+            target = properties if r["literal"].value == "true" else relations
+            target[vocab_name(r["p"])] = int(r["n"].value)
+        return {
+            "objects": sum(types.values()),
+            "relations": sum(relations.values()),
+            "types": dict(sorted(types.items())),
+            "relations_by_type": dict(sorted(relations.items())),
+            "properties": dict(sorted(properties.items())),
+            "generation": self.backend.generation(),
+            "last_change": self.backend.last_change(),
+        }
+
+    # -- writing ---------------------------------------------------------------------------------
+    def changes(self) -> Changes:
+        """Stage several operations; commit them at once with :meth:`commit`."""
+        return Changes(self)
+
+    def commit(self, changes: Changes) -> int:
+        """Validate and commit staged changes. :raises ValidationFailed: nothing stored."""
+        return self.writes.commit(changes.delta)
+
+    def create(
+        self, type_name: str, properties: dict[str, Any] | None = None, id: str | None = None
+    ) -> Entity:
+        """Create an entity. :raises ValidationFailed: when it breaks a rule."""
+        changes = self.changes()
+        entity_id = changes.create(type_name, properties, id)
+        self.commit(changes)
+        return self.get(entity_id)
+
+    def update(
+        self, entity_id: str, properties: dict[str, Any] | None = None, unset: Iterable[str] = ()
+    ) -> Entity:
+        """Set (replacing every previous value) and unset properties; ``None`` unsets too."""
+        changes = self.changes()
+        changes.update(entity_id, properties, unset)
+        self.commit(changes)
+        return self.get(entity_id)
+
+    def delete(self, entity_id: str) -> tuple[Entity, list[Relation]]:
+        """Delete an entity and every relation touching it, in one atomic step."""
+        changes = self.changes()
+        changes.delete(entity_id)
+        entity, touching = self.get(entity_id), self.relations(entity_id)
+        self.commit(changes)
+        return entity, touching
+
+    def relate(self, from_id: str, rel: str, to_id: str) -> RelateOutcome:
+        """Relate two entities. A many_to_one relation replaces the source's previous one."""
+        changes = self.changes()
+        outcome = changes.relate(from_id, rel, to_id)
+        self.commit(changes)
+        return outcome
+
+    def unrelate(self, from_id: str, rel: str, to_id: str) -> Relation:
+        """Remove a relation. :raises NotFound: when it does not exist."""
+        changes = self.changes()
+        relation = changes.unrelate(from_id, rel, to_id)
+        self.commit(changes)
+        return relation
