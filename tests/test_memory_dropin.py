@@ -138,8 +138,8 @@ def test_read_graph_past_1000_entities_starts_by_saying_what_it_left_out(
     tmp_path: Path,
 ) -> None:
     from ontoloom.api import Graph
-    from ontoloom.mcp_server.memory_tools import _graph_text
     from ontoloom.memory import Memory
+    from ontoloom.ops.memory import _graph_text
 
     with Graph.open(tmp_path / "d", write=True, create=True) as g:
         memory = Memory(g)
@@ -384,7 +384,7 @@ def test_import_refuses_bad_input_readably(cli: Cli, tmp_path: Path) -> None:
 def test_errors_from_below_the_drop_in_lose_their_cli_advice() -> None:
 
     from ontoloom.errors import BadInput, NotFound
-    from ontoloom.mcp_server.memory_tools import _in_agent_terms
+    from ontoloom.ops.memory import _in_agent_terms
 
     def record(g: Any, a: Any) -> Any:
         raise BadInput("rec:x comes from a record, not from a direct write: edit the record "

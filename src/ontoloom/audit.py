@@ -4,6 +4,7 @@ relation (each cycle once, with its path), orphaned relations — and plan repai
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,7 @@ from ontoloom.shacl import Report, ShapeSet
 from ontoloom.shacl.redact import redacted
 from ontoloom.store import scratch
 from ontoloom.store.base import Delta
-from ontoloom.terms import BlankNode, NamedNode, Quad, Term
+from ontoloom.terms import BlankNode, NamedNode, Quad, Term, subject
 from ontoloom.vocab import FACTS, OL, RDF_TYPE
 
 if TYPE_CHECKING:
@@ -202,8 +203,10 @@ def _shortest_path(edges: dict[str, list[str]], start: str, goal: str) -> list[s
         node = queue.popleft()
         if node == goal:
             path = [node]
-            while parent[path[-1]] is not None:
-                path.append(parent[path[-1]])
+            step = parent[node]
+            while step is not None:
+                path.append(step)
+                step = parent[step]
             return list(reversed(path))
         for nxt in sorted(edges.get(node, [])):
             if nxt not in parent:
@@ -378,7 +381,7 @@ def _thin_out(graph: Session, f: Finding, rel: RelationSpec) -> Repair:
 def _delete(
     graph: Session,
     f: Finding,
-    triples: list[tuple[Term, NamedNode, Term]],
+    triples: Sequence[tuple[Term, NamedNode, Term]],
     description: str,
     action: str = "delete",
 ) -> Repair:
@@ -393,7 +396,7 @@ def _delete(
         ]
         for g in graphs:
             if g == FACTS or not str(g.value).startswith("https://ontoloom.dev/graph/record/"):
-                removes.add(Quad(s, p, o, g))
+                removes.add(Quad(subject(s), p, o, g))
             else:
                 from_records = True
     if from_records and not removes:

@@ -31,6 +31,7 @@ from ontoloom.model import (
 from ontoloom.schema import ENTITY, RelationSpec
 from ontoloom.store.base import Delta
 from ontoloom.terms import Literal, NamedNode, Quad, Term
+from ontoloom.terms import node as held
 from ontoloom.vocab import (
     DCTERMS_MODIFIED,
     FACTS,
@@ -102,7 +103,7 @@ class Changes:
         return bool(self.quads_about(self.graph.ids.iri(entity_id), RDF_TYPE))
 
     def type_of(self, node: Term) -> str | None:
-        types = [q.object for q in self.quads_about(node, RDF_TYPE)]
+        types = [held(q.object) for q in self.quads_about(node, RDF_TYPE)]
         return self.graph._type_of(types) if types else None
 
     # -- schema lookups ----------------------------------------------------------------------
@@ -263,9 +264,9 @@ class Changes:
                         Relation(
                             from_id,
                             rel,
-                            ids.id_of(old.object),
+                            ids.id_of(held(old.object)),
                             relation.from_type,
-                            self.type_of(old.object),
+                            self.type_of(held(old.object)),
                         )
                     )
         self._add([Quad(s, spec.iri, o, FACTS)])
@@ -324,7 +325,7 @@ class Changes:
         }
         if found:
             if key == OBSERVATIONS:
-                gone = {q.object.value for q in found}
+                gone = {held(q.object).value for q in found}
                 self._keep_order(node, [o for o in self.observations(node) if o not in gone])
             self._remove(found)
             self._touch(node)
@@ -332,8 +333,12 @@ class Changes:
 
     def observations(self, node: NamedNode) -> list[str]:
         """The observations of ``node``, as changed so far, in the order they were written."""
-        present = [str(q.object.value) for q in self.quads_about(node, vocab_iri(OBSERVATIONS))]
-        order = [str(q.object.value) for q in self.quads_about(node, vocab_iri(OBSERVATION_ORDER))]
+        present = [
+            str(held(q.object).value) for q in self.quads_about(node, vocab_iri(OBSERVATIONS))
+        ]
+        order = [
+            str(held(q.object).value) for q in self.quads_about(node, vocab_iri(OBSERVATION_ORDER))
+        ]
         return in_written_order(sorted(present), order[0] if order else None)
 
     def _keep_order(self, node: NamedNode, observations: list[Any]) -> None:

@@ -13,7 +13,9 @@
 
     Stopped (a SystemExit)        SIGTERM or SIGINT: the command unwinds, 128 + the signal
 
-Every message says what went wrong, where, and how to fix it.
+Every message says what went wrong, where, and how to fix it. What a kind of error means to
+each front end — the CLI's exit code, the HTTP status, and (for every one of them) an MCP tool
+error — is one table, :data:`OUTCOMES`, keyed on the error's kind.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 from ontoloom.findings import Finding, refusal_json
 
 __all__ = [
+    "OUTCOMES",
     "BadInput",
     "Busy",
     "NoStore",
@@ -34,18 +37,42 @@ __all__ = [
     "Stopped",
     "UnsupportedQuery",
     "ValidationFailed",
+    "revive",
 ]
+
+#: An error's kind (its JSON ``"error"``) → (CLI exit code, HTTP status). Every front end
+#: reads this one table; a kind that is not here is an internal error (2, 500).
+OUTCOMES: dict[str, tuple[int, int]] = {
+    "validation": (1, 422),  # refused by a rule, nothing stored
+    "bad_input": (2, 400),
+    "parse": (2, 400),
+    "not_found": (2, 404),
+    "no_store": (2, 404),
+    "unsupported_query": (2, 400),
+    "busy": (2, 503),
+    "timeout": (2, 504),
+    "owner_gone": (2, 502),
+    "error": (2, 500),
+    "internal": (2, 500),
+}
 
 
 class OntoloomError(Exception):
     """Base of every error ontoloom raises on purpose."""
 
-    exit_code = 2
     kind = "error"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+    @property
+    def exit_code(self) -> int:
+        return OUTCOMES.get(self.kind, OUTCOMES["internal"])[0]
+
+    @property
+    def http_status(self) -> int:
+        return OUTCOMES.get(self.kind, OUTCOMES["internal"])[1]
 
     def to_json(self) -> dict[str, Any]:
         return {"error": self.kind, "message": self.message}
@@ -106,7 +133,6 @@ class QueryTimeout(OntoloomError):
 class ValidationFailed(OntoloomError):
     """A write was refused; ``findings`` say what broke and how to fix it."""
 
-    exit_code = 1
     kind = "validation"
 
     def __init__(self, findings: list[Finding], summary: str | None = None) -> None:
@@ -117,6 +143,58 @@ class ValidationFailed(OntoloomError):
 
     def to_json(self) -> dict[str, Any]:
         return refusal_json(self.findings, self.message)
+
+
+class OwnerGone(OntoloomError):
+    """The owner took a request and died before answering: it may have been applied."""
+
+    kind = "owner_gone"
+
+
+class Internal(OntoloomError):
+    """A bug met while doing the work (reported, never a traceback)."""
+
+    kind = "internal"
+
+
+class _Revived:
+    """An error another process reported as JSON, raised here as the same kind, its JSON
+    kept as reported (a refusal's whole report)."""
+
+    payload: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.payload)
+
+
+def _kinds() -> dict[str, type[OntoloomError]]:
+    found: dict[str, type[OntoloomError]] = {}
+    todo: list[type[OntoloomError]] = [OntoloomError]
+    while todo:
+        cls = todo.pop()
+        found.setdefault(cls.kind, cls)  # the most general class of a kind
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+def revive(payload: dict[str, Any]) -> OntoloomError:
+    """The error an answer's JSON reports (``{"error": kind, "message": …}``), as its class.
+
+    >>> revive({"error": "not_found", "message": "no entity with id x"}).exit_code
+    2
+    >>> type(revive({"error": "validation", "message": "refused", "results": []})).__name__
+    'ValidationFailed'
+    """
+    kind = str(payload.get("error") or "internal")
+    base = _kinds().get(kind, Internal)
+    revived: type[Any] = type(base.__name__, (_Revived, base), {"kind": kind})
+    error: Any = Exception.__new__(revived)
+    OntoloomError.__init__(error, str(payload.get("message", "")))
+    error.payload = payload
+    if isinstance(error, ValidationFailed):
+        error.findings = [Finding(**r) for r in payload.get("results", [])]
+    revived_error: OntoloomError = error
+    return revived_error
 
 
 class RetryThroughOwner(SystemExit):

@@ -17,7 +17,7 @@ from ontoloom.model import check_property_name, literal_from_json
 from ontoloom.resources import resource_dir
 from ontoloom.store.base import Delta
 from ontoloom.store.rdfio import guess_format, read_triples
-from ontoloom.terms import BlankNode, Literal, NamedNode, Quad, Term, Triple
+from ontoloom.terms import BlankNode, Literal, NamedNode, Quad, Term, Triple, node, spo, subject
 from ontoloom.vocab import OL, OWL, RDF, RDFS, SCHEMA_GRAPH, SH, XSD, compact
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ class _Triples:
         self.items: list[Triple] = []
 
     def add(self, s: Term, p: NamedNode, o: Term) -> None:
-        self.items.append(Triple(s, p, o))
+        self.items.append(Triple(subject(s), p, o))
 
     def rdf_list(self, members: list[Term]) -> Term:
         head: Term = NamedNode(RDF + "nil")
@@ -348,13 +348,14 @@ def _own_value(finding: Finding, triples: list[Triple], source: str) -> Finding 
     """``finding`` named in the schema's words when it is about one of ``triples`` (the new
     schema's own text, such as a secret in a description); None when it is about data."""
     for t in triples:
-        if _written(t.subject) == finding.focus and _written(t.predicate) == finding.path:
+        s, p, _ = spo(t)
+        if _written(s) == finding.focus and _written(p) == finding.path:
             focus = (
-                compact(t.subject.value)
-                if isinstance(t.subject, NamedNode)
+                compact(s.value)
+                if isinstance(s, NamedNode)
                 else f"(a list or shape inside {source})"
             )
-            return replace(finding, focus=focus, path=compact(t.predicate.value))
+            return replace(finding, focus=focus, path=compact(p.value))
     return None
 
 
@@ -396,7 +397,7 @@ def builtin_overrides(triples: list[Triple]) -> list[Finding]:
         for t in shapes
         if isinstance(t.subject, NamedNode)
         and t.predicate != declare
-        and (t.predicate.value.startswith(SH) or t.object.value.startswith(SH))
+        and (t.predicate.value.startswith(SH) or node(t.object).value.startswith(SH))
     }
     return [
         Finding(
@@ -405,7 +406,7 @@ def builtin_overrides(triples: list[Triple]) -> list[Finding]:
             constraint="builtin-shape",
             value=None,
             message=(
-                f"{t.subject.value} is a built-in shape: the schema graph cannot change it "
+                f"{subject(t.subject).value} is a built-in shape: the schema graph cannot change it "
                 f"(here {t.predicate.value}); add a shape of your own instead"
             ),
         )

@@ -18,11 +18,13 @@ from ontoloom.store.rdfio import guess_format, holds_nothing, read_quads
 from ontoloom.terms import (
     BlankNode,
     DefaultGraph,
+    GraphName,
     Literal,
     NamedNode,
     Quad,
     RdfFormat,
     Term,
+    graph_name,
     serialize,
 )
 from ontoloom.vocab import (
@@ -184,9 +186,9 @@ class ImportResult:
         )
 
 
-def _target(name: Term, forced: Term | None) -> Term:
+def _target(name: GraphName, forced: Term | None) -> GraphName:
     if forced is not None:
-        return forced
+        return graph_name(forced)
     if isinstance(name, NamedNode) and (
         name in _FIXED.values() or name.value.startswith(RECORD_GRAPH_PREFIX)
     ):

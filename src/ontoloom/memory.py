@@ -786,9 +786,12 @@ def _observation_fields(item: Any, where: str, key: str) -> tuple[str, list[str]
 def _relation_fields(item: Any, i: int) -> tuple[str, str, str]:
     if not isinstance(item, dict):
         raise BadInput(f"relations[{i}] is an object with from, to and relationType")
-    fields = {k: item.get(k) for k in ("from", "to", "relationType")}
-    if not all(isinstance(v, str) for v in fields.values()):
-        raise BadInput(f"relations[{i}]: from, to and relationType are strings")
+    fields: dict[str, str] = {}
+    for k in ("from", "to", "relationType"):
+        v = item.get(k)
+        if not isinstance(v, str):
+            raise BadInput(f"relations[{i}]: from, to and relationType are strings")
+        fields[k] = v
     blank = next((k for k, v in fields.items() if not v.strip()), None)
     if blank is not None:
         raise BadInput(f"relations[{i}].{blank} is blank: {_BLANK} name it in words")

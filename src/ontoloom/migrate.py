@@ -205,8 +205,8 @@ def read_sage_memory(path: Path, declared: set[str]) -> Source:
         out.entities.append(Item(where, name, data["type"], observations, properties))
     for edge_id, source_id, target_id, relation, edge_props in edges:
         where = f"edges[{edge_id}]"
-        ends = [names.get(source_id), names.get(target_id)]
-        if None in ends:
+        source, target = names.get(source_id), names.get(target_id)
+        if source is None or target is None:
             out.refused.append(
                 {
                     "where": where,
@@ -215,7 +215,7 @@ def read_sage_memory(path: Path, declared: set[str]) -> Source:
                 }
             )
             continue
-        out.relations.append(Link(where, ends[0], ends[1], relation))
+        out.relations.append(Link(where, source, target, relation))
         if edge_props not in (None, "", "{}"):
             out.notes.append(
                 f"{where}: the edge's properties {edge_props} are not kept (relations carry none)"
@@ -277,11 +277,12 @@ def import_memory(
         for link in found.relations:
             if id(link) in skipped_links:
                 continue
-            ends = []
-            for end in (link.source, link.target):
-                entity_id = None if end in dropped else memory._one(end, probe)
-                ends.append(entity_id)
-            if None in ends:
+            ends = [
+                None if end in dropped else memory._one(end, probe)
+                for end in (link.source, link.target)
+            ]
+            from_id, to_id = ends
+            if from_id is None or to_id is None:
                 missing = [
                     e for e, i in zip((link.source, link.target), ends, strict=True) if i is None
                 ]
@@ -297,7 +298,7 @@ def import_memory(
                     }
                 )
                 continue
-            links.append((ends[0], link.words, ends[1]))
+            links.append((from_id, link.words, to_id))
             link_items.append(link)
         changes, outcome = memory.stage_relations(lambda: stage()[0], links)
         findings = graph.writes.check(changes.delta)

@@ -29,22 +29,27 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ontoloom import session, store
-from ontoloom.errors import Busy, OntoloomError
+from ontoloom import ops, session, store
+from ontoloom.errors import Busy, Internal, OntoloomError, OwnerGone, OwnerTookOver, revive
 from ontoloom.owner_client import (
     GO,
     HAS_UNIX_SOCKETS,
     READY,
     SOCKET_NAME,
     TERMINAL_ENV,
+    OwnerUnresponsive,
+    caller_wait,
+    client_env,
+    forward,
     socket_address,
 )
+from ontoloom.owner_client import OwnerGone as ClientOwnerGone
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
     from ontoloom.store import Backend
 
-__all__ = ["Owner", "borrowed", "owning", "owns"]
+__all__ = ["Owner", "borrowed", "owning", "owns", "run"]
 
 _owners: dict[Path, Owner] = {}  # the data dirs this process owns
 RETRY = {"retry": True}  # the owner is going away: the caller does the work itself
@@ -205,7 +210,7 @@ class Owner:
             return {"stdout": self._hook(request["name"], request.get("stdin") or "")}
         if not self.lock.acquire(timeout=_lock_timeout(request.get("env"))):
             busy = Busy(f"{self.data_dir} is busy with another command; try again shortly")
-            if kind == "tool":
+            if kind == "op":
                 return {"error": busy.to_json()}
             return failed_command(busy, "--json" in (request.get("argv") or []))
         try:
@@ -213,20 +218,22 @@ class Owner:
                 return RETRY
             if not go_ahead():
                 return None
-            if kind == "tool":
-                return {"result": self._tool(request["name"], request.get("arguments") or {})}
+            if kind == "op":
+                return self._op(request["name"], request.get("arguments") or {})
             if kind == "cli":
                 return self._cli(request)
             raise ValueError(f"unknown request kind {kind!r}")
         finally:
             self.lock.release()
 
-    def _tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        from ontoloom.mcp_server import call
-
-        result = call(self.data_dir, name, arguments)
-        dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-        return dumped
+    def _op(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """An operation's answer as JSON: its result, or the error it met (as data)."""
+        try:
+            return ops.call(self.data_dir, name, arguments).to_json()
+        except OntoloomError as exc:
+            return {"error": exc.to_json()}
+        except Exception as exc:  # a bug must not take the owner down, nor go unanswered
+            return {"error": Internal(f"unexpected {type(exc).__name__}: {exc}").to_json()}
 
     def _hook(self, name: str, stdin: str) -> str:
         from ontoloom import hooks
@@ -273,6 +280,45 @@ class Owner:
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             stderr += f"error: internal error ({type(result.exception).__name__})\n"
         return {"exit": result.exit_code, "stdout": stdout, "stderr": stderr}
+
+
+_TAKEOVERS = 3  # owners appearing while a call waits, before it gives up (busy)
+
+
+def run(data_dir: Path, name: str, arguments: dict[str, Any], *, claim: bool = False) -> ops.Result:
+    """Run an operation where the data dir's graph is open: here when this process owns it,
+    else in its owner (the operation and its arguments, never a command line); with no owner
+    alive, here — a long-lived caller (``claim``) first claims the data dir, else it opens
+    the store for just this call.
+
+    :raises OntoloomError: what the operation raised, wherever it ran; ``owner_gone`` when
+        the owner died after taking it (it may have been applied), ``busy`` when the owner
+        did not take it in time (nothing was done).
+    """
+    from ontoloom.store import lock_timeout
+
+    took_over: OwnerTookOver | None = None
+    for _ in range(_TAKEOVERS):
+        if not owns(data_dir):
+            request = {"kind": "op", "name": name, "arguments": arguments, "env": client_env()}
+            try:
+                answer = forward(data_dir, request, wait=caller_wait(lock_timeout()))
+            except OwnerUnresponsive as exc:
+                raise Busy(str(exc)) from None
+            except ClientOwnerGone as exc:
+                raise OwnerGone(str(exc)) from None
+            if answer is not None:
+                if "error" in answer:
+                    raise revive(answer["error"])
+                return ops.Result.from_json(answer)
+            if claim:
+                Owner.claim(data_dir)
+        try:
+            return ops.call(data_dir, name, arguments)
+        except OwnerTookOver as exc:  # another process became owner while this waited
+            took_over = exc
+    assert took_over is not None
+    raise took_over
 
 
 def failed_command(error: OntoloomError, as_json: bool) -> dict[str, Any]:

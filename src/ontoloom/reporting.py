@@ -9,7 +9,7 @@ from ontoloom.model import value_to_json
 from ontoloom.shacl import Result, ShapeSet
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.render import Renderer
-from ontoloom.terms import Literal, NamedNode, Term
+from ontoloom.terms import Literal, NamedNode, Term, named
 from ontoloom.vocab import OL, IdSpace, vocab_name
 
 __all__ = ["finding_from_result", "path_name", "term_json"]
@@ -20,10 +20,10 @@ def path_name(path: Path | Term | None) -> str | None:
         return None
     if isinstance(path, Path):
         if path.is_predicate:
-            return vocab_name(path.iri)
+            return vocab_name(named(path.iri))
         if path.kind == "inverse" and path.parts[0].is_predicate:
             # A relation's cardinality seen from its target: name the relation itself.
-            return vocab_name(path.parts[0].iri)
+            return vocab_name(named(path.parts[0].iri))
         return path.sparql().replace(f"<{OL}", "ol:").replace(">", "")
     return vocab_name(path)
 
@@ -46,19 +46,19 @@ def finding_from_result(
     """A SHACL result as a finding: in the store's words with ``ids``, else (``validate``,
     no store) with every node in N-Triples syntax."""
     message = "; ".join(m.value for m in result.messages) or _fallback_message(result, shapes)
-    common = {
-        "constraint": result.constraint_name or _component_name(result),
-        "component": result.component.value,
-        "severity": result.severity.value.rsplit("#", 1)[-1],
-        "message": message,
-    }
+    constraint = result.constraint_name or _component_name(result)
+    component = result.component.value
+    severity = result.severity.value.rsplit("#", 1)[-1]
     if ids is None:
         return Finding(
             focus=str(result.focus),
             path=result.path_key(),
             value=None if result.value is None else str(result.value),
             source_shape=str(result.source_shape),
-            **common,
+            constraint=constraint,
+            component=component,
+            severity=severity,
+            message=message,
         )
     path = path_name(result.path)
     if path is None and shapes is not None:
@@ -74,7 +74,10 @@ def finding_from_result(
         path=path,
         value=term_json(result.value, ids),
         source_shape=vocab_name(result.source_shape),
-        **common,
+        constraint=constraint,
+        component=component,
+        severity=severity,
+        message=message,
     )
 
 

@@ -17,7 +17,7 @@ from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.shacl.shapes import Shape
 from ontoloom.store.rdfio import read_triples
-from ontoloom.terms import BlankNode, Literal, NamedNode, Term, Triple
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term, Triple, named
 from ontoloom.vocab import OL, OWL, RDF, RDFS, SH
 
 __all__ = ["RelationSpec", "Schema", "TypeSpec", "builtin_triples", "is_acyclic"]
@@ -87,8 +87,8 @@ def builtin_triples() -> tuple[list[Triple], list[Triple]]:
 
 
 @lru_cache(maxsize=8)
-def _load_cached(cls: type[Schema], extensions: tuple[Triple, ...]) -> Schema:
-    return cls(*builtin_triples(), extensions)
+def _load_cached(extensions: tuple[Triple, ...]) -> Schema:
+    return Schema(*builtin_triples(), extensions)
 
 
 def _local(term: Term) -> str:
@@ -122,7 +122,7 @@ class Schema:
         Cached: a schema never changes once built, so a long-lived process that reopens the
         store for every call (the MCP server) reuses its compiled validators.
         """
-        return _load_cached(cls, tuple(extensions))
+        return _load_cached(tuple(extensions))
 
     # -- class hierarchy -------------------------------------------------------------------
     @cached_property
@@ -217,13 +217,18 @@ class Schema:
             if path is None:
                 continue
             for c in shape.constraints:
-                if path.is_predicate and c.short_name == "acyclic" and _local(path.iri) in out:
-                    out[_local(path.iri)].acyclic = True
+                # a predicate path always names its IRI
+                if (
+                    path.is_predicate
+                    and c.short_name == "acyclic"
+                    and _local(named(path.iri)) in out
+                ):
+                    out[_local(named(path.iri))].acyclic = True
                 if c.name == "maxCount" and getattr(c, "n", None) == 1:
                     if path.is_predicate:
-                        forward_max.add(_local(path.iri))
+                        forward_max.add(_local(named(path.iri)))
                     elif path.kind == "inverse" and path.parts[0].is_predicate:
-                        inverse_max.add(_local(path.parts[0].iri))
+                        inverse_max.add(_local(named(path.parts[0].iri)))
         for name, spec in out.items():
             many_to_one, one_to_many = name in forward_max, name in inverse_max
             spec.cardinality = (

@@ -834,8 +834,9 @@ def _scan(
         p, o = quad.predicate, quad.object
         if p == RDF_TYPE:
             typed.add(s)
-            if o.value.startswith(ol):
-                types[s].append(o.value[cut:])
+            kind = as_term(o).value
+            if kind.startswith(ol):
+                types[s].append(kind[cut:])
         elif p.value.startswith(ol):
             if type(o) is Literal:
                 props[s][p.value[cut:]].append(o.value)

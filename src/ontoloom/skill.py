@@ -52,8 +52,8 @@ def _first_sentence(text: str) -> str:
 
 def skill_text(schema: Schema, *, frontmatter: bool = True) -> str:
     """The skill as markdown (with the ``name``/``description`` frontmatter skills use)."""
-    from ontoloom.mcp_server.memory_tools import memory_tools
-    from ontoloom.mcp_server.tools import typed_tools
+    from ontoloom.ops.memory import memory_operations
+    from ontoloom.ops.typed import typed_operations
 
     lines: list[str] = []
     if frontmatter:
@@ -82,7 +82,7 @@ def skill_text(schema: Schema, *, frontmatter: bool = True) -> str:
         "| tool | what it is for |",
         "| --- | --- |",
     ]
-    for spec in typed_tools(schema):
+    for spec in typed_operations(schema):
         lines.append(f"| `{spec.name}` | {_first_sentence(spec.description)} |")
     lines += [
         "",
@@ -97,7 +97,7 @@ def skill_text(schema: Schema, *, frontmatter: bool = True) -> str:
         "| tool | what it is for |",
         "| --- | --- |",
     ]
-    for spec in memory_tools():
+    for spec in memory_operations():
         lines.append(f"| `{spec.name}` | {_first_sentence(spec.description)} |")
     lines += [
         "",

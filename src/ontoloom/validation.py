@@ -28,7 +28,7 @@ from ontoloom.shacl.report import report_triples, report_turtle
 from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures, ValidationFailure
 from ontoloom.shacl.validate import validate_graphs
 from ontoloom.store.rdfio import holds_nothing, read_triples
-from ontoloom.terms import NamedNode, RdfFormat, Term, Triple, serialize
+from ontoloom.terms import NamedNode, RdfFormat, Term, Triple, serialize, spo, triple
 from ontoloom.vocab import OWL, RDF, SH, XSD
 
 __all__ = [
@@ -209,8 +209,9 @@ class Outcome:
             return self.turtle()
         triples = report_triples(self.report.results, self.shapes, conforms=self.conforms)
         prefixes = {"sh": SH, "xsd": XSD, **self.shapes.prefixes}
-        kwargs = {} if fmt == "nt" else {"prefixes": prefixes}
-        text = serialize(triples, format=_GRAPH_FORMATS[fmt], **kwargs)
+        text = serialize(
+            triples, format=_GRAPH_FORMATS[fmt], prefixes=None if fmt == "nt" else prefixes
+        )
         return (text or b"").decode("utf-8")
 
     def render(self, fmt: str) -> str:
@@ -328,15 +329,14 @@ def _imports_of(triples: list[Triple], base: str | None) -> list[str]:
     """What a document imports, where pySHACL looks: owl:imports of the document itself (its
     base IRI, without a trailing ``#`` or ``/``), else of each owl:Ontology it declares."""
     roots = {base, base.rstrip("#/")} if base else set()
-    imports = [t for t in triples if t.predicate.value == _OWL_IMPORTS]
-    found = [t.object.value for t in imports if t.subject.value in roots]
+    statements = [spo(t) for t in triples]
+    imports = [(s, o) for s, p, o in statements if p.value == _OWL_IMPORTS]
+    found = [o.value for s, o in imports if s.value in roots]
     if not found:
         ontologies = {
-            t.subject
-            for t in triples
-            if t.predicate.value == RDF + "type" and t.object.value == OWL + "Ontology"
+            s for s, p, o in statements if p.value == RDF + "type" and o.value == OWL + "Ontology"
         }
-        found = [t.object.value for t in imports if t.subject in ontologies]
+        found = [o.value for s, o in imports if s in ontologies]
     return [iri for iri in found if iri]
 
 
@@ -392,6 +392,8 @@ def _mix_and_infer(data: list[Triple], ontology: list[Triple], inference: str) -
     graph = to_rdflib(data)
     before = set(graph)
     if ontology:
+        # pyshacl annotates its data graph as a DataGraph (a Dataset), but inoculate only adds
+        # to it, and pyshacl's own validator passes it a plain rdflib Graph.
         graph = inoculate(graph, to_rdflib(ontology))
     if inference != "none":
         semantics = {
@@ -403,7 +405,7 @@ def _mix_and_infer(data: list[Triple], ontology: list[Triple], inference: str) -
     import rdflib
 
     added = [
-        Triple(from_rdflib_term(s), from_rdflib_term(p), from_rdflib_term(o))
+        triple(from_rdflib_term(s), from_rdflib_term(p), from_rdflib_term(o))
         for s, p, o in graph
         # owlrl also derives generalised triples (a literal as subject), which RDF cannot hold
         if (s, p, o) not in before

@@ -352,11 +352,14 @@ class WritePath:
             if not spec.acyclic:
                 continue
             adds = sorted(
-                {(q.subject, q.object) for q in delta.adds if q.predicate == spec.iri}, key=str
+                {(held(q.subject), held(q.object)) for q in delta.adds if q.predicate == spec.iri},
+                key=str,
             )
             if not adds:
                 continue
-            removes = {(q.subject, q.object) for q in delta.removes if q.predicate == spec.iri}
+            removes = {
+                (held(q.subject), held(q.object)) for q in delta.removes if q.predicate == spec.iri
+            }
             cycle = self._new_cycle(spec, adds, removes)
             if cycle is not None:
                 found.append(cycle)
@@ -411,7 +414,7 @@ class WritePath:
             fetched.update(batch)
             found = set()
             for quad in self.backend.around(batch, spec.iri):
-                edge = (quad.subject, held(quad.object))
+                edge = (held(quad.subject), held(quad.object))
                 if edge not in removes and edge not in new_edges:
                     successors[edge[0]].append(edge[1])
                     found.add(edge[1])

@@ -445,7 +445,8 @@ def test_fuzz_rebuild_frontmatter(tmp_path: Path, soak_row: Row) -> None:
 
 # -- MCP tool arguments ---------------------------------------------------------------------------------
 def test_fuzz_mcp_tool_arguments(seeded: Cli, soak_row: Row) -> None:
-    from ontoloom.mcp_server import _static_specs, call
+    from ontoloom.mcp_server import call
+    from ontoloom.ops import static_operations as _static_specs
 
     specs = _static_specs()
     names = sorted(specs)

@@ -1,7 +1,7 @@
 """``ontoloom mcp``: the graph as an MCP server over stdio, on the official SDK.
 
-Two tool sets: the typed tools (:mod:`.tools`) and the reference memory server's
-(:mod:`.memory_tools`). The first server of a data dir becomes its owner (:mod:`ontoloom.owner`)
+The tools are the application's operations (:mod:`ontoloom.ops`): the typed ones and the
+reference memory server's. The first server of a data dir becomes its owner (:mod:`ontoloom.owner`)
 and keeps the graph open; other servers, the CLI and the hooks send their work to it, so
 several servers and the CLI share one instance without losing a write. Arguments are checked against the tool's schema built from the *live*
 schema; any error becomes a tool error (``isError``) whose text says what and how to fix it,
@@ -10,24 +10,20 @@ a validation refusal's text being the report. The server itself never dies of a 
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import signal
-import threading
-import weakref
 from pathlib import Path
 from typing import Any
 
 import anyio
-import jsonschema
 import mcp.types as types
 from mcp.server.lowlevel import NotificationOptions, Server
 
-from ontoloom.errors import NoStore, OntoloomError, OwnerTookOver, Stopped
-from ontoloom.mcp_server.memory_tools import EMPTY_RESULTS, memory_tools
+from ontoloom import ops
+from ontoloom.errors import OntoloomError, OwnerTookOver, Stopped
 from ontoloom.mcp_server.pipes import stdio_streams
-from ontoloom.mcp_server.tools import ToolSpec, typed_tools
+from ontoloom.ops import Operation, Result, operations, static_operations
 
 __all__ = ["build_server", "serve"]
 
@@ -41,8 +37,8 @@ why for the decisions behind a rule. Proposals are unconfirmed until a person co
 The memory-server tools (create_entities, read_graph, …) work on the same graph."""
 
 
-def _tools(data_dir: Path) -> list[ToolSpec]:
-    return list(_specs(_schema(data_dir)).values())
+def _tools(data_dir: Path) -> list[Operation]:
+    return list(operations(_schema(data_dir)).values())
 
 
 def _schema(data_dir: Path) -> Any:
@@ -57,7 +53,7 @@ def _schema(data_dir: Path) -> Any:
         return Schema.load()
 
 
-def _tool(spec: ToolSpec) -> types.Tool:
+def _tool(spec: Operation) -> types.Tool:
     return types.Tool(
         name=spec.name,
         title=spec.title,
@@ -139,149 +135,57 @@ def _error(message: str, data: dict[str, Any] | None = None) -> types.CallToolRe
     )
 
 
-def _argument_problem(
-    spec: ToolSpec, arguments: dict[str, Any], validator: jsonschema.Draft202012Validator
-) -> str | None:
-    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
-    if not errors:
-        return None
-    error = errors[0]
-    where = ".".join(str(p) for p in error.absolute_path) or "arguments"
-    hint = ""
-    if error.validator == "enum" and error.absolute_path and error.absolute_path[-1] == "type":
-        hint = "; schema_list shows the types, schema_add_type adds one"
-    elif error.validator == "enum" and error.absolute_path and error.absolute_path[-1] == "rel":
-        hint = "; schema_list shows the relations, schema_add_relation adds one"
-    return f"invalid arguments for {spec.name}: {where}: {_broken(error)}{hint}"
-
-
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")
-
-
-def _broken(error: jsonschema.ValidationError) -> str:
-    """What an argument breaks, in the schema's words only: jsonschema's own message quotes
-    the value, which may be a secret pasted into the wrong place — never printed back."""
-    rule, wanted = error.validator, error.validator_value
-    if rule == "enum":
-        shown = ", ".join(json.dumps(v) for v in wanted[:20])
-        return f"not one of {shown}{', …' if len(wanted) > 20 else ''}"
-    if rule == "type":
-        return f"must be of type {wanted if isinstance(wanted, str) else ' or '.join(wanted)}"
-    if rule == "required":
-        return error.message  # names the missing argument, from the schema
-    if rule == "additionalProperties":
-        allowed = set(error.schema.get("properties", {}))
-        given = error.instance if isinstance(error.instance, dict) else {}
-        # a misspelt name is shown; a long or odd one may be pasted text, and is not
-        named = [k for k in given if k not in allowed and _NAME.fullmatch(k)]
-        extra = f" {', '.join(sorted(named))}" if named else ""
-        return (
-            f"holds an argument the tool does not take{extra} "
-            f"(it takes {', '.join(sorted(allowed)) or 'none'})"
-        )
-    return f"breaks {rule} {json.dumps(wanted)}"
-
-
-class _ToolSet:
-    """The tools one schema object describes, and their argument validators (built on first
-    use): built once per schema, not per call — a schema change makes a new schema object."""
-
-    def __init__(self, schema: Any) -> None:
-        self.specs = {t.name: t for t in [*typed_tools(schema), *memory_tools()]}
-        self._validators: dict[str, jsonschema.Draft202012Validator] = {}
-
-    def validator(self, name: str) -> jsonschema.Draft202012Validator:
-        found = self._validators.get(name)
-        if found is None:
-            found = jsonschema.Draft202012Validator(self.specs[name].input_schema())
-            self._validators[name] = found
-        return found
-
-
-_tool_sets: weakref.WeakKeyDictionary[Any, _ToolSet] = weakref.WeakKeyDictionary()
-_tool_sets_lock = threading.Lock()
-
-
-def _tool_set(schema: Any) -> _ToolSet:
-    with _tool_sets_lock:
-        found = _tool_sets.get(schema)
-        if found is None:
-            found = _tool_sets[schema] = _ToolSet(schema)
-        return found
-
-
-def _specs(schema: Any) -> dict[str, ToolSpec]:
-    return _tool_set(schema).specs
-
-
-def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-    """Run one tool call to completion (blocking): open, check arguments, run, close."""
-    from ontoloom.api import Graph
-
-    known = _static_specs().get(name)
-    if known is None:
-        return _error(f"unknown tool {name!r}: list the tools to see them")
-    try:
-        with Graph.open(data_dir, write=not known.read_only, create=known.access == "create") as g:
-            tools = _tool_set(g.schema)
-            spec = tools.specs[name]
-            problem = _argument_problem(spec, arguments, tools.validator(name))
-            if problem:
-                return _error(problem, {"error": "bad_input", "message": problem})
-            data = spec.handler(g, arguments)
-    except NoStore as exc:
-        if name not in EMPTY_RESULTS:
-            return _error(exc.message, exc.to_json())
-        data = EMPTY_RESULTS[name]
-    except OwnerTookOver:
-        raise  # nothing was done: dispatch sends the call to the new owner
-    except OntoloomError as exc:
-        report = exc.to_json()
-        if isinstance(report.get("message"), str):
-            report["message"] = in_tool_terms(report["message"])
-        return _error(in_tool_terms(exc.message), report)
-    except Exception as exc:  # a bug must not take the server (and the agent's tools) down
-        message = f"unexpected {type(exc).__name__}: {exc}"
-        return _error(message, {"error": "internal", "message": message})
+def tool_result(name: str, result: Result) -> types.CallToolResult:
+    """An operation's result as the tool's: its JSON as structured content, its text form
+    (the operation's rendering, else the JSON), and its note as a second text."""
+    known = static_operations().get(name)
+    data = result.value
     structured = data if isinstance(data, dict) else {"result": data}
-    text = known.render(data) if known.render is not None else _text(data)
+    text = known.render(data) if known is not None and known.render is not None else _text(data)
     content = [types.TextContent(type="text", text=text)]
-    note = getattr(data, "note", None)
-    if note:
-        content.append(types.TextContent(type="text", text=f"note: {note}"))
+    if result.note:
+        content.append(types.TextContent(type="text", text=f"note: {result.note}"))
     return types.CallToolResult(content=content, structuredContent=structured)
 
 
-_TAKEOVERS = 3  # owners appearing while a call waits, before it gives up (busy)
+def tool_error(exc: OntoloomError) -> types.CallToolResult:
+    """An error as a tool error (``isError``): its report, the CLI advice in tool terms."""
+    report = exc.to_json()
+    if isinstance(report.get("message"), str):
+        report["message"] = in_tool_terms(report["message"])
+    return _error(in_tool_terms(exc.message), report)
+
+
+def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    """Run one tool call to completion in this process (blocking): the operation of that
+    name, its answer or its error as the tool's."""
+    if name not in static_operations():
+        return _error(f"unknown tool {name!r}: list the tools to see them")
+    try:
+        return tool_result(name, ops.call(data_dir, name, arguments))
+    except OwnerTookOver:
+        raise  # nothing was done: dispatch sends the call to the new owner
+    except OntoloomError as exc:
+        return tool_error(exc)
+    except Exception as exc:  # a bug must not take the server (and the agent's tools) down
+        message = f"unexpected {type(exc).__name__}: {exc}"
+        return _error(message, {"error": "internal", "message": message})
 
 
 def dispatch(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-    """Run a tool call where the data dir's graph is open: here when this process owns it,
-    else in its owner; with no owner alive, this process claims the data dir (or, when it
-    cannot, opens the store for just this call, as before owners existed)."""
-    from ontoloom.owner import Owner, owns
-    from ontoloom.owner_client import OwnerGone, OwnerUnresponsive, caller_wait, forward
-    from ontoloom.store import lock_timeout
+    """Run a tool call where the data dir's graph is open (:func:`ontoloom.owner.run`: here,
+    or in its owner; a server with no owner alive claims the data dir)."""
+    from ontoloom.owner import run
 
-    for _ in range(_TAKEOVERS):
-        if not owns(data_dir):
-            request = {"kind": "tool", "name": name, "arguments": arguments}
-            try:
-                answer = forward(data_dir, request, wait=caller_wait(lock_timeout()))
-            except OwnerGone as exc:
-                return _error(str(exc), {"error": "owner_gone", "message": str(exc)})
-            except OwnerUnresponsive as exc:
-                return _error(str(exc), {"error": "busy", "message": str(exc)})
-            if answer is not None:
-                if "error" in answer:
-                    return _error(answer["error"]["message"], answer["error"])
-                return types.CallToolResult.model_validate(answer["result"])
-            Owner.claim(data_dir)
-        try:
-            return call(data_dir, name, arguments)
-        except OwnerTookOver as exc:  # another process became owner while this waited
-            took_over = exc
-    return _error(took_over.message, took_over.to_json())
+    if name not in static_operations():
+        return _error(f"unknown tool {name!r}: list the tools to see them")
+    try:
+        return tool_result(name, run(data_dir, name, arguments, claim=True))
+    except OntoloomError as exc:
+        return tool_error(exc)
+    except Exception as exc:  # a bug must not take the server (and the agent's tools) down
+        message = f"unexpected {type(exc).__name__}: {exc}"
+        return _error(message, {"error": "internal", "message": message})
 
 
 def build_server(data_dir: Path) -> Server:
@@ -299,7 +203,7 @@ def build_server(data_dir: Path) -> Server:
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         from ontoloom.owner import held_at_once
 
-        known = _static_specs().get(name)
+        known = static_operations().get(name)
         result = None
         if known is not None and known.one_object:
             # A call on one object, with the graph free in this process: done here, in
@@ -316,15 +220,6 @@ def build_server(data_dir: Path) -> Server:
         return result
 
     return server
-
-
-@functools.cache
-def _static_specs() -> dict[str, ToolSpec]:
-    """The tools as the shipped schema describes them: enough to know how a tool opens the
-    store, its annotations and its rendering, none of which depend on the schema."""
-    from ontoloom.schema import Schema
-
-    return _specs(Schema.load())
 
 
 def serve(data_dir: str | Path | None = None) -> None:

@@ -39,7 +39,7 @@ from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.native import Judge, digest, judged
 from ontoloom.shacl.shapes import RDF_TYPE, Shape
 from ontoloom.store.base import Backend, Row
-from ontoloom.terms import BlankNode, Literal, NamedNode, Term
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term, spo
 
 __all__ = ["EVERY_SUBJECT", "Around", "Reader", "judged_reader", "reader"]
 
@@ -62,12 +62,12 @@ class Around:
         """The quads from the focus nodes, and those into them with one of ``objects_of``
         (the predicates of the objects-of targets in play)."""
         out: dict[Term, dict[Term, set[Term]]] = {}
-        for quad in data.around(focus):
-            out.setdefault(quad.subject, defaultdict(set))[quad.predicate].add(quad.object)
-        incoming = {
-            (q.object, q.predicate)
+        for s, p, o in map(spo, data.around(focus)):
+            out.setdefault(s, defaultdict(set))[p].add(o)
+        incoming: set[tuple[Term, Term]] = {
+            (o, p)
             for predicate in objects_of
-            for q in data.around(focus, predicate, incoming=True)
+            for _, p, o in map(spo, data.around(focus, predicate, incoming=True))
         }
         return cls(focus, out, incoming, all(_kept_as_written(f) for f in focus))
 

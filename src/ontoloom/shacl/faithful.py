@@ -18,7 +18,7 @@ from ontoloom.shacl.neighbourhood import Changed, Walker
 from ontoloom.shacl.reach import reach_of
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.lexical import stored_form
-from ontoloom.terms import Literal, NamedNode, Quad, Term, Triple, node
+from ontoloom.terms import Literal, NamedNode, Quad, Term, Triple, node, subject
 from ontoloom.vocab import RDF_TYPE, RDFS
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def judge_as_written(
 
     changed = Changed.of(Delta(adds=set(written)))
     walker = Walker(data)
-    ontology = [Triple(s, NamedNode(RDFS + "subClassOf"), o) for s, o in hierarchy.pairs]
+    ontology = [Triple(subject(s), NamedNode(RDFS + "subClassOf"), o) for s, o in hierarchy.pairs]
     skipped = {
         (shape.node, c.component_iri)
         for shape in map(shapes.shape, shapes.all_shape_nodes())

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ontoloom.shacl.reach import ANY, Reach, Step
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.lexical import stored_quads
-from ontoloom.terms import NamedNode, Quad, Term
+from ontoloom.terms import NamedNode, Quad, Term, spo
 from ontoloom.terms import node as held
 from ontoloom.vocab import META, RDF_TYPE
 
@@ -43,10 +43,11 @@ class Changed:
         for quad in (*delta.adds, *delta.removes):
             if quad.graph_name == META:
                 continue
-            subjects.add(quad.subject)
-            objects.setdefault(quad.object, set()).add(quad.predicate)
-            if quad.predicate == RDF_TYPE:
-                retyped.add(quad.subject)
+            s, p, o = spo(quad)
+            subjects.add(s)
+            objects.setdefault(o, set()).add(p)
+            if p == RDF_TYPE:
+                retyped.add(s)
         return cls(subjects, objects, retyped, frozenset(delta.removes))
 
     def nodes(self) -> set[Term]:
@@ -139,7 +140,7 @@ class Walker:
             for quad in self._incoming(incoming, frontier):
                 quads.add(quad)
                 if quad.predicate in backward or ANY in backward:
-                    reached.add(quad.subject)
+                    reached.add(held(quad.subject))
             frontier = [n for n in reached if n not in seen]
             level += 1
         # The last level: only types are read there (sh:class, class targets).

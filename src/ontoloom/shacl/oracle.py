@@ -11,7 +11,18 @@ from typing import TYPE_CHECKING, Any
 
 from ontoloom.shacl.paths import PathError, parse_path
 from ontoloom.shacl.rdfgraph import TripleIndex
-from ontoloom.terms import BlankNode, Literal, NamedNode, Term, Triple
+from ontoloom.terms import (
+    BlankNode,
+    Literal,
+    NamedNode,
+    Term,
+    Triple,
+    named,
+    node,
+    spo,
+    subject,
+    triple,
+)
 from ontoloom.vocab import OWL, RDF, RDFS, SH
 
 if TYPE_CHECKING:
@@ -65,13 +76,14 @@ def to_rdflib(triples: Iterable[Triple]) -> rdflib.Graph:
 
     g = rdflib.Graph()
     for t in triples:
-        g.add((to_rdflib_term(t.subject), to_rdflib_term(t.predicate), to_rdflib_term(t.object)))
+        s, p, o = spo(t)
+        g.add((to_rdflib_term(s), to_rdflib_term(p), to_rdflib_term(o)))
     return g
 
 
 def from_rdflib(graph: rdflib.Graph) -> list[Triple]:
     return [
-        Triple(from_rdflib_term(s), from_rdflib_term(p), from_rdflib_term(o)) for s, p, o in graph
+        triple(from_rdflib_term(s), from_rdflib_term(p), from_rdflib_term(o)) for s, p, o in graph
     ]
 
 
@@ -112,35 +124,37 @@ def results_from_report(triples: list[Triple]) -> list[Result]:
 
     g = TripleIndex(triples)
 
-    def one(node: Term, local: str) -> Term | None:
-        return g.value(node, NamedNode(SH + local))
+    def one(result: Term, local: str) -> Term | None:
+        return g.value(result, NamedNode(SH + local))
 
     out = []
     reports = g.subjects(NamedNode(RDF + "type"), NamedNode(SH + "ValidationReport"))
     # Only the report's own results: nested sh:detail results explain them, they are not theirs.
-    for node in [r for report in reports for r in g.objects(report, NamedNode(SH + "result"))]:
-        path_node = one(node, "resultPath")
+    for found in [r for report in reports for r in g.objects(report, NamedNode(SH + "result"))]:
+        path_node = one(found, "resultPath")
         path: Any = None
         if path_node is not None:
             try:
                 path = parse_path(g, path_node)
             except PathError:
                 path = path_node
-        severity, component = one(node, "resultSeverity"), one(node, "sourceConstraintComponent")
+        # A W3C validation result always has a focus node, a source shape, a component and a
+        # severity (SHACL 3.6.2).
+        component = named(one(found, "sourceConstraintComponent"))
         out.append(
             Result(
-                focus=one(node, "focusNode"),
+                focus=node(one(found, "focusNode")),
                 path=path,
-                value=one(node, "value"),
-                source_shape=one(node, "sourceShape"),
+                value=one(found, "value"),
+                source_shape=node(one(found, "sourceShape")),
                 component=component,
-                severity=severity,
+                severity=named(one(found, "resultSeverity")),
                 messages=tuple(
                     m
-                    for m in g.objects(node, NamedNode(SH + "resultMessage"))
+                    for m in g.objects(found, NamedNode(SH + "resultMessage"))
                     if isinstance(m, Literal)
                 ),
-                source_constraint=one(node, "sourceConstraint"),
+                source_constraint=one(found, "sourceConstraint"),
                 constraint_name=_short(component),
             )
         )
@@ -172,7 +186,7 @@ def validate_shapes_with_pyshacl(
     and its use_shapes skips the shapes a shape references: neither is exact.)
     """
     triples = [q.triple for q in data.data_quads()]  # as written: pySHACL judges the terms
-    ontology = [Triple(s, NamedNode(RDFS + "subClassOf"), o) for s, o in extra_classes]
+    ontology = [Triple(subject(s), NamedNode(RDFS + "subClassOf"), o) for s, o in extra_classes]
     wanted = None if focus is None else set(focus)
     out: list[Result] = []
     for shape in fallback:
@@ -263,29 +277,28 @@ def isolated_shapes_graph(
     replaces ``top``'s own targets with these nodes."""
     g = shapes.graph
     rdf_type, class_like = NamedNode(RDF + "type"), set(shapes.classes.subclasses(RDFS_CLASS))
-    out: list[Triple] = [*(Triple(s, RDFS_SUBCLASS, o) for s, o in g.pairs(RDFS_SUBCLASS))]
+    out: list[Triple] = [*(Triple(subject(s), RDFS_SUBCLASS, o) for s, o in g.pairs(RDFS_SUBCLASS))]
     seen: set[Term] = set()
     stack = [top]
     while stack:
-        node = stack.pop()
-        if node in seen:
+        current = stack.pop()
+        if current in seen:
             continue
-        seen.add(node)
-        described = list(g.describe(node))
-        for subject in {node, *(t.subject for t in described)}:
+        seen.add(current)
+        described = [spo(t) for t in g.describe(current)]
+        for owner in {current, *(s for s, _, _ in described)}:
             for component in shapes.custom:  # components whose parameters a shape uses
-                if any(g.objects(subject, path) for path, _ in component.parameters):
+                if any(g.objects(owner, path) for path, _ in component.parameters):
                     stack.append(component.node)
-        for t in described:
-            if (t.subject != top or targets is not None) and (
-                t.predicate.value in _TARGETS
-                or (t.predicate == rdf_type and t.object in class_like)
+        for s, p, o in described:
+            if (s != top or targets is not None) and (
+                p.value in _TARGETS or (p == rdf_type and o in class_like)
             ):
                 continue  # another shape's targets (or top's, replaced): not validated here
-            out.append(t)
-            if t.predicate.value in _FOLLOW:
-                stack.append(t.object)
-            elif t.predicate.value in _LISTS:
-                stack.extend(g.items(t.object))
-    out += [Triple(top, NamedNode(SH + "targetNode"), n) for n in targets or ()]
+            out.append(Triple(s, p, o))
+            if p.value in _FOLLOW:
+                stack.append(o)
+            elif p.value in _LISTS:
+                stack.extend(g.items(o))
+    out += [Triple(subject(top), NamedNode(SH + "targetNode"), n) for n in targets or ()]
     return list(dict.fromkeys(out))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
-from ontoloom.terms import BlankNode, NamedNode, Term, Triple
+from ontoloom.terms import BlankNode, NamedNode, Term, Triple, spo
 from ontoloom.vocab import RDF
 
 __all__ = ["TripleIndex"]
@@ -28,10 +28,11 @@ class TripleIndex:
                 continue
             seen.add(t)
             self.triples.append(t)
-            self._sp[(t.subject, t.predicate)].append(t.object)
-            self._po[(t.predicate, t.object)].append(t.subject)
-            self._p[t.predicate].append((t.subject, t.object))
-            self._s[t.subject].append(t)
+            s, p, o = spo(t)
+            self._sp[(s, p)].append(o)
+            self._po[(p, o)].append(s)
+            self._p[p].append((s, o))
+            self._s[s].append(t)
 
     def objects(self, s: Term, p: Term) -> list[Term]:
         return self._sp.get((s, p), [])

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.rdfgraph import RDF_FIRST, TripleIndex
-from ontoloom.terms import BlankNode, Literal, NamedNode, Term
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term, spo
 from ontoloom.vocab import OWL, RDF, RDFS, SH, XSD
 
 __all__ = ["WELL_KNOWN", "Renderer"]
@@ -62,7 +62,7 @@ class Renderer:
         if g.value(node, RDF_FIRST) is not None:
             return self.list(g.items(node), depth + 1)
         parts = [
-            f"{self.term(t.predicate)} {self.term(t.object, depth + 1)}" for t in g.triples_of(node)
+            f"{self.term(p)} {self.term(o, depth + 1)}" for _, p, o in map(spo, g.triples_of(node))
         ]
         return "[ " + " ; ".join(sorted(parts)) + " ]"
 

@@ -19,7 +19,7 @@ from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.prefixes import functions_called
 from ontoloom.shacl.shapes import Shape, ShapesError, ShapeSet, Unsupported, ValidationFailure, sh
 from ontoloom.store import Backend, scratch
-from ontoloom.terms import DefaultGraph, Literal, Quad, Term, Triple
+from ontoloom.terms import DefaultGraph, Literal, NamedNode, Quad, Term, Triple
 
 __all__ = ["MAX_ROUNDS", "RuleSet"]
 
@@ -159,8 +159,9 @@ class RuleSet:
                 for subject in s:
                     for predicate in p:
                         for obj in o:
-                            if _valid(subject, predicate):
-                                out.add(Triple(subject, predicate, obj))
+                            inferred = _inferred(subject, predicate, obj)
+                            if inferred is not None:
+                                out.add(inferred)
         return out
 
     def _focus_nodes(self, data: Backend, shape: Shape, rule: Rule) -> list[Term]:
@@ -201,11 +202,11 @@ class RuleSet:
         return next(iter(data.select(query, {"n": node})), None) is None
 
 
-def _valid(subject: Term, predicate: Term) -> bool:
-    """An inferred triple needs an IRI or blank subject and an IRI predicate."""
-    from ontoloom.terms import NamedNode
-
-    return not isinstance(subject, Literal) and isinstance(predicate, NamedNode)
+def _inferred(subject: Term, predicate: Term, obj: Term) -> Triple | None:
+    """The inferred triple, or None: it needs an IRI or blank subject and an IRI predicate."""
+    if isinstance(subject, Literal) or not isinstance(predicate, NamedNode):
+        return None
+    return Triple(subject, predicate, obj)
 
 
 def _true(term: Term | None) -> bool:

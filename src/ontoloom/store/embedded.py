@@ -34,7 +34,10 @@ from ontoloom.terms import (
     Term,
     Triple,
     Variable,
+    graph_name,
+    node,
     serialize,
+    subject,
 )
 from ontoloom.vocab import GENERATION, LAST_CHANGE, META, STORE_NODE, XSD
 
@@ -161,7 +164,9 @@ class EmbeddedBackend:
 
     # -- reads ---------------------------------------------------------------------------
     def _query(self, sparql: str, bindings: Mapping[str, Term] | None):
-        subs = {Variable(k): v for k, v in bindings.items()} if bindings else None
+        subs: dict[Variable, Term | Triple] | None = (
+            {Variable(k): v for k, v in bindings.items()} if bindings else None
+        )
         try:
             return self._store.query(
                 sparql, use_default_graph_as_union=self.union, substitutions=subs
@@ -209,7 +214,8 @@ class EmbeddedBackend:
 
     def quads(self, graph: Term | None = None) -> Iterator[Quad]:
         """Every quad (or every quad of one graph), as written."""
-        return self.as_written(self._store.quads_for_pattern(None, None, None, graph))
+        name = None if graph is None else graph_name(graph)
+        return self.as_written(self._store.quads_for_pattern(None, None, None, name))
 
     def named_graphs(self) -> Iterator[Term]:
         return iter(self._store.named_graphs())
@@ -222,11 +228,11 @@ class EmbeddedBackend:
         if predicate is not None and p is None:
             return  # no predicate is a blank node or a literal
         graph = None if self.union else DefaultGraph()  # the graph that queries see
-        for node in nodes:
+        for one in nodes:
             if incoming:
-                yield from self._store.quads_for_pattern(None, p, node, graph)
-            elif not isinstance(node, Literal):  # a literal is no subject
-                yield from self._store.quads_for_pattern(node, p, None, graph)
+                yield from self._store.quads_for_pattern(None, p, one, graph)
+            elif not isinstance(one, Literal):  # a literal is no subject
+                yield from self._store.quads_for_pattern(one, p, None, graph)
 
     def mentioning(self, node: Term, limit: int) -> list[Quad]:
         found: dict[Quad, None] = {}  # a quad from the node to itself is met twice
@@ -365,7 +371,7 @@ class EmbeddedBackend:
         parts: dict[Term, dict[Term, object]] = defaultdict(dict)
         for quad in self._store.quads_for_pattern(None, None, None, META):
             if quad.predicate in (LEXICAL_FORM, DATATYPE):
-                parts[quad.subject][quad.predicate] = quad.object
+                parts[subject(quad.subject)][quad.predicate] = quad.object
         return {
             node: written_literal(found[LEXICAL_FORM], found[DATATYPE])
             for node, found in parts.items()
@@ -422,7 +428,7 @@ class EmbeddedBackend:
 
     def generation(self) -> int:
         found = (q for q in self._stamp_quads() if q.predicate == GENERATION)
-        return max((int(q.object.value) for q in found), default=0)
+        return max((int(node(q.object).value) for q in found), default=0)
 
     def changes_since(self, generation: int) -> list[tuple[int, list[Term]]] | None:
         """None: one process writes an embedded store and follows its own commits."""
@@ -430,7 +436,7 @@ class EmbeddedBackend:
 
     def last_change(self) -> str | None:
         found = (q for q in self._stamp_quads() if q.predicate == LAST_CHANGE)
-        return max((q.object.value for q in found), default=None)
+        return max((node(q.object).value for q in found), default=None)
 
     def dump(self, out: IO[bytes], format_name: str, graphs: list[Term] | None) -> None:
         fmt = FORMATS[format_name]
@@ -438,7 +444,11 @@ class EmbeddedBackend:
         if graphs is None:
             quads = (q for q in self._store if q.graph_name != META)
         else:
-            quads = (q for g in graphs for q in self._store.quads_for_pattern(None, None, None, g))
+            quads = (
+                q
+                for g in graphs
+                for q in self._store.quads_for_pattern(None, None, None, graph_name(g))
+            )
         quads = self.as_written(quads)
         if fmt in (RdfFormat.TURTLE, RdfFormat.N_TRIPLES, RdfFormat.RDF_XML, RdfFormat.N3):
             serialize((q.triple for q in quads), out, fmt)
@@ -476,7 +486,7 @@ class _Stored:
     adds: set[Quad]
     removes: set[Quad]
     records: list[Quad]
-    drops: set[Term]  # records to delete
+    drops: set[NamedNode]  # records to delete
 
     @property
     def keys(self) -> set[object]:

@@ -38,7 +38,7 @@ from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, overload
 from urllib.parse import urlsplit
 
 import httpx
@@ -62,9 +62,14 @@ from ontoloom.terms import (
     NamedNode,
     Quad,
     RdfFormat,
+    Subject,
     Term,
     Triple,
+    graph_name,
+    named,
     serialize,
+    spo,
+    subject,
 )
 from ontoloom.vocab import GENERATION, GRAPH_BASE, LAST_CHANGE, META, OL, STORE_NODE, XSD
 
@@ -201,11 +206,19 @@ class _Bearer(httpx.Auth):
 
 
 # -- blank nodes and bindings -------------------------------------------------------------------
+@overload
+def skolem(term: Subject) -> Subject: ...
+@overload
+def skolem(term: Term) -> Term: ...
 def skolem(term: Term) -> Term:
     """A blank node as the well-known IRI that stands for it in the store."""
     return NamedNode(GENID + term.value) if isinstance(term, BlankNode) else term
 
 
+@overload
+def unskolem(term: Subject) -> Subject: ...
+@overload
+def unskolem(term: Term) -> Term: ...
 def unskolem(term: Term) -> Term:
     if isinstance(term, NamedNode) and term.value.startswith(GENID):
         return BlankNode(term.value[len(GENID) :])
@@ -213,11 +226,13 @@ def unskolem(term: Term) -> Term:
 
 
 def _skolem_quad(quad: Quad) -> Quad:
-    return Quad(skolem(quad.subject), quad.predicate, skolem(quad.object), quad.graph_name)
+    s, p, o = spo(quad)
+    return Quad(skolem(s), p, skolem(o), quad.graph_name)
 
 
 def _unskolem_quad(quad: Quad) -> Quad:
-    return Quad(unskolem(quad.subject), quad.predicate, unskolem(quad.object), quad.graph_name)
+    s, p, o = spo(quad)
+    return Quad(unskolem(s), p, unskolem(o), quad.graph_name)
 
 
 def with_values(sparql: str, bindings: Mapping[str, Term] | None) -> str:
@@ -614,14 +629,15 @@ class SparqlEndpointBackend:
     def construct(
         self, sparql: str, bindings: Mapping[str, Term] | None = None
     ) -> Iterator[Triple]:
-        body = self._query(with_values(sparql, bindings), _NTRIPLES)
+        response = self._query(with_values(sparql, bindings), _NTRIPLES)
+        self._refuse_capped(response)
         try:
-            triples = list(pyoxigraph.parse(body, format=RdfFormat.N_TRIPLES))
+            triples = list(pyoxigraph.parse(response.content, format=RdfFormat.N_TRIPLES))
         except SyntaxError as exc:
             raise EndpointError(
                 f"the SPARQL endpoint {self.config.query_url} sent an unreadable graph ({exc})"
             ) from None
-        return iter(Triple(unskolem(t.subject), t.predicate, unskolem(t.object)) for t in triples)
+        return iter(_unskolem_triple(t) for t in triples)
 
     def serialize_results(
         self,
@@ -672,15 +688,17 @@ class SparqlEndpointBackend:
             f"SELECT {projected} ?o ?g WHERE {{ VALUES ?{near} {{ %s }} GRAPH ?g {{ ?s {p} ?o }} }}"
         )
         nodes = list(nodes)
-        named = [n for n in nodes if not isinstance(n, BlankNode)]
+        iris = [n for n in nodes if not isinstance(n, BlankNode)]
         rows: list[Iterator[Row]] = [
-            self.select(query % " ".join(map(str, named[i : i + _AROUND_BATCH])))
-            for i in range(0, len(named), _AROUND_BATCH)
+            self.select(query % " ".join(map(str, iris[i : i + _AROUND_BATCH])))
+            for i in range(0, len(iris), _AROUND_BATCH)
         ]
         # VALUES cannot hold a blank node: each is bound on its own
         rows += [self.select(query % "UNDEF", {near: n}) for n in nodes if isinstance(n, BlankNode)]
         for row in (r for batch in rows for r in batch):
-            yield Quad(row["s"], row["p"] if predicate is None else predicate, row["o"], row["g"])
+            yield Quad(
+                row["s"], row["p"] if predicate is None else named(predicate), row["o"], row["g"]
+            )
 
     def mentioning(self, node: Term, limit: int) -> list[Quad]:
         # Both directions in one round trip; the two branches bind apart (no BIND in a
@@ -692,7 +710,7 @@ class SparqlEndpointBackend:
             f"LIMIT {2 * limit}"
         )
         rows = list(self.select(query, {"n": node}))
-        found = [Quad(node, r["p"], r["o"], r["g"]) for r in rows if r["o"] is not None]
+        found = [Quad(subject(node), r["p"], r["o"], r["g"]) for r in rows if r["o"] is not None]
         found += [Quad(r["s"], r["q"], node, r["h"]) for r in rows if r["o"] is None]
         return list(dict.fromkeys(found))[:limit]
 
@@ -700,9 +718,11 @@ class SparqlEndpointBackend:
         """Every quad of ontoloom's graphs (or of one), as written: read graph by graph, so
         no engine's cap on one answer can cut it short unnoticed."""
         graphs = list(self.named_graphs()) if graph is None else [graph]
-        return self.as_written(
-            [Quad(t.subject, t.predicate, t.object, g) for g in graphs for t in self._triples(g)]
-        )
+        quads: list[Quad] = []
+        for g in graphs:
+            name = graph_name(g)
+            quads += [Quad(t.subject, t.predicate, t.object, name) for t in self._triples(g)]
+        return self.as_written(quads)
 
     def _triples(self, graph: Term) -> list[Triple]:
         """One graph's triples: in one Graph Store Protocol GET when ``[store] graph_store``
@@ -1185,7 +1205,8 @@ def _record_of(quad: Quad) -> NamedNode | None:
 
 
 def _unskolem_triple(t: Triple) -> Triple:
-    return Triple(unskolem(t.subject), t.predicate, unskolem(t.object))
+    s, p, o = spo(t)
+    return Triple(unskolem(s), p, unskolem(o))
 
 
 def _now() -> str:

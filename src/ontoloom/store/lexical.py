@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 import pyoxigraph
 
-from ontoloom.terms import BlankNode, Literal, NamedNode, Quad
+from ontoloom.terms import BlankNode, Literal, NamedNode, Quad, literal, subject
 from ontoloom.vocab import META, OL, XSD
 
 __all__ = [
@@ -81,13 +81,13 @@ def stored_forms(literals: Iterable[Literal]) -> dict[Literal, Literal]:
     """Each literal as the store keeps it, found by storing them all in a scratch store."""
     out: dict[Literal, Literal] = {}
     todo: list[Literal] = []
-    for literal in literals:
-        if not _normalised(literal):
-            out[literal] = literal
-        elif literal in _cache:
-            out[literal] = _cache[literal]
+    for written in literals:
+        if not _normalised(written):
+            out[written] = written
+        elif written in _cache:
+            out[written] = _cache[written]
         else:
-            todo.append(literal)
+            todo.append(written)
     if todo:
         if len(_cache) > _CACHE_MAX:
             _cache.clear()
@@ -102,7 +102,7 @@ def _stored_by_the_store(literals: list[Literal]) -> dict[Literal, Literal]:
     store = pyoxigraph.Store()
     store.extend(pyoxigraph.Quad(BlankNode(f"l{i}"), _PROBE, lit) for i, lit in enumerate(literals))
     return {
-        literals[int(quad.subject.value[1:])]: quad.object  # type: ignore[misc]
+        literals[int(subject(quad.subject).value[1:])]: literal(quad.object)
         for quad in store.quads_for_pattern(None, _PROBE, None, None)
     }
 

@@ -34,6 +34,8 @@ _RESULTS = {
     "xml": pyoxigraph.QueryResultsFormat.XML,
 }
 _GRAPHS = {"ntriples": pyoxigraph.RdfFormat.N_TRIPLES, "nquads": pyoxigraph.RdfFormat.N_QUADS}
+# What Store.query's substitutions take (its stub: RDF-star triples included).
+_Bound = pyoxigraph.NamedNode | pyoxigraph.BlankNode | pyoxigraph.Literal | pyoxigraph.Triple
 
 
 def main() -> None:
@@ -74,7 +76,10 @@ def _answer(request: dict[str, Any]) -> tuple[str, bytes]:
     else:
         store = pyoxigraph.Store()
         store.bulk_load(path=request["dataset"], format=pyoxigraph.RdfFormat.N_QUADS)
-    bindings = {pyoxigraph.Variable(k): _term(v) for k, v in request["bindings"].items()}
+    terms = {k: _term(v) for k, v in request["bindings"].items()}
+    bindings: dict[pyoxigraph.Variable, _Bound] = {
+        pyoxigraph.Variable(k): v for k, v in terms.items()
+    }
     sparql = request["sparql"]
     prefixes = request.get("prefixes") or None
     try:
@@ -89,9 +94,8 @@ def _answer(request: dict[str, Any]) -> tuple[str, bytes]:
         # would join after they ran, and a FILTER on an unbound variable drops every row).
         from ontoloom.store.endpoint import with_values
 
-        named = {k.value: v for k, v in bindings.items()}
         result = store.query(
-            with_values(sparql, named), use_default_graph_as_union=True, prefixes=prefixes
+            with_values(sparql, terms), use_default_graph_as_union=True, prefixes=prefixes
         )
     out = BytesIO()
     if isinstance(result, pyoxigraph.QueryBoolean | pyoxigraph.QuerySolutions):

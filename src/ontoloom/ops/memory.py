@@ -1,4 +1,4 @@
-"""The reference memory server's tools (``@modelcontextprotocol/server-memory``), same names,
+"""The reference memory server's tools as operations (``@modelcontextprotocol/server-memory``), same names,
 arguments and results, over :class:`ontoloom.memory.Memory` — plus what its users ask for:
 optional pages of ``read_graph`` (and a summary mode) past the whole-graph answer, ranked
 ``search_nodes``."""
@@ -10,13 +10,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, NotFound
-from ontoloom.mcp_server.tools import ToolSpec
 from ontoloom.memory import FULL_READ, MAX_PAGE, Memory, without_cli_advice
+from ontoloom.ops.spec import Operation
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
 
-__all__ = ["memory_tools"]
+__all__ = ["EMPTY_RESULTS", "memory_operations"]
 
 _STRINGS = {"type": "array", "items": {"type": "string"}}
 _ENTITY = {
@@ -163,9 +163,9 @@ EMPTY_RESULTS: dict[str, dict[str, Any]] = {
 }
 
 
-def memory_tools() -> list[ToolSpec]:
+def memory_operations() -> list[Operation]:
     return [
-        ToolSpec(
+        Operation(
             "create_entities",
             "Create Entities",
             "Create multiple new entities in the knowledge graph (names already there are "
@@ -183,7 +183,7 @@ def memory_tools() -> list[ToolSpec]:
             strict=False,
             render=_json_of("entities"),
         ),
-        ToolSpec(
+        Operation(
             "create_relations",
             "Create Relations",
             "Create multiple new relations between entities in the knowledge graph. Relations "
@@ -202,7 +202,7 @@ def memory_tools() -> list[ToolSpec]:
             strict=False,
             render=_json_of("relations"),
         ),
-        ToolSpec(
+        Operation(
             "add_observations",
             "Add Observations",
             "Add new observations to existing entities in the knowledge graph",
@@ -220,7 +220,7 @@ def memory_tools() -> list[ToolSpec]:
             strict=False,
             render=_json_of("results"),
         ),
-        ToolSpec(
+        Operation(
             "delete_entities",
             "Delete Entities",
             "Delete multiple entities and their associated relations from the knowledge graph",
@@ -233,7 +233,7 @@ def memory_tools() -> list[ToolSpec]:
             strict=False,
             render=_message,
         ),
-        ToolSpec(
+        Operation(
             "delete_observations",
             "Delete Observations",
             "Delete specific observations from entities in the knowledge graph",
@@ -251,7 +251,7 @@ def memory_tools() -> list[ToolSpec]:
             strict=False,
             render=_message,
         ),
-        ToolSpec(
+        Operation(
             "delete_relations",
             "Delete Relations",
             "Delete multiple relations from the knowledge graph",
@@ -270,7 +270,7 @@ def memory_tools() -> list[ToolSpec]:
             strict=False,
             render=_message,
         ),
-        ToolSpec(
+        Operation(
             "read_graph",
             "Read Graph",
             f"Read the entire knowledge graph: every entity and relation (up to {FULL_READ} "
@@ -293,7 +293,7 @@ def memory_tools() -> list[ToolSpec]:
             strict=False,
             render=_graph_text,
         ),
-        ToolSpec(
+        Operation(
             "search_nodes",
             "Search Nodes",
             "Search for nodes in the knowledge graph based on a query: every entity whose "
@@ -317,7 +317,7 @@ def memory_tools() -> list[ToolSpec]:
             strict=False,
             render=_graph_text,
         ),
-        ToolSpec(
+        Operation(
             "open_nodes",
             "Open Nodes",
             "Open specific nodes in the knowledge graph by their names (an id works too), "

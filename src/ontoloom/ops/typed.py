@@ -1,29 +1,25 @@
-"""The typed tools: one per user-facing operation, with the CLI's argument names and the
-JSON its ``--json`` prints. Input schemas are built from the live schema (enums of types and
+"""The typed operations: one per user-facing operation, with the CLI's argument names and
+the JSON its ``--json`` prints — the MCP server's typed tools, the HTTP API's routes and what
+the CLI's commands call. Input schemas are built from the live schema (enums of types and
 relations, required properties in the descriptions), so a model fills them right first time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, ValidationFailed
+from ontoloom.ops.spec import Operation
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
     from ontoloom.schema import Schema
 
-__all__ = ["Access", "ToolSpec", "typed_tools"]
-
-# How a tool opens the store; "create" is a write that makes the store when there is none.
-Access = Literal["read", "write", "create"]
-Handler = Callable[["Graph", dict[str, Any]], Any]
+__all__ = ["typed_operations"]
 
 
 class PlanRefused(ValidationFailed):
-    """A dry-run plan that would be refused: a tool error carrying the plan result."""
+    """A dry-run plan that would be refused: an error carrying the plan result."""
 
     def __init__(self, result: Any) -> None:
         super().__init__(result.findings, "dry run: the plan would be refused; nothing was stored")
@@ -32,41 +28,6 @@ class PlanRefused(ValidationFailed):
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = self.result.to_json(with_delta=True)
         return data
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """One MCP tool: its schema, its truthful annotations and what it runs."""
-
-    name: str
-    title: str
-    description: str
-    properties: dict[str, Any]
-    handler: Handler
-    required: tuple[str, ...] = ()
-    access: Access = "read"
-    destructive: bool = False
-    idempotent: bool = True
-    strict: bool = True  # unknown arguments are refused (typos surface at once)
-    output_schema: dict[str, Any] | None = None
-    changes_schema: bool = False
-    # Reads or writes one object (a few store reads and one commit): run on the event loop
-    # itself when the graph is free at once, sparing two thread hand-offs of the call.
-    one_object: bool = False
-    # The text content for a result; by default the JSON as the CLI's --json prints it.
-    render: Callable[[Any], str] | None = None
-
-    @property
-    def read_only(self) -> bool:
-        return self.access == "read"
-
-    def input_schema(self) -> dict[str, Any]:
-        schema: dict[str, Any] = {"type": "object", "properties": self.properties}
-        if self.required:
-            schema["required"] = list(self.required)
-        if self.strict:
-            schema["additionalProperties"] = False
-        return schema
 
 
 # -- schema pieces ---------------------------------------------------------------------------
@@ -281,9 +242,9 @@ def _reject(g: Graph, a: dict[str, Any]) -> Any:
     return reject(g, a["id"], a.get("reason"))
 
 
-# -- the tools -------------------------------------------------------------------------------
-def typed_tools(schema: Schema) -> list[ToolSpec]:
-    """Every typed tool, its schema drawn from ``schema``."""
+# -- the operations ---------------------------------------------------------------------------
+def typed_operations(schema: Schema) -> list[Operation]:
+    """Every typed operation, its schema drawn from ``schema``."""
     types = _creatable(schema)
     all_types = sorted(schema.types)
     type_rules = _type_rules(schema)
@@ -302,7 +263,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
         "Dates as 2026-11-02, times as 2026-11-02T09:00:00Z.",
     }
     return [
-        ToolSpec(
+        Operation(
             "create_entity",
             "Create an entity",
             "Create a typed entity; it is validated before anything is stored and refused "
@@ -319,7 +280,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             idempotent=False,
             one_object=True,
         ),
-        ToolSpec(
+        Operation(
             "update_entity",
             "Update an entity",
             "Set properties of an entity (each replaces its previous values; null unsets) "
@@ -339,7 +300,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             destructive=True,
             one_object=True,
         ),
-        ToolSpec(
+        Operation(
             "delete_entity",
             "Delete an entity",
             "Delete an entity and every relation touching it, in one step.",
@@ -349,7 +310,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             access="write",
             destructive=True,
         ),
-        ToolSpec(
+        Operation(
             "get_entity",
             "Get an entity",
             "An entity's properties with its outgoing and incoming relations.",
@@ -357,7 +318,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             lambda g, a: g.describe(a["id"]),
             required=("id",),
         ),
-        ToolSpec(
+        Operation(
             "list_entities",
             "List entities",
             "Entities, optionally of one type and with given property values: a page of "
@@ -382,7 +343,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             },
             _list,
         ),
-        ToolSpec(
+        Operation(
             "relate",
             "Relate two entities",
             "Relate from_id to to_id by rel. Types, cardinality and cycles are checked; a "
@@ -398,7 +359,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             access="write",
             destructive=True,  # replaces a many_to_one relation
         ),
-        ToolSpec(
+        Operation(
             "unrelate",
             "Remove a relation",
             "Remove the relation from_id rel to_id.",
@@ -408,7 +369,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             access="write",
             destructive=True,
         ),
-        ToolSpec(
+        Operation(
             "relations",
             "Relations of an entity",
             "The relations touching an entity, optionally one kind and one direction.",
@@ -416,7 +377,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             _relations,
             required=("id",),
         ),
-        ToolSpec(
+        Operation(
             "traverse",
             "Traverse the graph",
             "Everything reachable from an entity within depth hops, each with its distance "
@@ -430,7 +391,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             _traverse,
             required=("id",),
         ),
-        ToolSpec(
+        Operation(
             "search",
             "Search the graph",
             "Search in words (BM25) over ids, titles, every property, tags and relations. "
@@ -448,7 +409,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             _search,
             required=("query",),
         ),
-        ToolSpec(
+        Operation(
             "check",
             "Audit the graph",
             "Audit the whole graph against every rule (shapes, cycles, orphans): conforms, "
@@ -461,7 +422,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             },
             _check,
         ),
-        ToolSpec(
+        Operation(
             "query",
             "Run a SPARQL query",
             "A read-only SPARQL 1.1 query (prefix ol: is predefined) or a named query; "
@@ -491,7 +452,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             _query,
             required=("query",),
         ),
-        ToolSpec(
+        Operation(
             "plan_apply",
             "Apply a plan",
             "Several operations (create with a local alias 'as', relate, update, delete, "
@@ -516,7 +477,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             destructive=True,
             idempotent=False,
         ),
-        ToolSpec(
+        Operation(
             "schema_list",
             "List the schema",
             "Every type (required properties, enums) and relation (domain, range, "
@@ -524,7 +485,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             {},
             _schema_list,
         ),
-        ToolSpec(
+        Operation(
             "schema_add_type",
             "Add an entity type",
             "Add an entity type; required properties and enums become validation rules.",
@@ -543,7 +504,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             access="create",
             changes_schema=True,
         ),
-        ToolSpec(
+        Operation(
             "schema_add_relation",
             "Add a relation",
             "Add a relation; domain, range, cardinality and acyclicity become validation rules.",
@@ -573,14 +534,14 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             access="create",
             changes_schema=True,
         ),
-        ToolSpec(
+        Operation(
             "summary",
             "Summarise the graph",
             "Counts per type and relation, the vocabulary in use, and the last change.",
             {},
             lambda g, a: g.summary(),
         ),
-        ToolSpec(
+        Operation(
             "guard",
             "Is this a known failure?",
             "Has this failure happened before? Its recurrences and the rules and actions that "
@@ -592,7 +553,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             },
             _guard,
         ),
-        ToolSpec(
+        Operation(
             "why",
             "Why is this so?",
             "Decision archaeology: the decisions behind an object, up to 3 hops, each step "
@@ -601,7 +562,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             _why,
             required=("target",),
         ),
-        ToolSpec(
+        Operation(
             "hints",
             "Unconfirmed hints",
             "Unconfirmed proposals touching an object — not facts until a person confirms them.",
@@ -609,7 +570,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             _hints,
             required=("target",),
         ),
-        ToolSpec(
+        Operation(
             "proposals_list",
             "List proposals",
             "Proposals (extracted relations awaiting review), by status and tier.",
@@ -623,7 +584,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             },
             _proposals,
         ),
-        ToolSpec(
+        Operation(
             "proposals_confirm",
             "Confirm a proposal",
             "Confirm a proposal (a person's decision): validated, stored as confirmed "
@@ -633,7 +594,7 @@ def typed_tools(schema: Schema) -> list[ToolSpec]:
             required=("id",),
             access="write",
         ),
-        ToolSpec(
+        Operation(
             "proposals_reject",
             "Reject a proposal",
             "Reject a proposal; it is remembered and never proposed again.",

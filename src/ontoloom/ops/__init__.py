@@ -1,0 +1,175 @@
+"""The application floor: one operation per user-facing act, the same for every front end.
+
+An operation takes JSON arguments (checked against its schema, built from the live schema),
+runs on the data dir's open session and answers a :class:`Result` — its JSON value and a
+note for the reader — or raises an :class:`~ontoloom.errors.OntoloomError`, whose kind
+decides the exit code, HTTP status and MCP ``isError`` alike
+(:data:`ontoloom.errors.OUTCOMES`). The CLI, the MCP server, the HTTP API and the data dir's
+owner all call :func:`call` (the owner on behalf of other processes, see
+:mod:`ontoloom.owner`); none of them asks another front end for its answer.
+
+>>> import tempfile
+>>> home = tempfile.mkdtemp()
+>>> call(home, "create_entity", {"type": "Task", "properties": {"title": "x", "status": "open"},
+...      "id": "task_x"}).value["id"]
+'task_x'
+>>> call(home, "get_entity", {"id": "task_nope"})
+Traceback (most recent call last):
+ontoloom.errors.NotFound: no entity with id 'task_nope': check the id with `ontoloom list`
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import threading
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import jsonschema
+
+from ontoloom.errors import BadInput, NoStore, NotFound
+from ontoloom.ops.memory import EMPTY_RESULTS, memory_operations
+from ontoloom.ops.spec import Access, Operation
+from ontoloom.ops.typed import typed_operations
+
+if TYPE_CHECKING:
+    from ontoloom.schema import Schema
+
+__all__ = ["Access", "Operation", "Result", "call", "operations", "static_operations"]
+
+
+@dataclass(frozen=True)
+class Result:
+    """What an operation answers: its JSON value, and a note beside it for the reader (a
+    page with more after it, a search that matched loosely) that is not part of the value."""
+
+    value: Any
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"result": self.value, **({"note": self.note} if self.note else {})}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Result:
+        return cls(data.get("result"), data.get("note"))
+
+
+class _Table:
+    """The operations one schema object describes, and their argument validators (built on
+    first use): built once per schema, not per call — a schema change makes a new schema."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.operations = {o.name: o for o in [*typed_operations(schema), *memory_operations()]}
+        self._validators: dict[str, jsonschema.Draft202012Validator] = {}
+
+    def validator(self, name: str) -> jsonschema.Draft202012Validator:
+        found = self._validators.get(name)
+        if found is None:
+            found = jsonschema.Draft202012Validator(self.operations[name].input_schema())
+            self._validators[name] = found
+        return found
+
+
+_tables: weakref.WeakKeyDictionary[Any, _Table] = weakref.WeakKeyDictionary()
+_tables_lock = threading.Lock()
+
+
+def _table(schema: Schema) -> _Table:
+    with _tables_lock:
+        found = _tables.get(schema)
+        if found is None:
+            found = _tables[schema] = _Table(schema)
+        return found
+
+
+def operations(schema: Schema) -> dict[str, Operation]:
+    """Every operation as ``schema`` describes them (enums of its types and relations)."""
+    return _table(schema).operations
+
+
+@functools.cache
+def static_operations() -> dict[str, Operation]:
+    """The operations as the shipped schema describes them: enough to know how one opens
+    the store, its annotations and its rendering, none of which depend on the schema."""
+    from ontoloom.schema import Schema
+
+    return operations(Schema.load())
+
+
+def call(data_dir: str | Path | None, name: str, arguments: Mapping[str, Any]) -> Result:
+    """Run one operation to completion on ``data_dir``'s graph: open it as the operation
+    needs, check the arguments against the live schema, run, close.
+
+    :raises NotFound: an unknown operation (or what the operation itself finds missing).
+    :raises BadInput: arguments the operation's schema refuses (named, never quoted).
+    :raises OntoloomError: whatever the operation raises; nothing is stored on a refusal.
+    """
+    from ontoloom.api import Graph
+
+    known = static_operations().get(name)
+    if known is None:
+        raise NotFound(f"unknown operation {name!r}: list the tools to see them")
+    given = dict(arguments)
+    try:
+        with Graph.open(data_dir, write=not known.read_only, create=known.access == "create") as g:
+            table = _table(g.schema)
+            operation = table.operations[name]
+            problem = argument_problem(operation, given, table.validator(name))
+            if problem:
+                raise BadInput(problem)
+            value = operation.handler(g, given)
+    except NoStore:
+        if name not in EMPTY_RESULTS:
+            raise
+        value = EMPTY_RESULTS[name]
+    return Result(value, getattr(value, "note", None))
+
+
+def argument_problem(
+    operation: Operation, arguments: dict[str, Any], validator: jsonschema.Draft202012Validator
+) -> str | None:
+    """What is wrong with ``arguments`` for ``operation``, in the schema's words; None when
+    nothing is."""
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return None
+    error = errors[0]
+    where = ".".join(str(p) for p in error.absolute_path) or "arguments"
+    hint = ""
+    if error.validator == "enum" and error.absolute_path and error.absolute_path[-1] == "type":
+        hint = "; schema_list shows the types, schema_add_type adds one"
+    elif error.validator == "enum" and error.absolute_path and error.absolute_path[-1] == "rel":
+        hint = "; schema_list shows the relations, schema_add_relation adds one"
+    return f"invalid arguments for {operation.name}: {where}: {_broken(error)}{hint}"
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")
+
+
+def _broken(error: jsonschema.ValidationError) -> str:
+    """What an argument breaks, in the schema's words only: jsonschema's own message quotes
+    the value, which may be a secret pasted into the wrong place — never printed back."""
+    rule, wanted = error.validator, error.validator_value
+    if rule == "enum":
+        shown = ", ".join(json.dumps(v) for v in wanted[:20])
+        return f"not one of {shown}{', …' if len(wanted) > 20 else ''}"
+    if rule == "type":
+        return f"must be of type {wanted if isinstance(wanted, str) else ' or '.join(wanted)}"
+    if rule == "required":
+        return error.message  # names the missing argument, from the schema
+    if rule == "additionalProperties":
+        allowed = set(error.schema.get("properties", {}))
+        given = error.instance if isinstance(error.instance, dict) else {}
+        # a misspelt name is shown; a long or odd one may be pasted text, and is not
+        named = [k for k in given if k not in allowed and _NAME.fullmatch(k)]
+        extra = f" {', '.join(sorted(named))}" if named else ""
+        return (
+            f"holds an argument the tool does not take{extra} "
+            f"(it takes {', '.join(sorted(allowed)) or 'none'})"
+        )
+    return f"breaks {rule} {json.dumps(wanted)}"

@@ -1,0 +1,55 @@
+"""What an operation is: its name, the JSON Schema of its arguments, truthful annotations
+(reads or writes, destructive, idempotent) and the function that runs it on an open session.
+Every front end reads the same table: the MCP server lists these as its tools, the HTTP API
+routes them, the CLI and the owner call them by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ontoloom.api import Graph
+
+__all__ = ["Access", "Handler", "Operation"]
+
+# How an operation opens the store; "create" is a write that makes the store when there is
+# none.
+Access = Literal["read", "write", "create"]
+Handler = Callable[["Graph", dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One user-facing operation: its argument schema, its annotations and what it runs."""
+
+    name: str
+    title: str
+    description: str
+    properties: dict[str, Any]
+    handler: Handler
+    required: tuple[str, ...] = ()
+    access: Access = "read"
+    destructive: bool = False
+    idempotent: bool = True
+    strict: bool = True  # unknown arguments are refused (typos surface at once)
+    output_schema: dict[str, Any] | None = None
+    changes_schema: bool = False
+    # Reads or writes one object (a few store reads and one commit): an event loop may run
+    # it itself when the graph is free at once, sparing two thread hand-offs of the call.
+    one_object: bool = False
+    # The text form of a result (an MCP tool's text content); by default its JSON.
+    render: Callable[[Any], str] | None = None
+
+    @property
+    def read_only(self) -> bool:
+        return self.access == "read"
+
+    def input_schema(self) -> dict[str, Any]:
+        schema: dict[str, Any] = {"type": "object", "properties": self.properties}
+        if self.required:
+            schema["required"] = list(self.required)
+        if self.strict:
+            schema["additionalProperties"] = False
+        return schema
