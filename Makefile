@@ -50,6 +50,7 @@ check: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench eval
 	$(VENV)/bin/ruff format --check src tests bench eval
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports  # the floors of README "Architecture", function-level imports too
 
 # One section: make bench BENCH_ARGS="--only endpoint" (bench/run.py --help lists them).
 bench: $(STAMP)

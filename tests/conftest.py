@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -28,6 +30,37 @@ pytest_plugins = ["reliability.plugin"]
 settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.register_profile("soak", derandomize=False, print_blob=True)
 settings.load_profile(os.environ.get("ONTOLOOM_HYPOTHESIS_PROFILE", "ci"))
+
+
+POLL = 0.01  # seconds between two looks of wait_until
+
+
+def wait_until(predicate: Callable[[], object], timeout: float = 10.0, *, what: str = "") -> object:
+    """Poll ``predicate`` every :data:`POLL` seconds until it is true, and return its value;
+    fail the test when ``timeout`` seconds pass first, saying ``what`` it waited for.
+
+    For a condition another thread or process brings about: instead of a sleep that is too
+    long on a fast machine and too short on a loaded one."""
+    __tracebackhide__ = True
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() >= deadline:
+            pytest.fail(f"waited {timeout:g} s for {what or 'the condition'}: it never held")
+        time.sleep(POLL)
+    return value
+
+
+async def wait_until_async(
+    predicate: Callable[[], object], timeout: float = 10.0, *, what: str = ""
+) -> object:
+    """:func:`wait_until` in a coroutine: the event loop runs on between two looks."""
+    __tracebackhide__ = True
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() >= deadline:
+            pytest.fail(f"waited {timeout:g} s for {what or 'the condition'}: it never held")
+        await asyncio.sleep(POLL)
+    return value
 
 
 @pytest.fixture(autouse=True)

@@ -247,21 +247,28 @@ def test_a_full_reindex_finds_what_the_incremental_index_found(graph: Graph) -> 
 
 def _index_contents(graph: Graph) -> dict[str, object]:
     """Every document of the search index by its key (rowids differ between the two paths)."""
-    db = graph._index().db
-    keys = dict(db.execute("SELECT rowid, key FROM docs"))
-    return {
-        "docs": sorted(
-            db.execute(
-                "SELECT key, kind, id, type, title, private, from_id, rel, to_id FROM docs"
-            ).fetchall()
-        ),
-        "tags": sorted((keys[r], t) for r, t in db.execute("SELECT rowid, tag FROM tags")),
-        "text": sorted(
-            (keys[r], *rest)
-            for r, *rest in db.execute("SELECT rowid, id, title, body, tags FROM fts")
-        ),
-        "df": sorted(db.execute("SELECT term, n FROM df WHERE n > 0")),
-    }
+    from ontoloom.search import SearchIndex
+
+    assert graph.data_dir is not None
+    index = SearchIndex.of(graph.data_dir, readonly=True)
+    try:
+        db = index.db
+        keys = dict(db.execute("SELECT rowid, key FROM docs"))
+        return {
+            "docs": sorted(
+                db.execute(
+                    "SELECT key, kind, id, type, title, private, from_id, rel, to_id FROM docs"
+                ).fetchall()
+            ),
+            "tags": sorted((keys[r], t) for r, t in db.execute("SELECT rowid, tag FROM tags")),
+            "text": sorted(
+                (keys[r], *rest)
+                for r, *rest in db.execute("SELECT rowid, id, title, body, tags FROM fts")
+            ),
+            "df": sorted(db.execute("SELECT term, n FROM df WHERE n > 0")),
+        }
+    finally:
+        index.close()
 
 
 def test_a_full_reindex_writes_the_documents_the_incremental_index_wrote(

@@ -18,7 +18,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
-from conftest import Cli, Listener, quads_of
+from conftest import Cli, Listener, quads_of, wait_until_async
 from records_fixture import build
 
 ONTOLOOM = str(Path(sys.executable).with_name("ontoloom"))
@@ -315,10 +315,13 @@ def test_query_plan_and_schema_tools(data_dir: Path) -> None:
         added = await s.ok("schema_add_type", type="Sprint", required=["name"],
                            enums={"status": ["planning", "active", "closed"]})  # fmt: skip
         assert added["type"] == "Sprint" and added["builtin"] is False
-        await asyncio.sleep(0.2)
-        assert any(
-            getattr(getattr(n, "root", None), "method", "") == "notifications/tools/list_changed"
-            for n in s.notifications
+        await wait_until_async(
+            lambda: any(
+                getattr(getattr(n, "root", None), "method", "")
+                == "notifications/tools/list_changed"
+                for n in s.notifications
+            ),
+            what="the tools/list_changed notification",
         )
         tools = {t.name: t for t in (await s.session.list_tools()).tools}
         assert "Sprint" in tools["create_entity"].inputSchema["properties"]["type"]["enum"]

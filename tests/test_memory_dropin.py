@@ -408,7 +408,7 @@ def test_observations_keep_their_order_through_every_tool(graph: Any) -> None:
 
     memory = Memory(graph)
     memory.create_entities([ent("Alice", "person", "z first", "a second")])
-    entity_id = memory._one("Alice")
+    [entity_id] = [e.id for e in graph.entities() if e.properties.get("name") == "Alice"]
     assert graph.get(entity_id).properties["observations"] == ["z first", "a second"]
     assert "observation_order" not in graph.get(entity_id).properties
 

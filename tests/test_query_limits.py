@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Cli, Listener
+from conftest import Cli, Listener, wait_until
 
 ONTOLOOM = str(Path(sys.executable).with_name("ontoloom"))
 
@@ -152,13 +152,29 @@ def _ontoloom(data_dir: Path, *args: str, lock_timeout: str = "30") -> subproces
     )
 
 
+def _locked(data_dir: Path) -> bool:
+    """Whether another process holds the data dir's lock (shared or not): a try for the
+    write lock that never waits, let go at once when it is granted."""
+    from ontoloom.errors import Busy
+    from ontoloom.store.lock import DataDirLock
+
+    try:
+        with DataDirLock(data_dir, exclusive=True, wait=0):
+            return False
+    except Busy:
+        return True
+
+
 def test_a_slow_query_is_stopped_at_its_deadline_and_a_waiting_writer_then_succeeds(
     store: Cli, tmp_path: Path
 ) -> None:
     _big_graph(store, tmp_path)
     started = time.monotonic()
     query = _ontoloom(store.data_dir, "query", CARTESIAN, "--timeout", "0.5")
-    time.sleep(0.3)  # the query holds the read lock by now
+    wait_until(
+        lambda: query.poll() is not None or _locked(store.data_dir),
+        what="the query to take the read lock",
+    )
     writer = _ontoloom(store.data_dir, "create", "Person", "-p", "name=Wanda")
     _, err = query.communicate(timeout=60)
     query_done = time.monotonic()

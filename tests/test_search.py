@@ -275,11 +275,15 @@ def test_a_query_matching_more_than_the_rank_window_says_so(
 def test_snippets_are_the_ones_fts5_gives_over_the_whole_index(team: Cli, query: str) -> None:
     """Snippets are made in a scratch FTS5 table of the page's rows (a rowid seek in the whole
     index walks a term's entire list): the oracle is FTS5's own snippet in the whole index."""
-    from ontoloom.search import _match_expression, query_terms
+    # Private on purpose: _snippets is the unit held to the oracle here, with the match
+    # expression a search builds (_match_expression); a search shows only the snippets of
+    # its page, and only those that mark a match.
+    from ontoloom.search import SearchIndex, _match_expression, query_terms
 
     with Graph.open(team.data_dir) as g:
         g.search(query)  # caught up
-        index = g._index()
+    index = SearchIndex.of(team.data_dir, readonly=True)
+    try:
         terms = query_terms(query)
         if not terms:
             return
@@ -295,6 +299,8 @@ def test_snippets_are_the_ones_fts5_gives_over_the_whole_index(team: Cli, query:
             for rowid in rows
         }
         assert index._snippets(expression, rows) == oracle
+    finally:
+        index.close()
 
 
 def test_an_index_behind_the_writes_catches_up_in_one_step_before_any_read(
@@ -318,6 +324,9 @@ def test_an_index_behind_the_writes_catches_up_in_one_step_before_any_read(
             raise AssertionError("rebuilt whole")
 
         monkeypatch.setattr(search.SearchIndex, "catch_up", counted)
+        # Private on purpose: a catch-up that fell back to a rebuild (sync() does it
+        # without the public rebuild()) gives the same answers; only the one routine
+        # that builds the whole index tells the two apart.
         monkeypatch.setattr(search.SearchIndex, "_index_all", never)
         for i in range(3):
             g.create("Task", {"title": f"Okapi {i}", "status": "open"}, id=f"task_o{i}")

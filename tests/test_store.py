@@ -7,6 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pyoxigraph
 import pytest
 
 from ontoloom.api import Graph
@@ -117,12 +118,33 @@ def test_a_delta_commits_atomically_and_counts_generations() -> None:
     assert values == {"2"}
 
 
+def test_each_backend_fills_every_role_and_says_what_it_can_do_by_name() -> None:
+    """The write path, the audit and `query` branch on what a backend can do (validation in
+    place, a query stopped at its deadline by the store), never on what kind of store it is."""
+    from ontoloom.store.base import Backend, Commits, QuadReads, Queries
+    from ontoloom.store.endpoint import EndpointConfig, SparqlEndpointBackend
+
+    nowhere = EndpointConfig("http://127.0.0.1:9/query", "http://127.0.0.1:9/update")
+    endpoint = SparqlEndpointBackend(nowhere, writable=False)  # asks nothing until used
+    embedded = EmbeddedBackend.memory()
+    try:
+        for backend in (embedded, EmbeddedBackend.scratch(), endpoint):
+            for role in (QuadReads, Queries, Commits, Backend):
+                assert isinstance(backend, role), (backend, role)
+            assert not hasattr(backend, "remote")
+        assert (embedded.validates_in_place, embedded.stops_queries_at_deadline) == (True, False)
+        assert (endpoint.validates_in_place, endpoint.stops_queries_at_deadline) == (False, True)
+    finally:
+        endpoint.close()
+
+
 def test_a_failing_update_rolls_back_earlier_operations() -> None:
     """The atomic unit the write path relies on: one update request, all or nothing."""
-    backend = EmbeddedBackend.memory()
+    store = pyoxigraph.Store()
+    backend = EmbeddedBackend(store, writable=True)
     a, p = NamedNode("http://a"), NamedNode("http://p")
     with pytest.raises(OSError):
-        backend._store.update(f'INSERT DATA {{ {a} {p} "1" }} ; LOAD <file:///nonexistent/x.ttl>')
+        store.update(f'INSERT DATA {{ {a} {p} "1" }} ; LOAD <file:///nonexistent/x.ttl>')
     assert list(backend.quads()) == []
 
 
@@ -163,79 +185,115 @@ def test_the_package_imports_no_platform_only_module() -> None:
 
 
 _HOLD = """
-import sys, time
+import sys
 from pathlib import Path
 from ontoloom.errors import Busy
 from ontoloom.store.lock import DataDirLock
-exclusive, wait, hold = sys.argv[2] == "write", float(sys.argv[3]), float(sys.argv[4])
+data_dir, exclusive, wait = Path(sys.argv[1]), sys.argv[2] == "write", float(sys.argv[3])
+
+def take(wait):
+    lock = DataDirLock(data_dir, exclusive=exclusive, wait=wait)
+    lock.acquire()
+    return lock
+
 try:
-    with DataDirLock(Path(sys.argv[1]), exclusive=exclusive, wait=wait):
+    try:
+        lock = take(0)
+    except Busy:
+        if wait == 0:
+            raise
+        print("waiting", flush=True)  # another process holds it: wait (bounded)
+        lock = take(wait)
+    try:
         print("held", flush=True)
-        time.sleep(hold)
+        sys.stdin.read()  # held until the test closes this end
+    finally:
+        lock.release()
 except Busy:
     print("busy", flush=True)
     sys.exit(7)
 """
 
 
-def _holder(data_dir: Path, role: str, wait: float, hold: float) -> subprocess.Popen[str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _HOLD, str(data_dir), role, str(wait), str(hold)],
+def _holder(data_dir: Path, role: str, wait: float) -> subprocess.Popen[str]:
+    """A process that takes the lock (waiting at most ``wait`` s) and holds it until its
+    standard input is closed."""
+    return subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(data_dir), role, str(wait)],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    return proc
+
+
+def _let_go(holder: subprocess.Popen[str]) -> int:
+    assert holder.stdin is not None
+    holder.stdin.close()
+    return holder.wait(timeout=60)
+
+
+def _line(holder: subprocess.Popen[str]) -> str:
+    assert holder.stdout is not None
+    return holder.stdout.readline().strip()
 
 
 def test_readers_share_and_a_writer_excludes_across_processes(tmp_path: Path) -> None:
     data_dir = tmp_path / "d"
     with open_backend(data_dir, write=True, create=True):
         pass
-    first = _holder(data_dir, "read", 0, 3)
-    assert first.stdout is not None and first.stdout.readline().strip() == "held"
+    first = _holder(data_dir, "read", 0)
+    assert _line(first) == "held"
     # A second reader in another process shares the lock at once (it never waits).
-    second = _holder(data_dir, "read", 0, 0)
-    assert second.wait(timeout=60) == 0
+    second = _holder(data_dir, "read", 0)
+    assert _line(second) == "held" and _let_go(second) == 0
     # A writer is excluded while a reader holds it: busy after its bounded wait…
-    writer = _holder(data_dir, "write", 0.2, 0)
-    assert writer.wait(timeout=60) == 7
+    writer = _holder(data_dir, "write", 0.2)
+    assert _let_go(writer) == 7
     # …and a reader is excluded while a writer holds it.
-    assert first.wait(timeout=60) == 0
-    holder = _holder(data_dir, "write", 0, 3)
-    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-    assert _holder(data_dir, "read", 0.2, 0).wait(timeout=60) == 7
+    assert _let_go(first) == 0
+    holder = _holder(data_dir, "write", 0)
+    assert _line(holder) == "held"
+    assert _let_go(_holder(data_dir, "read", 0.2)) == 7
     # A writer waiting (bounded) gets the lock as soon as the holder lets go.
-    waiting = _holder(data_dir, "write", 30, 0)
-    assert holder.wait(timeout=60) == 0
-    assert waiting.wait(timeout=60) == 0
+    waiting = _holder(data_dir, "write", 30)
+    assert _line(waiting) == "waiting"
+    assert _let_go(holder) == 0
+    assert _line(waiting) == "held" and _let_go(waiting) == 0
 
 
 def test_the_generation_a_writer_keeps_in_memory_is_the_one_stored(tmp_path: Path) -> None:
     """A store open read-write keeps its generation and last change in memory (no other
     process can write it meanwhile): after every kind of commit, and once reopened, they
     are what the store holds."""
-    from ontoloom.vocab import GENERATION, LAST_CHANGE, META, STORE_NODE
-
-    def stored(backend: EmbeddedBackend) -> tuple[int, str | None]:
-        found = list(backend._store.quads_for_pattern(STORE_NODE, None, None, META))
-        generations = [int(q.object.value) for q in found if q.predicate == GENERATION]
-        changes = [q.object.value for q in found if q.predicate == LAST_CHANGE]
-        return max(generations, default=0), max(changes, default=None)
-
     g, p = NamedNode("http://example.org/g"), NamedNode("http://example.org/p")
     quad = [Quad(NamedNode(f"http://example.org/s{i}"), p, Literal("x"), g) for i in range(3)]
-    backend = EmbeddedBackend.open(tmp_path / "store", writable=True)
-    assert (backend.generation(), backend.last_change()) == stored(backend) == (0, None)
+    # The store as EmbeddedBackend.open opens it, this test keeping a handle of its own to
+    # read what is stored (and not what the backend keeps in memory).
+    store = pyoxigraph.Store(str(tmp_path / "store"))
+    backend = EmbeddedBackend(store, writable=True)
+    assert (backend.generation(), backend.last_change()) == _stamp(store) == (0, None)
     backend.apply(Delta(adds={quad[0]}), 0)  # add only: one extend
-    assert (backend.generation(), backend.last_change()) == stored(backend)
+    assert (backend.generation(), backend.last_change()) == _stamp(store)
     backend.apply(Delta(adds={quad[1]}, removes={quad[0]}), 1)  # one update request
-    assert (backend.generation(), backend.last_change()) == stored(backend)
+    assert (backend.generation(), backend.last_change()) == _stamp(store)
     assert backend.generation() == 2
     backend.apply(Delta(adds={quad[2]}))
-    assert (backend.generation(), backend.last_change()) == stored(backend)
+    assert (backend.generation(), backend.last_change()) == _stamp(store)
     backend.close()
-    reopened = EmbeddedBackend.open(tmp_path / "store", writable=False)
-    assert reopened.generation() == 3 and reopened.last_change() == stored(reopened)[1]
+    del store  # the last handle: the store is closed
+    store = pyoxigraph.Store.read_only(str(tmp_path / "store"))
+    reopened = EmbeddedBackend(store, writable=False)
+    assert reopened.generation() == 3 and reopened.last_change() == _stamp(store)[1]
+
+
+def _stamp(store: pyoxigraph.Store) -> tuple[int, str | None]:
+    """The generation and last change a store holds."""
+    from ontoloom.vocab import GENERATION, LAST_CHANGE, META, STORE_NODE
+
+    found = list(store.quads_for_pattern(STORE_NODE, None, None, META))
+    generations = [int(q.object.value) for q in found if q.predicate == GENERATION]
+    changes = [q.object.value for q in found if q.predicate == LAST_CHANGE]
+    return max(generations, default=0), max(changes, default=None)
 
 
 @pytest.mark.parametrize("microsecond", [0, 50, 120000, 859790, 999999])
@@ -249,7 +307,6 @@ def test_the_last_change_stamp_is_written_as_the_store_keeps_it(
     import types
 
     from ontoloom.store import embedded
-    from ontoloom.store.lexical import stored_form
 
     class Fixed(dt.datetime):
         @classmethod
@@ -257,9 +314,13 @@ def test_the_last_change_stamp_is_written_as_the_store_keeps_it(
             return dt.datetime(2026, 12, 2, 5, 13, 23, microsecond, tzinfo=tz)
 
     monkeypatch.setattr(embedded, "dt", types.SimpleNamespace(datetime=Fixed, UTC=dt.UTC))
-    stamp = embedded._now()
-    assert stored_form(stamp) == stamp
-    assert stamp.value.startswith("2026-12-02T05:13:23")
+    store = pyoxigraph.Store()
+    backend = EmbeddedBackend(store, writable=True)
+    p = NamedNode("http://example.org/p")
+    backend.apply(Delta(adds={Quad(p, p, Literal("x"))}), 0)
+    kept = backend.last_change()
+    assert kept is not None and kept.startswith("2026-12-02T05:13:23")
+    assert _stamp(store) == (1, kept)  # the store kept it as written
 
 
 def test_a_generated_id_that_is_taken_is_drawn_again(
@@ -300,9 +361,8 @@ def test_a_bulk_write_is_followed_by_a_compaction_and_a_small_one_is_not(
             return quad in self.store  # type: ignore[operator]
 
     monkeypatch.setattr(embedded, "BULK_WRITE", 3)
-    backend = EmbeddedBackend.memory()
-    recorded = Recorded(backend._store)
-    backend._store = recorded  # type: ignore[assignment]
+    recorded = Recorded(pyoxigraph.Store())
+    backend = EmbeddedBackend(recorded, writable=True)  # type: ignore[arg-type]
     p = NamedNode("http://ex/p")
     quads = [Quad(NamedNode(f"http://ex/s{i}"), p, Literal(str(i))) for i in range(4)]
     backend.apply(Delta(adds=set(quads[:2])))

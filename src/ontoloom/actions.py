@@ -241,7 +241,7 @@ def why(graph: Session, target: str) -> dict[str, Any]:
     start_id = resolve_object(graph, target)
     start = graph.ids.iri(start_id)
     start_info = _label(graph, start)
-    visited = {start}
+    visited: set[Term] = {start}
     queue: deque[tuple[Term, list[dict[str, Any]]]] = deque([(start, [])])
     decisions = []
     while queue:

@@ -69,7 +69,7 @@ def audit(graph: Session, *, allow_unsupported: bool = False) -> Audit:
     # pages), as the write path's validation does: the compiled shape queries then mean the
     # same on every engine (Virtuoso cannot compile some of them, e.g. EXISTS over FILTER
     # NOT EXISTS), and one download costs less than a query per shape over the network.
-    data = scratch(graph.backend.quads()) if graph.backend.remote else graph.backend
+    data = graph.backend if graph.backend.validates_in_place else scratch(graph.backend.quads())
     try:
         with progress.task("auditing every shape"):
             report = validator.validate(

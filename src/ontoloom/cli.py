@@ -1,4 +1,6 @@
-"""The ``ontoloom`` command line: parse options, call :mod:`ontoloom.api`, format output.
+"""The ``ontoloom`` command line: parse options, run the operation (:mod:`ontoloom.ops`,
+where the data dir's graph is open: here, or in its owner), format what it answers.
+Files a command names are read and written here, never by the owner.
 
 Exit codes: 0 ok · 1 refused by validation (report printed) · 2 usage error, no store,
 unknown id, bad input, busy. Never a traceback.
@@ -21,11 +23,10 @@ import click
 from ontoloom.errors import (
     BadInput,
     OntoloomError,
-    OwnerTookOver,
-    RetryThroughOwner,
     Stopped,
     ValidationFailed,
 )
+from ontoloom.findings import Finding
 from ontoloom.model import parse_scalar
 
 __all__ = ["main"]
@@ -60,12 +61,6 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
         }
         try:
             return f(*args, **kwargs)
-        except OwnerTookOver as exc:
-            from ontoloom.api import Graph
-
-            if not Graph.opened_a_store:  # nothing done yet: run it through the new owner
-                raise RetryThroughOwner(exc) from None
-            _fail(exc, ctx.obj["json"])
         except OntoloomError as exc:
             _fail(exc, ctx.obj["json"])
 
@@ -153,11 +148,8 @@ _RICH_ROWS = 500  # rich lays out ~1 ms a row: past this many, the plain aligner
 
 
 def _stdout_is_terminal() -> bool:
-    """Whether output goes to a terminal: this process's, or (a command line run in the data
-    dir's owner) its caller's."""
-    from ontoloom.owner_client import TERMINAL_ENV
-
-    return sys.stdout.isatty() or os.environ.get(TERMINAL_ENV) == "1"
+    """Whether output goes to a terminal."""
+    return sys.stdout.isatty()
 
 
 def _print_table(columns: list[str], rows: list[list[str]], *, right: tuple[int, ...] = ()) -> None:
@@ -206,10 +198,74 @@ def _rel_text(rel: str, is_open: bool | None) -> str:
     return f"{json.dumps(rel, ensure_ascii=False)} (open)" if is_open else rel
 
 
-def _graph(write: bool = False, create: bool = False):
-    from ontoloom.api import Graph
+def _data_dir() -> Path:
+    from ontoloom.config import resolve_data_dir
 
-    return Graph.open(_opts()["data_dir"], write=write, create=create)
+    return resolve_data_dir(_opts()["data_dir"])
+
+
+def _run(name: str, arguments: dict[str, Any]) -> Any:
+    """Run operation ``name`` where the data dir's graph is open — in this process, or in
+    the data dir's owner (a running `ontoloom mcp` or `serve`) — and print its warnings on
+    stderr; its :class:`ontoloom.ops.Result`."""
+    from ontoloom.owner import run
+
+    result = run(_data_dir(), name, arguments, checked=False)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    return result
+
+
+def _value(name: str, arguments: dict[str, Any]) -> Any:
+    """:func:`_run`'s value."""
+    return _run(name, arguments).value
+
+
+def _read_file(path: Path | str, what: str = "file") -> bytes:
+    """A file a command names (``-``: standard input), read here.
+
+    :raises BadInput: it cannot be read.
+    """
+    if _is_stdio(path):
+        return _stdin_bytes()
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise BadInput(f"{path}: a directory, not a {what}") from None
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read it ({exc.strerror or exc})") from None
+
+
+def _json_file(path: Path | str) -> Any:
+    """A JSON document a command names (``-``: standard input), read and parsed here.
+
+    :raises BadInput: it cannot be read, or is not JSON.
+    """
+    try:
+        return json.loads(_read_file(path).decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{path}: cannot read it ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{path}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
+
+
+def _file_arguments(path: Path) -> dict[str, str]:
+    """A named RDF file as an operation's arguments: its content, its name and the base IRI
+    its relative IRIs resolve against (the file's own URL; none for standard input)."""
+    from ontoloom.ops.commands import content_arguments
+
+    arguments = content_arguments(_read_file(path), str(path))
+    if not _is_stdio(path):
+        arguments["base"] = path.resolve().as_uri()
+    return arguments
+
+
+def _label(entity: dict[str, Any]) -> str:
+    from ontoloom.model import label_of
+
+    return label_of(entity.get("properties") or {}, entity["id"])
 
 
 def parse_properties(
@@ -241,23 +297,6 @@ def parse_properties(
 
 
 class _Group(click.Group):
-    def main(self, args: Any = None, *posargs: Any, **kwargs: Any) -> Any:
-        # A data dir with an owner (a running `ontoloom mcp`/`serve`): the command runs there.
-        from ontoloom.entry import forward_command
-        from ontoloom.owner_client import OwnerGone
-
-        argv = list(sys.argv[1:] if args is None else args)
-        try:
-            code = forward_command(argv)
-        except OwnerGone as exc:
-            click.echo(f"error: {exc}", err=True)
-            code = 2
-        if code is None:
-            return super().main(args, *posargs, **kwargs)
-        if kwargs.get("standalone_mode", True):
-            sys.exit(code)
-        return code
-
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -373,9 +412,8 @@ def create(
       ontoloom create Task -p title="Fix payment timeout" -p status=open -p priority=high
     """
     props = parse_properties(pairs, props_json)
-    with _graph(write=True, create=True) as g:
-        entity = g.create(type_name, props, id=entity_id)
-    _emit(entity.to_json(), f"created {entity.id} ({entity.type})")
+    entity = _value("create_entity", {"type": type_name, "properties": props, "id": entity_id})
+    _emit(entity, f"created {entity['id']} ({entity['type']})")
 
 
 @main.command()
@@ -388,8 +426,7 @@ def get(entity_id: str) -> None:
     Example:
       ontoloom get task_a1b2c3d4 --json
     """
-    with _graph() as g:
-        data = g.describe(entity_id)
+    data = _value("get_entity", {"id": entity_id})
 
     def text() -> None:
         click.echo(f"{data['id']} ({data['type']})")
@@ -425,9 +462,8 @@ def update(
     props = parse_properties(pairs, props_json)
     if not props and not unset:
         raise BadInput("nothing to change: give -p KEY=VALUE, --props JSON or --unset KEY")
-    with _graph(write=True) as g:
-        entity = g.update(entity_id, props, unset)
-    _emit(entity.to_json(), f"updated {entity.id}")
+    entity = _value("update_entity", {"id": entity_id, "properties": props, "unset": list(unset)})
+    _emit(entity, f"updated {entity['id']}")
 
 
 @main.command()
@@ -440,14 +476,9 @@ def delete(entity_id: str) -> None:
     Example:
       ontoloom delete task_a1b2c3d4
     """
-    from ontoloom.model import deletion_json
-
-    with _graph(write=True) as g:
-        entity, relations = g.delete(entity_id)
-    _emit(
-        deletion_json(entity, relations),
-        f"deleted {entity.id} ({entity.type}) and {len(relations)} relation(s)",
-    )
+    data = _value("delete_entity", {"id": entity_id})
+    entity, relations = data["deleted"], data["relations_removed"]
+    _emit(data, f"deleted {entity['id']} ({entity['type']}) and {len(relations)} relation(s)")
 
 
 # -- relations ---------------------------------------------------------------------------------
@@ -465,16 +496,15 @@ def relate(from_id: str, rel: str, to_id: str) -> None:
     Example:
       ontoloom relate task_a1b2c3d4 blocks task_e5f6a7b8
     """
-    with _graph(write=True) as g:
-        outcome = g.relate(from_id, rel, to_id)
+    outcome = _value("relate", {"from_id": from_id, "rel": rel, "to_id": to_id})
 
     def text() -> None:
-        verb = "related" if outcome.created else "already related"
+        verb = "related" if outcome["created"] else "already related"
         click.echo(f"{verb}: {from_id} {rel} {to_id}")
-        for old in outcome.replaced:
-            click.echo(f"replaced: {old.from_id} {old.rel} {old.to_id}")
+        for old in outcome["replaced"]:
+            click.echo(f"replaced: {old['from_id']} {old['rel']} {old['to_id']}")
 
-    _emit(outcome.to_json(), text)
+    _emit(outcome, text)
 
 
 @main.command()
@@ -489,9 +519,8 @@ def unrelate(from_id: str, rel: str, to_id: str) -> None:
     Example:
       ontoloom unrelate task_a1b2c3d4 blocks task_e5f6a7b8
     """
-    with _graph(write=True) as g:
-        relation = g.unrelate(from_id, rel, to_id)
-    _emit(relation.to_json(), f"unrelated: {from_id} {rel} {to_id}")
+    relation = _value("unrelate", {"from_id": from_id, "rel": rel, "to_id": to_id})
+    _emit(relation, f"unrelated: {from_id} {rel} {to_id}")
 
 
 @main.command()
@@ -508,18 +537,18 @@ def relations(entity_id: str, rel: str | None, direction: str) -> None:
     Example:
       ontoloom relations proj_a1b2c3d4 --rel has_task --direction out
     """
-    with _graph() as g:
-        found = g.relations(entity_id, rel, direction)
+    found = _value("relations", {"id": entity_id, "rel": rel, "direction": direction})
 
     def text() -> None:
         for r in found:
             click.echo(
-                f"{r.from_id} ({r.from_type}) {_rel_text(r.rel, r.open)} {r.to_id} ({r.to_type})"
+                f"{r['from_id']} ({r['from_type']}) {_rel_text(r['rel'], r.get('open'))} "
+                f"{r['to_id']} ({r['to_type']})"
             )
         if not found:
             click.echo("no relations")
 
-    _emit([r.to_json() for r in found], text)
+    _emit(found, text)
 
 
 @main.command()
@@ -540,8 +569,9 @@ def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> Non
     Example:
       ontoloom traverse task_a1b2c3d4 --rel blocks --depth 3
     """
-    with _graph() as g:
-        found = g.traverse(entity_id, rel, direction, depth)
+    found = _value(
+        "traverse", {"id": entity_id, "rel": rel, "direction": direction, "depth": depth}
+    )
 
     def text() -> None:
         for r in found:
@@ -584,22 +614,21 @@ def list_(
       ontoloom list --limit 100 --after task_a1b2c3d4
     """
     filters = parse_properties(where, None, option="--where")
-    with _graph() as g:
-        if limit is None and after is None:
-            found = g.entities(type_name, filters)
-        else:
-            found, cursor = g.entity_page(
-                type_name, filters, after=after, limit=100 if limit is None else limit
-            )
-            if cursor is not None:
-                click.echo(f"note: more follow: --after {cursor}", err=True)
+    if limit is None and after is not None:
+        limit = 100
+    page = _run(
+        "list_entities", {"type": type_name, "where": filters, "limit": limit, "after": after}
+    )
+    found = page.value
+    if page.cursor is not None:
+        click.echo(f"note: more follow: --after {page.cursor}", err=True)
 
     def text() -> None:
         if found:
-            _print_table(["ID", "TYPE", "TITLE"], [[e.id, e.type, e.label] for e in found])
+            _print_table(["ID", "TYPE", "TITLE"], [[e["id"], e["type"], _label(e)] for e in found])
         click.echo(f"{len(found)} entit{'y' if len(found) == 1 else 'ies'}")
 
-    _emit([e.to_json() for e in found], text)
+    _emit(found, text)
 
 
 # -- demo --------------------------------------------------------------------------------------
@@ -718,78 +747,61 @@ def check(
     if legacy is not None:
         _legacy_check(legacy, checks)
         return
-    from ontoloom.audit import apply_repairs, audit, audit_warnings, plan_repairs
-
-    with _graph(write=repair and yes) as g:
-        result = audit(g, allow_unsupported=allow_unsupported)
-        repairs = plan_repairs(g, result) if repair else []
-        applied = apply_repairs(g, repairs) if repair and yes else []
-        if applied:
-            result = audit(g, allow_unsupported=allow_unsupported)
-        turtle = _turtle(g, result) if fmt == "turtle" else ""
-        for warning in audit_warnings(result, g.schema.shapes):
-            click.echo(f"warning: {warning}", err=True)
+    arguments = {
+        "explain": explain,
+        "repair": repair,
+        "allow_unsupported": allow_unsupported,
+        "format": fmt,
+    }
+    data = _value("check_and_repair" if repair and yes else "check", arguments)
+    turtle = data.pop("turtle", "")
     if fmt == "turtle":
         click.echo(turtle, nl=False)
     elif fmt == "json":
-        data = result.to_json()
-        if explain:
-            data["engines"] = result.engines
-            data["as_written"] = result.as_written
-        if repair:
-            data["repairs"] = [r.to_json() for r in repairs]
-            if yes:
-                data["applied"] = [
-                    {"description": r.description, "refused": why} for r, why in applied
-                ]
         click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
     else:
-        _audit_text(result, explain, repairs, applied, yes)
-    sys.exit(0 if result.conforms else 1)
+        _audit_text(data, explain, yes)
+    sys.exit(0 if data["conforms"] else 1)
 
 
-def _turtle(g: Any, result: Any) -> str:
-    from ontoloom.shacl.report import report_turtle
-
-    return report_turtle(result.report, g.schema.shapes)
-
-
-def _audit_text(result: Any, explain: bool, repairs: list, applied: list, yes: bool) -> None:
-    by_focus: dict[str, list] = {}
-    for f in result.findings:
-        by_focus.setdefault(f.focus, []).append(f)
+def _audit_text(data: dict[str, Any], explain: bool, yes: bool) -> None:
+    by_focus: dict[str, list[dict[str, Any]]] = {}
+    for f in data["results"]:
+        by_focus.setdefault(f["focus"], []).append(f)
     for focus, findings in by_focus.items():
         click.echo(focus)
         for f in findings:
-            where = f" {f.path}" if f.path else ""
+            where = f" {f['path']}" if f["path"] else ""
             value = (
                 ""
-                if f.value is None or f.value == f.focus
-                else f" = {json.dumps(f.value, ensure_ascii=False)}"
+                if f["value"] is None or f["value"] == f["focus"]
+                else f" = {json.dumps(f['value'], ensure_ascii=False)}"
             )
-            click.echo(f"  {_SEVERITY_MARK.get(f.severity, '?')}{where} [{f.constraint}]{value}")
-            click.echo(f"      {f.message}")
-    counts = result.to_json()
+            mark = _SEVERITY_MARK.get(f["severity"], "?")
+            click.echo(f"  {mark}{where} [{f['constraint']}]{value}")
+            click.echo(f"      {f['message']}")
     click.echo(
-        f"{counts['violations']} violation(s), {counts['warnings']} warning(s), {counts['infos']} info(s)"
-        + (" — the graph conforms" if result.conforms else "")
+        f"{data['violations']} violation(s), {data['warnings']} warning(s), {data['infos']} info(s)"
+        + (" — the graph conforms" if data["conforms"] else "")
     )
     if explain:
-        _explain_engines(result.engines, result.as_written)
+        _explain_engines(data["engines"], data["as_written"])
+    repairs = data.get("repairs") or []
     if repairs:
         click.echo(
             "repairs"
             + (" applied:" if yes else " (dry run; add --yes to apply the automatic ones):")
         )
-        outcomes = {id(r): why for r, why in applied}
+        outcomes = iter(data.get("applied") or [])  # one per automatic repair, in order
         for r in repairs:
-            mark = "auto " if r.automatic else "manual"
+            mark = "auto " if r["automatic"] else "manual"
             status = ""
-            if yes and r.automatic:
-                why = outcomes.get(id(r))
+            if yes and r["automatic"]:
+                outcome: dict[str, Any] = next(outcomes, {})
+                why = outcome.get("refused")
                 status = "  [done]" if why is None else f"  [refused: {why.splitlines()[0]}]"
-            click.echo(f"  {mark} {r.description}{status}")
-    elif not result.conforms:
+            click.echo(f"  {mark} {r['description']}{status}")
+    elif not data["conforms"]:
         click.echo("run `ontoloom check --repair` to see proposed repairs")
 
 
@@ -1045,51 +1057,40 @@ def plan_apply(file: Path, dry_run: bool) -> None:
         steps = load_plan(None, text=plan_text)
     else:
         steps = load_plan(file)
-    with _graph(write=not dry_run, create=not dry_run) as g:
-        result = g.apply_plan(steps, dry_run=dry_run)
+    try:
+        result = _value("plan_apply", {"plan": steps, "dry_run": dry_run})
+    except ValidationFailed as refused:  # the plan would be refused: its report, exit 1
+        result = refused.to_json()
+        if "steps" not in result:
+            raise
 
     def text() -> None:
-        quads = f"+{len(result.adds)} -{len(result.removes)} quads"
+        delta = result["delta"]
+        adds, removes = (
+            len(v) if isinstance(v, list) else v for v in (delta["adds"], delta["removes"])
+        )
+        quads = f"+{adds} -{removes} quads"
         if dry_run:
-            verdict = "valid" if result.valid else "would be refused"
+            verdict = "valid" if result["valid"] else "would be refused"
             click.echo(
-                f"dry run: {result.steps} step(s), {verdict}, {quads} (--json lists them); "
+                f"dry run: {result['steps']} step(s), {verdict}, {quads} (--json lists them); "
                 "nothing stored"
             )
         else:
-            click.echo(f"applied {result.steps} step(s): {quads}")
-        for change in result.changes:
+            click.echo(f"applied {result['steps']} step(s): {quads}")
+        for change in result["changes"]:
             click.echo(f"  {change['step']}. {change['text']}")
-        for f in result.findings:
-            click.echo(f"  ✗ {f.describe()}")
-        for alias, entity_id in result.aliases.items():
+        for f in result.get("results") or []:
+            click.echo(f"  ✗ {Finding(**f).describe()}")
+        for alias, entity_id in result["aliases"].items():
             click.echo(f"  {alias} = {entity_id}")
 
-    _emit(result.to_json(with_delta=dry_run), text)
-    if not result.valid:
+    _emit(result, text)
+    if not result["valid"]:
         sys.exit(1)
 
 
 # -- SPARQL, interchange, summary, inference ---------------------------------------------------
-def _show_term(g: Any, term: Any) -> str:
-    from ontoloom.model import value_to_json, vocab_name
-    from ontoloom.terms import Literal, NamedNode
-
-    if term is None:
-        return ""
-    if isinstance(term, Literal):
-        return str(value_to_json(term))
-    if isinstance(term, NamedNode) and g.ids.is_instance(term):
-        return g.ids.id_of(term)
-    if isinstance(term, NamedNode):
-        return (
-            vocab_name(term)
-            if term.value.startswith("https://ontoloom.dev/ns#")
-            else f"<{term.value}>"
-        )
-    return str(term)
-
-
 @main.command()
 @click.argument("query_spec", metavar="QUERY|FILE.rq|NAME|-", required=False)
 @click.option(
@@ -1140,7 +1141,7 @@ def query(
       ontoloom query neighbourhood --param start=task_a1b2c3d4 --param hops=2 --format json
       ontoloom query 'SELECT ?t WHERE { ?t a ol:Task }' --format csv --timeout 60
     """
-    from ontoloom.query import named_queries, run_query
+    from ontoloom.query import named_queries, resolve_query
 
     if list_queries and query_spec:
         raise click.UsageError("--list lists the named queries and runs none: drop the query")
@@ -1172,26 +1173,33 @@ def query(
         if not sep or not name:
             raise BadInput(f"--param {pair!r}: write name=value")
         bindings[name.lstrip("?$")] = value
-    with _graph() as g:
-        _, result = run_query(g, query_spec, bindings, fmt, timeout=timeout, infer=infer)
-        if isinstance(result, list):
-            _table(g, result)
-        else:
-            click.echo(result.decode("utf-8"), nl=False)
+    arguments: dict[str, Any] = {
+        "query": query_spec,
+        "params": bindings,
+        "format": fmt,
+        "timeout": timeout,
+        "infer": infer,
+    }
+    found = resolve_query(query_spec, read_files=True)  # a .rq file is read here
+    if found.name != "(inline)" and found.name not in named_queries():
+        arguments.update(query=found.text, file=found.name)
+    result = _value("query_text", arguments)
+    if result["format"] == "table":
+        _table(result["columns"], result["rows"])
+    else:
+        click.echo(result["text"], nl=False)
 
 
-def _table(g: Any, rows: list[dict[str, Any]]) -> None:
-    if not rows:
+def _table(columns: list[str], cells: list[list[str]]) -> None:
+    if not cells:
         click.echo("(no results)")
         return
-    columns = list(rows[0])
-    cells = [[_show_term(g, row.get(c)) for c in columns] for row in rows]
     widths = [min(60, max(len(c), *(len(r[i]) for r in cells))) for i, c in enumerate(columns)]
     click.echo("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip())
     click.echo("  ".join("-" * w for w in widths))
     for r in cells:
         click.echo("  ".join(v[:60].ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
-    click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    click.echo(f"({len(cells)} row{'s' if len(cells) != 1 else ''})")
 
 
 @main.command()
@@ -1231,7 +1239,7 @@ def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> Non
       ontoloom export --format trig --graph all -o backup.trig
       ontoloom export --format jsonld -o - | jq .
     """
-    from ontoloom.interchange import EXPORT_FORMATS, export_graph
+    from ontoloom.interchange import EXPORT_FORMATS
     from ontoloom.store.rdfio import guess_format
 
     if _opts()["json"]:
@@ -1247,13 +1255,18 @@ def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> Non
             )
         fmt = guessed
     fmt = fmt or "turtle"
-    with _graph() as g:
-        if output is not None and not _is_stdio(output):
-            with output.open("wb") as out:
-                export_graph(g, out, fmt, which, infer)
-            click.echo(f"exported {which} to {output}", err=True)
-        else:
-            export_graph(g, sys.stdout.buffer, fmt, which, infer)
+    text = _value("export", {"format": fmt, "graph": which, "infer": infer})["text"]
+    if output is not None and not _is_stdio(output):
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise BadInput(
+                f"cannot write {output}: {exc.strerror or exc}; choose another file with -o"
+            ) from None
+        click.echo(f"exported {which} to {output}", err=True)
+    else:
+        sys.stdout.buffer.write(text.encode("utf-8"))
+        sys.stdout.flush()
 
 
 @main.command(name="import")
@@ -1314,15 +1327,11 @@ def import_(
             raise click.UsageError(
                 f"{file} is not RDF: to import another tool's memory, add --from {hint}"
             )
-        from ontoloom.interchange import import_file
-
-        data = _stdin_bytes() if _is_stdio(file) else None  # read before the store is locked
-        with _graph(write=True, create=True) as g:
-            result = import_file(g, None if data is not None else file, fmt, which, data=data)
-        where = "standard input" if data is not None else file
-        _emit(result.to_json(), f"imported {result.quads} quads from {where}")
-        if result.note() and not _opts()["json"]:
-            click.echo(result.note(), err=True)
+        result = _run("import_rdf", {**_file_arguments(file), "format": fmt, "graph": which})
+        where = "standard input" if _is_stdio(file) else file
+        _emit(result.value, f"imported {result.value['imported']} quads from {where}")
+        if result.note and not _opts()["json"]:
+            click.echo(result.note, err=True)
         return
     if _is_stdio(file):
         raise click.UsageError("--from reads a file (a database cannot come on standard input)")
@@ -1330,17 +1339,21 @@ def import_(
         raise click.UsageError("--format and --graph are for RDF files, not with --from")
     import tempfile
 
-    from ontoloom.api import Graph
-    from ontoloom.config import resolve_data_dir
-    from ontoloom.migrate import import_memory, render
+    from ontoloom import ops
+    from ontoloom.migrate import read_memory, render
     from ontoloom.store import exists
 
-    target = resolve_data_dir(_opts()["data_dir"])
-    with tempfile.TemporaryDirectory() as scratch:
-        if dry_run and not exists(target):  # no store yet: try it on an empty one
-            target = Path(scratch) / "store"
-        with Graph.open(target, write=True, create=True) as g:
-            report = import_memory(g, file, source, dry_run=dry_run)
+    arguments: dict[str, Any] = {
+        "content": read_memory(file, source),  # the file is read here, by whoever names it
+        "name": str(file),
+        "source": source,
+        "dry_run": dry_run,
+    }
+    if dry_run and not exists(_data_dir()):  # no store yet: try it on an empty one
+        with tempfile.TemporaryDirectory() as scratch:
+            report = ops.call(Path(scratch) / "store", "import_memory", arguments).value
+    else:
+        report = _value("import_memory", arguments)
     _emit(report, lambda: click.echo(render(report)))
 
 
@@ -1353,8 +1366,7 @@ def summary() -> None:
     Example:
       ontoloom summary --json
     """
-    with _graph() as g:
-        data = g.summary()
+    data = _value("summary", {})
 
     def text() -> None:
         click.echo(
@@ -1386,10 +1398,7 @@ def infer() -> None:
     Example:
       ontoloom infer && ontoloom query --infer 'SELECT ?p WHERE { ?t ol:part_of ?p }'
     """
-    from ontoloom.infer import infer as run_inference
-
-    with _graph(write=True) as g:
-        data = run_inference(g)
+    data = _value("infer", {})
     _emit(
         data,
         lambda: click.echo(
@@ -1414,10 +1423,7 @@ def schema_list() -> None:
     Example:
       ontoloom schema list --json
     """
-    from ontoloom.extensions import describe_schema
-
-    with _graph() as g:
-        data = describe_schema(g)
+    data = _value("schema_list", {})
 
     def text() -> None:
         _print_table(
@@ -1459,10 +1465,7 @@ def schema_show(type_name: str) -> None:
     Example:
       ontoloom schema show Task
     """
-    from ontoloom.extensions import show_type
-
-    with _graph() as g:
-        data = show_type(g, type_name)
+    data = _value("schema_show", {"type": type_name})
 
     def text() -> None:
         click.echo(
@@ -1489,10 +1492,9 @@ def schema_add_type(spec: str) -> None:
     Example:
       ontoloom schema add-type '{"type":"Sprint","required":["name","start"],"enums":{"status":["planning","active","closed"]}}'
     """
-    from ontoloom.extensions import add_type
+    from ontoloom.extensions import parse_spec
 
-    with _graph(write=True, create=True) as g:
-        data = add_type(g, spec)
+    data = _value("schema_add_type", parse_spec(spec, "add-type"))
     _emit(data, f"added type {data['type']}")
 
 
@@ -1506,10 +1508,9 @@ def schema_add_relation(spec: str) -> None:
     Example:
       ontoloom schema add-relation '{"rel":"mentors","from_types":["Person"],"to_types":["Person"],"cardinality":"many_to_many","acyclic":false}'
     """
-    from ontoloom.extensions import add_relation
+    from ontoloom.extensions import parse_spec
 
-    with _graph(write=True, create=True) as g:
-        data = add_relation(g, spec)
+    data = _value("schema_add_relation", parse_spec(spec, "add-relation"))
     _emit(data, f"added relation {data['rel']}")
 
 
@@ -1533,11 +1534,7 @@ def schema_add_shapes(file: Path, fmt: str | None) -> None:
       ontoloom schema add-shapes team-rules.ttl
       cat team-rules.ttl | ontoloom schema add-shapes - --format turtle
     """
-    from ontoloom.extensions import add_shapes
-
-    raw = _stdin_bytes() if _is_stdio(file) else None
-    with _graph(write=True, create=True) as g:
-        data = add_shapes(g, None if raw is not None else file, fmt, data=raw)
+    data = _value("schema_add_shapes", {**_file_arguments(file), "format": fmt})
     lines = [f"added {data['triples']} shape triples from {data['file']}"]
     lines += [f"  {c['shape']}: {c['how']}" for c in data["checks"]]
     _emit(data, "\n".join(lines))
@@ -1572,8 +1569,11 @@ def search(
       ontoloom search checkout --type Task --tag payments
       ontoloom search task_a1b2c3d4
     """
-    with _graph() as g:
-        hits = g.search(text, types=types, tags=tags, rel=rel, limit=limit)
+    found = _run(
+        "search",
+        {"query": text, "type": list(types), "tag": list(tags), "rel": rel, "limit": limit},
+    )
+    hits = found.value
 
     def show() -> None:
         if not hits:
@@ -1581,17 +1581,24 @@ def search(
             return
         rows = []
         for hit in hits:
-            flag = " [private]" if hit.private else ""
-            context = [hit.snippet] if hit.snippet and hit.snippet != hit.title else []
-            context += [f"· {label}" for label in hit.relations[:3]]
+            flag = " [private]" if hit["private"] else ""
+            snippet = hit["snippet"]
+            context = [snippet] if snippet and snippet != hit["title"] else []
+            context += [f"· {label}" for label in hit["relations"][:3]]
             rows.append(
-                [f"{hit.score:.2f}", hit.id, hit.type, hit.title + flag, "\n".join(context)]
+                [
+                    f"{hit['score']:.2f}",
+                    hit["id"],
+                    hit["type"],
+                    hit["title"] + flag,
+                    "\n".join(context),
+                ]
             )
         _print_table(["SCORE", "ID", "TYPE", "TITLE", "MATCH"], rows, right=(0,))
 
-    if hits.note:
-        click.echo(f"note: {hits.note}", err=True)
-    _emit([h.to_json() for h in hits], show)
+    if found.note:
+        click.echo(f"note: {found.note}", err=True)
+    _emit(hits, show)
 
 
 @main.command()
@@ -1604,9 +1611,8 @@ def reindex() -> None:
     Example:
       ontoloom reindex
     """
-    with _graph(write=True) as g:
-        count = g.reindex()
-    _emit({"indexed": count}, f"indexed {count} objects")
+    data = _value("reindex", {})
+    _emit(data, f"indexed {data['indexed']} objects")
 
 
 # -- records -----------------------------------------------------------------------------------
@@ -1638,36 +1644,33 @@ def rebuild(full: bool) -> None:
     Example:
       ontoloom rebuild && ontoloom rebuild --full
     """
-    from ontoloom.progress import task
+    from ontoloom.records.frontmatter import Note
 
-    with _graph(write=True, create=True) as g, task("reading records") as advance:
-        report = g.rebuild(full=full, progress=lambda done, total: advance(done, total))
+    report = _value("rebuild", {"full": full})
 
     def text() -> None:
-        if report.nothing_changed:
-            click.echo(f"nothing changed ({report.files} record files, all up to date)")
+        if report["nothing_changed"]:
+            click.echo(f"nothing changed ({report['files']} record files, all up to date)")
         else:
             click.echo(
-                f"rebuilt {len(report.changed)} of {report.files} record files"
-                + (f", removed {len(report.removed)}" if report.removed else "")
+                f"rebuilt {len(report['changed'])} of {report['files']} record files"
+                + (f", removed {len(report['removed'])}" if report["removed"] else "")
             )
-        if report.objects_by_type:
+        if report["objects"]:
+            click.echo("objects:   " + ", ".join(f"{k} {v}" for k, v in report["objects"].items()))
+        if report["relations"]:
             click.echo(
-                "objects:   " + ", ".join(f"{k} {v}" for k, v in report.objects_by_type.items())
-            )
-        if report.relations_by_type:
-            click.echo(
-                "relations: " + ", ".join(f"{k} {v}" for k, v in report.relations_by_type.items())
+                "relations: " + ", ".join(f"{k} {v}" for k, v in report["relations"].items())
             )
         for kind, title in _NOTE_TITLES.items():
-            notes = [n for n in report.notes if n.kind == kind]
+            notes = report["notes"].get(kind) or []
             if notes:
                 click.echo(f"{title} ({len(notes)}):")
                 for note in notes:
-                    click.echo(f"  {note}")
+                    click.echo(f"  {Note(**note)}")
 
-    _emit(report.to_json(), text)
-    sys.exit(1 if report.rejected else 0)
+    _emit(report, text)
+    sys.exit(1 if report["rejected"] else 0)
 
 
 @main.command()
@@ -1696,29 +1699,27 @@ def guard(text: str | None, class_ref: str | None, limit: int) -> None:
       ontoloom guard "ANSI escape codes ended up in the changelog"
       ontoloom guard --class literal-control-bytes --json
     """
-    from ontoloom.actions import guard as find
-    from ontoloom.actions import guard_json
-
     if not text and not class_ref:
         raise click.UsageError("give the TEXT of what went wrong, or --class SLUG")
-    with _graph() as g:
-        found = find(g, text, class_ref, limit)
+    data = _value("guard", {"text": text, "class": class_ref, "limit": limit})
+    found = data["classes"]
 
     def show() -> None:
         if not found:
             click.echo("no known recurring failure matches")
         for hit in found:
             click.echo(
-                f"{hit.id}: {hit.title} — recurred {hit.recurrences} time(s) (matched by {hit.matched_by})"
+                f"{hit['class']}: {hit['title']} — recurred {hit['recurrences']} time(s) "
+                f"(matched by {hit['matched_by']})"
             )
-            for o in hit.latest:
+            for o in hit["latest"]:
                 click.echo(f"  {o['date'] or '????-??-??'}  {o['id']}: {o['title']}")
-            for r in hit.rules:
+            for r in hit["rules"]:
                 click.echo(f"  rule:   {r['id']}: {r['title']}")
-            for a in hit.actions:
+            for a in hit["actions"]:
                 click.echo(f"  action: {a['id']}: {a['title']}")
 
-    _emit(guard_json(found), show)
+    _emit(data, show)
     sys.exit(0 if found else 3)
 
 
@@ -1732,10 +1733,7 @@ def why(target: str) -> None:
     Example:
       ontoloom why rule:no-raw-control-bytes
     """
-    from ontoloom.actions import why as dig
-
-    with _graph() as g:
-        data = dig(g, target)
+    data = _value("why", {"target": target})
 
     def show() -> None:
         t = data["target"]
@@ -1762,10 +1760,7 @@ def hints(target: str) -> None:
     Example:
       ontoloom hints rule:no-raw-control-bytes
     """
-    from ontoloom.actions import labelled_hints
-
-    with _graph() as g:
-        shown = labelled_hints(g, target)
+    shown = _value("hints", {"target": target})
 
     def show() -> None:
         for p in shown:
@@ -1804,19 +1799,18 @@ def links(ctx: click.Context) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from ontoloom.proposals.worklist import worklist
-
-    with _graph() as g:
-        items = worklist(g)
+    items = _value("links_list", {})
 
     def show() -> None:
         for item in items:
-            click.echo(f"{item.id}  {item.source} → {item.target}   {item.path}:{item.line}")
-            click.echo(f"    {item.sentence}")
+            click.echo(
+                f"{item['id']}  {item['source']} → {item['target']}   {item['path']}:{item['line']}"
+            )
+            click.echo(f"    {item['sentence']}")
         if not items:
             click.echo("the worklist is empty")
 
-    _emit([i.to_json() for i in items], show)
+    _emit(items, show)
 
 
 @links.command(name="type")
@@ -1830,14 +1824,8 @@ def links_type(candidate: str, rel: str) -> None:
     Example:
       ontoloom links type 3f2a9c1b0d4e mentions
     """
-    from ontoloom.proposals.worklist import type_candidate
-
-    with _graph(write=True) as g:
-        proposal = type_candidate(g, candidate, rel)
-    _emit(
-        proposal.to_json(),
-        f"proposed (pending): {proposal.source} {proposal.rel} {proposal.target} [{proposal.id}]",
-    )
+    p = _value("links_type", {"id": candidate, "rel": rel})
+    _emit(p, f"proposed (pending): {p['source']} {p['rel']} {p['target']} [{p['id']}]")
 
 
 @links.command(name="dismiss")
@@ -1850,11 +1838,8 @@ def links_dismiss(candidate: str) -> None:
     Example:
       ontoloom links dismiss 3f2a9c1b0d4e
     """
-    from ontoloom.proposals.worklist import dismiss
-
-    with _graph(write=True) as g:
-        item = dismiss(g, candidate)
-    _emit(item.to_json(), f"dismissed {item.id}: {item.source} → {item.target}")
+    item = _value("links_dismiss", {"id": candidate})
+    _emit(item, f"dismissed {item['id']}: {item['source']} → {item['target']}")
 
 
 @main.command()
@@ -1867,26 +1852,22 @@ def gc(yes: bool) -> None:
     Example:
       ontoloom gc && ontoloom gc --yes
     """
-    from ontoloom.gc import collect_garbage
-
-    with _graph(write=yes) as g:
-        garbage = collect_garbage(g, apply=yes)
+    garbage = _value("gc_apply" if yes else "gc", {})
+    relations, proposals = garbage["relations"], garbage["proposals"]
 
     def show() -> None:
-        for r in garbage.relations:
+        for r in relations:
             click.echo(f"relation {r['from_id']} {r['rel']} {r['to_id']}")
-        for p in garbage.proposals:
+        for p in proposals:
             click.echo(f"proposal {p['id']}: {p['source']} {p['rel']} {p['target']}")
-        if not garbage.relations and not garbage.proposals:
+        if not relations and not proposals:
             click.echo("nothing to collect")
         elif yes:
-            click.echo(
-                f"removed {len(garbage.relations)} relation(s) and {len(garbage.proposals)} proposal(s)"
-            )
+            click.echo(f"removed {len(relations)} relation(s) and {len(proposals)} proposal(s)")
         else:
             click.echo("(dry run: add --yes to remove them)")
 
-    _emit(garbage.to_json(), show)
+    _emit(garbage, show)
 
 
 # -- proposals and enrichment ------------------------------------------------------------------
@@ -1979,31 +1960,14 @@ def enrich(
         return
     if emit:
         from ontoloom.egress import describe
-        from ontoloom.proposals.enrich import emit_request
 
-        with _graph() as g:
-            request = emit_request(g, limit, for_target)
+        request = _value("enrich_emit", {"limit": limit, "for": for_target})
         text = json.dumps(request, indent=2, ensure_ascii=False)
         _write_document(output, text, f"{len(request['items'])} item(s)")
         click.echo(describe(request["withheld"]), err=True)
         return
-    from ontoloom.proposals.enrich import ingest_response
-
     assert ingest is not None
-    try:
-        raw = (
-            _stdin_bytes().decode("utf-8")
-            if _is_stdio(ingest)
-            else ingest.read_text(encoding="utf-8")
-        )
-        data = json.loads(raw)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{ingest}: cannot read it ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"{ingest}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
-    with _graph(write=True) as g:
-        result = ingest_response(g, data)
-    summary = result.to_json()
+    summary = _value("enrich_ingest", {"answer": _json_file(ingest)})
 
     def show() -> None:
         stored = summary["stored"]
@@ -2131,8 +2095,7 @@ def mine(
     if limit < 0:
         raise click.UsageError("--limit must be 0 or more")
     if do_scan:
-        with _graph(write=True, create=True) as g:
-            result = mining.scan(g, limit).to_json()
+        result = _value("mine_scan", {"limit": limit})
 
         def show_scan() -> None:
             if result["state"] == "skipped":
@@ -2157,8 +2120,7 @@ def mine(
         _emit(result, show_scan)
         return
     if do_emit and cross_vendor:  # the verification request: only triples and quotes leave
-        with _graph() as g:
-            document = mining.verification_request(g)
+        document = _value("mine_verification", {})
         text = json.dumps(document, indent=2, ensure_ascii=False)
         _write_document(output, text, f"{len(document['items'])} item(s)")
         click.echo(
@@ -2168,8 +2130,7 @@ def mine(
         )
         return
     if do_emit:
-        with _graph(write=True, create=True) as g:
-            document = mining.emit(g, limit)
+        document = _value("mine_emit", {"limit": limit})
         text = json.dumps(document, indent=2, ensure_ascii=False)
         if document["state"] == "skipped":
             click.echo(
@@ -2178,15 +2139,8 @@ def mine(
         _write_document(output, text, f"{len(document['requests'])} request(s)")
         return
     if ingest is not None:
-        try:
-            raw = sys.stdin.read() if str(ingest) == "-" else ingest.read_text(encoding="utf-8")
-            data = json.loads(raw)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise BadInput(f"{ingest}: cannot read it ({exc})") from None
-        except json.JSONDecodeError as exc:
-            raise BadInput(f"{ingest}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
-        with _graph(write=True) as g:
-            summary = mining.ingest(g, data, cross_vendor=cross_vendor).to_json()
+        answer = _json_file(ingest)
+        summary = _value("mine_ingest", {"answer": answer, "cross_vendor": cross_vendor})
 
         def show_ingest() -> None:
             stored = summary["stored"]
@@ -2210,8 +2164,7 @@ def mine(
         _emit(summary, show_ingest)
         return
     if do_review:
-        with _graph() as g:
-            found = mining.review(g, None if status == "all" else status)
+        found = _value("mine_review", {"status": status})
 
         def show_review() -> None:
             if not found:
@@ -2237,8 +2190,7 @@ def mine(
         _emit(found, show_review)
         return
     if confirm_id:
-        with _graph(write=True) as g:
-            result = mining.confirm(g, confirm_id)
+        result = _value("mine_confirm", {"id": confirm_id})
         p = result["proposal"]
         record = result["record"]
         text = ("already confirmed: " if result["already"] else "confirmed: ") + (
@@ -2249,23 +2201,22 @@ def mine(
         _emit(result, text)
         return
     if reject_id:
-        with _graph(write=True) as g:
-            result = mining.reject(g, reject_id, reason)
+        result = _value("mine_reject", {"id": reject_id, "reason": reason})
         _emit(result, ("already rejected " if result["already"] else "rejected ") + reject_id)
         return
     if correct_id:
-        with _graph(write=True) as g:
-            result = mining.correct(g, correct_id, reason)
+        result = _value("mine_correct", {"id": correct_id, "reason": reason})
         _emit(result, f"corrected {correct_id}: confidence now {result['confidence']}")
         return
-    with _graph(write=True) as g:
-        record = mining.write_record(g)
+    record = _value("mine_write_record", {})
     _emit(record, f"{'wrote' if record['written'] else 'unchanged'}: {record['path']}")
 
 
-def _proposal_line(p: Any) -> str:
-    label = "unconfirmed" if p.status == "pending" else p.status
-    return f"{p.id}  [{label}, {p.tier}] {p.source} {p.rel} {p.target}  ({p.origin})"
+def _proposal_line(p: dict[str, Any]) -> str:
+    label = "unconfirmed" if p["status"] == "pending" else p["status"]
+    return (
+        f"{p['id']}  [{label}, {p['tier']}] {p['source']} {p['rel']} {p['target']}  ({p['origin']})"
+    )
 
 
 @main.group(invoke_without_command=True)
@@ -2288,14 +2239,8 @@ def proposals(ctx: click.Context, status: str, tier: str | None) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from ontoloom.proposals.store import list_proposals
-
-    with _graph() as g:
-        found = list_proposals(g, status=None if status == "all" else status, tier=tier)
-    _emit(
-        [p.to_json() for p in found],
-        lambda: click.echo("\n".join(map(_proposal_line, found)) or "no proposals"),
-    )
+    found = _value("proposals_list", {"status": status, "tier": tier})
+    _emit(found, lambda: click.echo("\n".join(map(_proposal_line, found)) or "no proposals"))
 
 
 @proposals.command(name="show")
@@ -2308,17 +2253,14 @@ def proposals_show(proposal_id: str) -> None:
     Example:
       ontoloom proposals show 1a2b3c4d5e6f
     """
-    from ontoloom.proposals.review import get_proposal
-
-    with _graph() as g:
-        p = get_proposal(g, proposal_id)
+    p = _value("proposals_show", {"id": proposal_id})
 
     def show() -> None:
         click.echo(_proposal_line(p))
-        for key, value in p.evidence.items():
+        for key, value in (p.get("evidence") or {}).items():
             click.echo(f"  {key}: {value}")
 
-    _emit(p.to_json(), show)
+    _emit(p, show)
 
 
 @proposals.command(name="confirm")
@@ -2335,10 +2277,7 @@ def proposals_confirm(proposal_id: str) -> None:
     Example:
       ontoloom proposals confirm 1a2b3c4d5e6f
     """
-    from ontoloom.proposals.review import confirm
-
-    with _graph(write=True) as g:
-        result = confirm(g, proposal_id)
+    result = _value("proposals_confirm", {"id": proposal_id})
     _recovered(result["recovered"])
 
     def show() -> None:
@@ -2372,10 +2311,7 @@ def proposals_reject(proposal_id: str, reason: str | None) -> None:
     Example:
       ontoloom proposals reject 1a2b3c4d5e6f --reason "not what the sentence says"
     """
-    from ontoloom.proposals.review import reject
-
-    with _graph(write=True) as g:
-        result = reject(g, proposal_id, reason)
+    result = _value("proposals_reject", {"id": proposal_id, "reason": reason})
     _recovered(result["recovered"])
     pid = result["id"]
     _emit(
@@ -2448,18 +2384,19 @@ def view(
       ontoloom view -o graph.html
       ontoloom view --focus rule:no-raw-control-bytes --depth 2 --type Rule --type Decision
     """
-    from ontoloom.view import render_page, view_data
+    from ontoloom.view import render_page
 
     if depth is not None and focus is None:
         raise BadInput("--depth N goes with --focus ID: it says how far from ID to show first")
-    with _graph() as g:
-        data = view_data(
-            g,
-            focus=focus,
-            depth=1 if depth is None else depth,
-            types=types,
-            include_private=include_private,
-        )
+    data = _value(
+        "view_data",
+        {
+            "focus": focus,
+            "depth": 1 if depth is None else depth,
+            "types": list(types),
+            "include_private": include_private,
+        },
+    )
     if fmt == "html":
         text = render_page("view", data)
     else:
@@ -2677,7 +2614,12 @@ def skill(plain: bool) -> None:
       ontoloom skill > .claude/skills/ontoloom/SKILL.md
       ontoloom skill --plain
     """
-    from ontoloom.skill import live_schema, skill_text
+    from ontoloom.schema import Schema
+    from ontoloom.skill import skill_text
+    from ontoloom.store import exists
 
-    text = skill_text(live_schema(_opts()["data_dir"]), frontmatter=not plain)
+    if exists(_data_dir()):  # the store's schema, else the shipped one a new store starts with
+        text = _value("skill", {"plain": plain})["skill"]
+    else:
+        text = skill_text(Schema.load(), frontmatter=not plain)
     _emit({"skill": text}, text.rstrip("\n"))

@@ -2,8 +2,10 @@
 
 Claude Code runs ``ontoloom hook prompt-context`` on every prompt, so the two hooks are
 dispatched here without importing click or the CLI (which cost ~100 ms before any work):
-exactly ``[--data-dir DIR] hook prompt-context|session-start [--data-dir DIR]``. Every other
-command line — ``--help`` included — goes to :func:`ontoloom.cli.main`.
+exactly ``[--data-dir DIR] hook prompt-context|session-start [--data-dir DIR]``. When the
+data dir has an owner, the hook asks it for the hook's operation (standard library only);
+else it runs here. Every other command line — ``--help`` included — goes to
+:func:`ontoloom.cli.main`, whose commands run their operations where the graph is open.
 """
 
 from __future__ import annotations
@@ -13,11 +15,7 @@ import json
 import os
 import sys
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks start here)
-if TYPE_CHECKING:
-    from typing import NoReturn
-
-__all__ = ["forward_command", "hook_route", "main"]
+__all__ = ["hook_route", "main"]
 
 HOOKS = {"prompt-context": "prompt_context", "session-start": "session_start"}
 HOOK_WAIT = 2.0  # seconds
@@ -64,105 +62,6 @@ def hook_route(argv: list[str]) -> tuple[str, str | None] | None:
     return name, data_dir
 
 
-# Commands that use the store: when the data dir has an owner, they run there.
-FORWARDED = {
-    *[
-        "check",
-        "create",
-        "delete",
-        "enrich",
-        "export",
-        "gc",
-        "get",
-        "guard",
-        "hints",
-        "import",
-        "infer",
-        "links",
-        "list",
-        "plan",
-    ],
-    *[
-        "proposals",
-        "query",
-        "rebuild",
-        "reindex",
-        "relate",
-        "relations",
-        "schema",
-        "search",
-        "summary",
-    ],
-    *["traverse", "unrelate", "update", "view", "why", "mine", "skill"],
-}
-
-
-def command_of(argv: list[str]) -> tuple[str | None, str | None]:
-    """(the command, the ``--data-dir`` given before it) of a command line.
-
-    >>> command_of(["--json", "--data-dir", "d", "list", "Task"])
-    ('list', 'd')
-    """
-    data_dir = None
-    i = 0
-    while i < len(argv) and argv[i].startswith("-"):
-        found = _data_dir_option(argv, i)
-        if found is None:
-            i += 1
-        else:
-            data_dir, i = found
-    return (argv[i] if i < len(argv) else None), data_dir
-
-
-def reads_stdin(argv: list[str]) -> bool:
-    """Whether a command line names standard input (``-`` as a file, not as ``-o -``).
-
-    >>> reads_stdin(["import", "-"]), reads_stdin(["export", "-o", "-"])
-    (True, False)
-    """
-    outputs = ("-o", "--output")
-    return any(a == "-" and (i == 0 or argv[i - 1] not in outputs) for i, a in enumerate(argv))
-
-
-def forward_command(argv: list[str]) -> int | None:
-    """Run the command line in the data dir's owner, if it has one: the exit code."""
-    command, data_dir = command_of(argv)
-    if command not in FORWARDED or {"-h", "--help", "--version"} & set(argv):
-        return None
-    import shutil
-
-    from ontoloom.config import resolve_data_dir
-    from ontoloom.owner_client import SOCKET_NAME, caller_wait, client_env, forward, write_out
-    from ontoloom.store import lock_timeout
-
-    try:
-        path = resolve_data_dir(data_dir)
-    except Exception:  # the command itself will say what is wrong
-        return None
-    from ontoloom.owner import owns
-
-    if owns(path) or not (path / SOCKET_NAME).exists():  # the owner itself, or none
-        return None
-    stdin = sys.stdin.read() if reads_stdin(argv) and not sys.stdin.isatty() else None
-    answer = forward(
-        path,
-        {
-            "kind": "cli",
-            "argv": argv,
-            "cwd": os.getcwd(),
-            "env": client_env(),
-            "stdin": stdin,
-            "columns": shutil.get_terminal_size().columns if sys.stdout.isatty() else None,
-        },
-        wait=caller_wait(lock_timeout()),
-    )
-    if answer is None:
-        if stdin is not None:  # already read: hand it to the command run here
-            sys.stdin = io.StringIO(stdin)
-        return None
-    return write_out(answer)
-
-
 def _forward_hook(name: str, data_dir: str | None) -> bool:
     """Hand the hook to the owner of its data dir, if one is alive: standard library only
     (:mod:`ontoloom.locate`, :mod:`ontoloom.owner_client`), so a hook the owner answers
@@ -176,15 +75,32 @@ def _forward_hook(name: str, data_dir: str | None) -> bool:
     try:
         event = json.loads(text) if text.strip() else {}
     except ValueError:
-        event = {}
-    path = hook_data_dir(data_dir, event.get("cwd") if isinstance(event, dict) else None)
+        event = None
+    if not isinstance(event, dict):
+        return True  # not a hook event: silence, as the hook itself would be
+    path = hook_data_dir(data_dir, event.get("cwd"))
     if not os.path.exists(os.path.join(path, SOCKET_NAME)):
         return False
-    # The owner answers a hook at once (quiet when busy): past HOOK_WAIT it is not answering.
-    answer = forward(path, {"kind": "hook", "name": name, "stdin": text}, wait=HOOK_WAIT)
+    # The hook's operation (the owner answers it at once, quiet when busy: "wait" 0); past
+    # HOOK_WAIT the owner is not answering.
+    prompt = event.get("prompt")
+    if name == "prompt_context" and (not isinstance(prompt, str) or not prompt.strip()):
+        return True  # nothing to look up: silence, as the hook itself would be
+    request = {
+        "kind": "op",
+        "name": f"hook_{name}",
+        "arguments": {"prompt": prompt} if name == "prompt_context" else {},
+        "wait": 0,
+    }
+    answer = forward(path, request, wait=HOOK_WAIT)
     if answer is None:  # a stale socket: the hook runs here, on what it was given
         return False
-    sys.stdout.write(answer.get("stdout", ""))
+    if "error" in answer:  # busy: silent; anything else (no store yet): the hook runs here
+        return answer["error"].get("error") == "busy"
+    text = (answer.get("result") or {}).get("text") or ""
+    if text:  # as the hook writes it: UTF-8 whatever the locale says
+        sys.stdout.flush()
+        sys.stdout.buffer.write((text + "\n").encode("utf-8"))
     return True
 
 
@@ -202,48 +118,14 @@ def _stop_on_signals() -> None:
         signal.signal(getattr(signal, name), stop)
 
 
-def _run_through_owner(argv: list[str], error: Exception) -> None:
-    """Run a command line that met a new owner again, through it; ``error`` when it cannot
-    be (it read standard input, which is gone now, or the owner is gone again)."""
-    code = None if reads_stdin(argv) else _forwarded(argv)
-    if code is not None:
-        sys.exit(code)
-    _error_exit(argv, "busy", error)
-
-
-def _forwarded(argv: list[str]) -> int | None:
-    """:func:`forward_command`, an owner that does not answer reported as the CLI would."""
-    try:
-        return forward_command(argv)
-    except Exception as exc:  # OwnerGone, OwnerUnresponsive: the owner did not answer
-        kind = "busy" if type(exc).__name__ == "OwnerUnresponsive" else "owner_gone"
-        _error_exit(argv, kind, exc)
-
-
-def _error_exit(argv: list[str], kind: str, error: Exception) -> NoReturn:
-    if "--json" in argv:  # as the CLI prints an error with --json
-        message = {"error": kind, "message": str(error)}
-        sys.stdout.write(json.dumps(message, indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stderr.write(f"error: {error}\n")
-    sys.exit(2)
-
-
 def main() -> None:
     route = hook_route(sys.argv[1:])
     if route is None:
         _stop_on_signals()
-        code = _forwarded(sys.argv[1:])
-        if code is not None:
-            sys.exit(code)
         from ontoloom.cli import main as cli_main
-        from ontoloom.errors import RetryThroughOwner
 
-        try:
-            # The same program name whether run as the script or as ``python -m ontoloom``.
-            cli_main(prog_name="ontoloom")
-        except RetryThroughOwner as retry:  # an owner took over before anything was done
-            _run_through_owner(sys.argv[1:], retry.error)
+        # The same program name whether run as the script or as ``python -m ontoloom``.
+        cli_main(prog_name="ontoloom")
         return
     name, data_dir = route
     try:

@@ -33,7 +33,6 @@ __all__ = [
     "OntoloomError",
     "ParseError",
     "QueryTimeout",
-    "RetryThroughOwner",
     "Stopped",
     "UnsupportedQuery",
     "ValidationFailed",
@@ -195,17 +194,6 @@ def revive(payload: dict[str, Any]) -> OntoloomError:
         error.findings = [Finding(**r) for r in payload.get("results", [])]
     revived_error: OntoloomError = error
     return revived_error
-
-
-class RetryThroughOwner(SystemExit):
-    """A command line met an owner that took the data dir over (:class:`OwnerTookOver`)
-    before this process had opened any store: nothing was done, so :func:`ontoloom.entry.main`
-    runs it again through the owner. Carries the :class:`OwnerTookOver` to report if it
-    cannot."""
-
-    def __init__(self, error: OwnerTookOver) -> None:
-        super().__init__(error.exit_code)
-        self.error = error
 
 
 class Stopped(SystemExit):

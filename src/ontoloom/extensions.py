@@ -29,6 +29,7 @@ __all__ = [
     "add_shapes",
     "add_type",
     "describe_schema",
+    "parse_spec",
     "show_type",
 ]
 
@@ -74,7 +75,8 @@ def _article(name: str) -> str:
     return "An" if name[:1].lower() in "aeiou" else "A"
 
 
-def _spec(value: Any, what: str) -> dict[str, Any]:
+def parse_spec(value: Any, what: str) -> dict[str, Any]:
+    """A schema addition given as JSON text (or already as an object), as an object."""
     if isinstance(value, str):
         import json
 
@@ -89,7 +91,7 @@ def _spec(value: Any, what: str) -> dict[str, Any]:
 
 def add_type(graph: Session, spec: Any) -> dict[str, Any]:
     """``{"type": "Sprint", "required": [...], "enums": {prop: [values]}, "description": …}``"""
-    spec = _spec(spec, "add-type")
+    spec = parse_spec(spec, "add-type")
     name = spec.get("type")
     if not isinstance(name, str) or not _TYPE_NAME.match(name):
         raise BadInput('add-type: "type" is a CamelCase name, e.g. {"type": "Sprint"}')
@@ -151,7 +153,7 @@ def add_type(graph: Session, spec: Any) -> dict[str, Any]:
 def add_relation(graph: Session, spec: Any) -> dict[str, Any]:
     """``{"rel": "mentors", "from_types": [...], "to_types": [...], "cardinality": …,
     "acyclic": bool, "symmetric": bool}``"""
-    spec = _spec(spec, "add-relation")
+    spec = parse_spec(spec, "add-relation")
     name = spec.get("rel")
     if not isinstance(name, str) or not _REL_NAME.match(name):
         raise BadInput('add-relation: "rel" is a lower-case name, e.g. {"rel": "mentors"}')
@@ -287,25 +289,38 @@ def _class_constraint(
 
 
 def add_shapes(
-    graph: Session, path: Any, format_name: str | None = None, *, data: bytes | None = None
+    graph: Session,
+    path: Any,
+    format_name: str | None = None,
+    *,
+    data: bytes | None = None,
+    label: str | None = None,
+    base_iri: str | None = None,
 ) -> dict[str, Any]:
-    """Add a shapes file (or ``data`` read from standard input); the result says, per shape
-    it targets with, how writes check it.
+    """Add a shapes file (or ``data``, the content of the file its caller read and calls
+    ``label``, by default standard input); the result says, per shape it targets with, how
+    writes check it.
 
     :raises BadInput: a format that cannot be told from the name, or no triple at all.
     """
 
-    label = "standard input" if data is not None else str(path)
+    if data is not None:
+        named = label if label not in (None, "-") else None
+        label = named or "standard input"
+    else:
+        named = label = str(path)
     if data is None and not Path(path).exists():
         raise BadInput(f"{path}: no such file")
-    name = format_name or (guess_format(path) if data is None else None)
+    name = format_name or (guess_format(Path(named)) if named else None)
     if name is None:
         raise BadInput(
             f"cannot tell the RDF format of {label}: pass --format "
             "(turtle, trig, nquads, ntriples, jsonld, rdfxml)"
         )
     if data is not None:
-        triples = read_triples(data=data, format_name=name, label="<stdin>")
+        triples = read_triples(
+            data=data, format_name=name, label=named or "<stdin>", base_iri=base_iri
+        )
     else:
         triples = read_triples(path=path, format_name=name, base_iri=Path(path).resolve().as_uri())
     if not triples:

@@ -24,7 +24,18 @@ from typing import TYPE_CHECKING, Any
 from ontoloom import progress
 from ontoloom.errors import BadInput
 from ontoloom.store.rdfio import read_quads
-from ontoloom.terms import Literal, NamedNode, Quad, RdfFormat, Term, Triple, serialize
+from ontoloom.terms import (
+    Literal,
+    NamedNode,
+    Quad,
+    RdfFormat,
+    Subject,
+    Term,
+    Triple,
+    serialize,
+    spo,
+    triple,
+)
 from ontoloom.vocab import (
     GRAPH_BASE,
     META,
@@ -133,8 +144,11 @@ def rules_refusal(data: list[Triple], schema: list[Triple], base: str) -> str | 
     """Why the one-pass engine cannot be exact here (None: it can)."""
     for t in schema:
         for term in (t.predicate, t.object if t.predicate == RDF_TYPE else None):
-            owl = isinstance(term, NamedNode) and term.value.startswith(OWL)
-            if owl and term.value not in RULES_OWL:
+            if (
+                isinstance(term, NamedNode)
+                and term.value.startswith(OWL)
+                and term.value not in RULES_OWL
+            ):
                 return f"the schema uses {compact(term.value)}"
         if RDF_TYPE in (t.subject, t.object) and t.predicate != RDF_TYPE:
             return "the schema says something about rdf:type"
@@ -166,7 +180,7 @@ def _closed_schema(schema: list[Triple]) -> list[Triple]:
         owlrl.OWLRL_Semantics, axiomatic_triples=False, datatype_axioms=False
     ).expand(g)
     return [
-        Triple(from_rdflib_term(s), from_rdflib_term(p), from_rdflib_term(o))
+        triple(from_rdflib_term(s), from_rdflib_term(p), from_rdflib_term(o))
         for s, p, o in g
         if not isinstance(s, rdflib.Literal)  # generalised triples say nothing here
     ]
@@ -175,41 +189,42 @@ def _closed_schema(schema: list[Triple]) -> list[Triple]:
 def _tables(closed: list[Triple]) -> tuple[Any, Any, Any, Any]:
     """From the closed schema: each property's entailed (property, flipped) pairs, each
     class's entailed classes, and the domain and range classes of each property."""
-    by_p: dict[Term, list[Triple]] = defaultdict(list)
+    by_p: dict[Term, list[tuple[Subject, Term]]] = defaultdict(list)  # p → [(s, o)]
     for t in closed:
-        by_p[t.predicate].append(t)
+        s, p, o = spo(t)
+        by_p[p].append((s, o))
     steps: dict[Term, set[tuple[Term, bool]]] = defaultdict(set)  # prp-spo1, -inv, -symp, -eqp
-    for t in by_p[_SUBPROPERTY]:
-        steps[t.subject].add((t.object, False))
-    for t in by_p[_EQ_PROPERTY]:
-        steps[t.subject].add((t.object, False))
-        steps[t.object].add((t.subject, False))
-    for t in by_p[_INVERSE]:
-        steps[t.subject].add((t.object, True))
-        steps[t.object].add((t.subject, True))
-    for t in by_p[RDF_TYPE]:
-        if t.object == _SYMMETRIC:
-            steps[t.subject].add((t.subject, True))
-    rest = {t.subject: t.object for t in by_p[_REST]}
-    first = {t.subject: t.object for t in by_p[_FIRST]}
+    for s, o in by_p[_SUBPROPERTY]:
+        steps[s].add((o, False))
+    for s, o in by_p[_EQ_PROPERTY]:
+        steps[s].add((o, False))
+        steps[o].add((s, False))
+    for s, o in by_p[_INVERSE]:
+        steps[s].add((o, True))
+        steps[o].add((s, True))
+    for s, o in by_p[RDF_TYPE]:
+        if o == _SYMMETRIC:
+            steps[s].add((s, True))
+    rest: dict[Term, Term] = dict(by_p[_REST])
+    first: dict[Term, Term] = dict(by_p[_FIRST])
     supers: dict[Term, set[Term]] = defaultdict(set)  # cax-sco, cax-eqc, cls-uni
-    for t in by_p[_SUBCLASS]:
-        supers[t.subject].add(t.object)
-    for t in by_p[_EQ_CLASS]:
-        supers[t.subject].add(t.object)
-        supers[t.object].add(t.subject)
-    for t in by_p[_UNION]:
-        node, seen = t.object, set()
+    for s, o in by_p[_SUBCLASS]:
+        supers[s].add(o)
+    for s, o in by_p[_EQ_CLASS]:
+        supers[s].add(o)
+        supers[o].add(s)
+    for s, o in by_p[_UNION]:
+        node, seen = o, set()
         while node in first and node not in seen:
             seen.add(node)
-            supers[first[node]].add(t.subject)
+            supers[first[node]].add(s)
             node = rest.get(node, _NIL)
     domains: dict[Term, set[Term]] = defaultdict(set)
     ranges: dict[Term, set[Term]] = defaultdict(set)
-    for t in by_p[_DOMAIN]:
-        domains[t.subject].add(t.object)
-    for t in by_p[_RANGE]:
-        ranges[t.subject].add(t.object)
+    for s, o in by_p[_DOMAIN]:
+        domains[s].add(o)
+    for s, o in by_p[_RANGE]:
+        ranges[s].add(o)
     return (
         _closure(steps),
         _closure({k: {(c, False) for c in v} for k, v in supers.items()}),
@@ -255,7 +270,7 @@ def compute_rules(graph: Session, data: list[Triple], schema: list[Triple]) -> l
         for i, t in enumerate(data):
             if i % chunk == 0:
                 advance(i)
-            s, p, o = t.subject, t.predicate, t.object
+            s, p, o = spo(t)
             if p == RDF_TYPE:
                 if is_object(s):
                     types[s].add(o)

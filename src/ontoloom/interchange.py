@@ -224,8 +224,12 @@ def import_file(
     which: str | None = None,
     *,
     data: bytes | None = None,
+    label: str | None = None,
+    base_iri: str | None = None,
 ) -> ImportResult:
-    """Validate the file (or ``data``, read from standard input) together with the store
+    """Validate the file (or ``data``: the content of the file its caller read and calls
+    ``label``, resolving relative IRIs against ``base_iri``; by default standard input)
+    together with the store
     (under the schema in effect and the shapes the file adds to it), then commit it all, or
     nothing.
 
@@ -240,17 +244,23 @@ def import_file(
             "to keep the graphs a TriG/N-Quads file names"
         )
     forced = _FIXED[which] if which else None
-    label = "standard input" if data is not None or path is None else str(path)
+    named = label if data is not None and label not in (None, "-") else None
+    if data is not None or path is None:
+        label = named or "standard input"
+    else:
+        named = label = str(path)
     if data is None and path is not None and not path.exists():
         raise BadInput(f"{path}: no such file")
-    name = format_name or (guess_format(path) if data is None and path is not None else None)
+    name = format_name or (guess_format(named) if named else None)
     if name is None:
         raise BadInput(
             f"cannot tell the RDF format of {label}: pass --format ({', '.join(IMPORT_FORMATS)})"
         )
     with progress.task(f"reading {label}"):
         if data is not None:
-            quads = read_quads(data=data, format_name=name, label="<stdin>")
+            quads = read_quads(
+                data=data, format_name=name, label=named or "<stdin>", base_iri=base_iri
+            )
         else:
             assert path is not None
             quads = read_quads(path=path, format_name=name, base_iri=path.resolve().as_uri())

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from ontoloom.changes import Changes
     from ontoloom.session import Session
 
-__all__ = ["SOURCES", "import_memory", "read_memory_jsonl", "read_sage_memory"]
+__all__ = ["SOURCES", "import_memory", "read_memory", "read_memory_jsonl", "read_sage_memory"]
 
 SOURCES = ("memory-jsonl", "sage-memory")
 _TITLE = re.compile(r"^\[(?P<type>[^:\]]+):(?P<id>[^\]]+)\]\s*(?P<label>.*)$")
@@ -82,19 +82,32 @@ def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def read_memory_jsonl(path: Path) -> Source:
+def read_memory(path: Path, source: str) -> dict[str, Any]:
+    """What the process naming another tool's memory reads of it (the caller reads its own
+    files): the reference server's memory.jsonl as ``{"text"}``, sage-memory's database as
+    its rows ``{"memories", "edges"}``; :func:`import_memory` takes it from there.
+
+    :raises BadInput: no such file, or not what ``source`` says it is.
+    """
+    if source == "memory-jsonl":
+        try:
+            return {"text": path.read_text(encoding="utf-8")}
+        except FileNotFoundError:
+            raise BadInput(f"{path}: no such file; give the path of the memory.jsonl") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise BadInput(f"{path}: cannot read it as UTF-8 text ({exc})") from None
+    if source == "sage-memory":
+        return _sage_memory_rows(path)
+    raise BadInput(f"--from is one of {', '.join(SOURCES)}, not {source!r}")
+
+
+def read_memory_jsonl(text: str, file_name: str) -> Source:
     """The reference server's file, line by line; an unreadable line is refused by number."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BadInput(f"{path}: no such file; give the path of the memory.jsonl") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: cannot read it as UTF-8 text ({exc})") from None
     out = Source()
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        where = f"{path.name}:{number}"
+        where = f"{file_name}:{number}"
         try:
             item = json.loads(line)
         except json.JSONDecodeError as exc:
@@ -135,9 +148,8 @@ def _scalar_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def read_sage_memory(path: Path, declared: set[str]) -> Source:
-    """sage-memory's database, read-only: its ontology entries and the edges between them.
-    ``declared``: the property names the schema declares (they stay properties)."""
+def _sage_memory_rows(path: Path) -> dict[str, Any]:
+    """sage-memory's database, opened read-only: its memories and its edges, as rows."""
     if not path.is_file():
         raise BadInput(f"{path}: no such file; give the path of sage-memory's memory.db")
     try:
@@ -156,6 +168,14 @@ def read_sage_memory(path: Path, declared: set[str]) -> Source:
         raise BadInput(
             f"{path}: not a sage-memory database ({exc}); give its .sage-memory/memory.db"
         ) from None
+    return {"memories": [list(m) for m in memories], "edges": [list(e) for e in edges]}
+
+
+def read_sage_memory(rows: dict[str, Any], declared: set[str]) -> Source:
+    """sage-memory's rows (:func:`_sage_memory_rows`): its ontology entries and the edges
+    between them. ``declared``: the property names the schema declares (they stay
+    properties)."""
+    memories, edges = rows.get("memories") or [], rows.get("edges") or []
     out = Source()
     names: dict[str, str] = {}  # memory id → entity name
     for memory_id, title, content, tags in memories:
@@ -224,13 +244,14 @@ def read_sage_memory(path: Path, declared: set[str]) -> Source:
 
 
 def import_memory(
-    graph: Session, path: Path, source: str, *, dry_run: bool = False
+    graph: Session, content: dict[str, Any], source: str, *, file: str, dry_run: bool = False
 ) -> dict[str, Any]:
-    """Import a memory file or database as the drop-in would have stored it; the report."""
+    """Import a memory file or database (``content``, as :func:`read_memory` read the file
+    called ``file``) as the drop-in would have stored it; the report."""
     if source == "memory-jsonl":
-        found = read_memory_jsonl(path)
+        found = read_memory_jsonl(str(content.get("text") or ""), Path(file).name)
     elif source == "sage-memory":
-        found = read_sage_memory(path, graph.schema.datatype_properties)
+        found = read_sage_memory(content, graph.schema.datatype_properties)
     else:
         raise BadInput(f"--from is one of {', '.join(SOURCES)}, not {source!r}")
     memory = Memory(graph)
@@ -354,7 +375,7 @@ def import_memory(
     entities = [e for e in staged.values() if not e.get("existing")]
     report = {
         "source": source,
-        "file": str(path),
+        "file": file,
         "dry_run": dry_run,
         "entities": {
             "typed": [e for e in entities if e["type"] != GENERIC_TYPE],

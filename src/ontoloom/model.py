@@ -35,6 +35,7 @@ __all__ = [
     "check_property_name",
     "deletion_json",
     "in_written_order",
+    "label_of",
     "literal_from_json",
     "new_id",
     "now_literal",
@@ -270,11 +271,21 @@ class Entity:
 
     @property
     def label(self) -> str:
-        for key in ("title", "name", "description", "content", "service"):
-            value = self.properties.get(key)
-            if isinstance(value, str) and value:
-                return value
-        return self.id
+        return label_of(self.properties, self.id)
+
+
+def label_of(properties: dict[str, Any], entity_id: str) -> str:
+    """What an entity is called: its title (or name, description, content, service), else
+    its id.
+
+    >>> label_of({"name": "Ada"}, "person_1"), label_of({}, "person_1")
+    ('Ada', 'person_1')
+    """
+    for key in ("title", "name", "description", "content", "service"):
+        value = properties.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return entity_id
 
 
 def now_literal(at: dt.datetime | None = None) -> Literal:

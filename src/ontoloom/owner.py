@@ -4,8 +4,9 @@ The first long-lived process that needs the store (``ontoloom mcp``, ``ontoloom 
 claims the data dir: it takes the data dir's write lock without waiting, opens the graph —
 store, schema, compiled shapes, search index — once, and listens on ``owner.sock`` in the
 data dir (mode 0600: only its user may connect). From then on every other front end on the
-machine sends its work there (:mod:`ontoloom.owner_client`): a CLI command line, an MCP tool
-call, a hook. The owner runs each one to completion under one lock, so writes stay
+machine sends its work there (:mod:`ontoloom.owner_client`): an operation (:mod:`ontoloom.ops`)
+by name with its arguments — a CLI command's, an MCP tool call's, a hook's — never a command
+line. The owner runs each one to completion under one lock, so writes stay
 serialised and validated exactly as before; only where the work happens changes.
 
 Inside the owner, :func:`borrowed` hands ``Graph.open`` and ``open_backend`` the open graph
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import io
 import json
 import os
 import socket
@@ -30,13 +30,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ontoloom import ops, session, store
-from ontoloom.errors import Busy, Internal, OntoloomError, OwnerGone, OwnerTookOver, revive
+from ontoloom.errors import (
+    BadInput,
+    Busy,
+    Internal,
+    OntoloomError,
+    OwnerGone,
+    OwnerTookOver,
+    revive,
+)
 from ontoloom.owner_client import (
     GO,
     HAS_UNIX_SOCKETS,
     READY,
     SOCKET_NAME,
-    TERMINAL_ENV,
     OwnerUnresponsive,
     caller_wait,
     client_env,
@@ -206,90 +213,49 @@ class Owner:
         kind = request.get("kind")
         if self._closing:
             return RETRY
-        if kind == "hook":
-            return {"stdout": self._hook(request["name"], request.get("stdin") or "")}
-        if not self.lock.acquire(timeout=_lock_timeout(request.get("env"))):
+        # A hook never waits ("wait": 0): when the owner is busy it stays quiet, as it would
+        # on a lock.
+        wait = 0.0 if request.get("wait") == 0 else _lock_timeout(request.get("env"))
+        if not self.lock.acquire(timeout=wait):
             busy = Busy(f"{self.data_dir} is busy with another command; try again shortly")
-            if kind == "op":
-                return {"error": busy.to_json()}
-            return failed_command(busy, "--json" in (request.get("argv") or []))
+            return {"error": busy.to_json()}
         try:
             if self._closing:  # it waited while the owner was closing
                 return RETRY
             if not go_ahead():
                 return None
             if kind == "op":
-                return self._op(request["name"], request.get("arguments") or {})
-            if kind == "cli":
-                return self._cli(request)
-            raise ValueError(f"unknown request kind {kind!r}")
+                checked = request.get("checked") is not False
+                return self._op(request["name"], request.get("arguments") or {}, checked)
+            return {"error": BadInput(f"unknown request kind {kind!r}").to_json()}
         finally:
             self.lock.release()
 
-    def _op(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    def _op(self, name: str, arguments: dict[str, Any], checked: bool) -> dict[str, Any]:
         """An operation's answer as JSON: its result, or the error it met (as data)."""
         try:
-            return ops.call(self.data_dir, name, arguments).to_json()
+            return ops.call(self.data_dir, name, arguments, checked=checked).to_json()
         except OntoloomError as exc:
             return {"error": exc.to_json()}
         except Exception as exc:  # a bug must not take the owner down, nor go unanswered
             return {"error": Internal(f"unexpected {type(exc).__name__}: {exc}").to_json()}
 
-    def _hook(self, name: str, stdin: str) -> str:
-        from ontoloom import hooks
-        from ontoloom.entry import HOOKS
-
-        if name not in HOOKS.values():
-            return ""
-        # A hook never waits: when the owner is busy it stays quiet, as it would on a lock.
-        if not self.lock.acquire(timeout=0):
-            return ""
-        try:
-            out = io.StringIO()
-            with contextlib.suppress(Exception):  # hooks read the index file itself
-                self.graph.catch_up_index()
-            with contextlib.suppress(Exception):  # a hook is silent on every path
-                getattr(hooks, name)(io.StringIO(stdin), out, str(self.data_dir))
-            return out.getvalue()
-        finally:
-            self.lock.release()
-
-    def _cli(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Run a command line as the caller would have, in its directory and with its
-        ontoloom settings; its output and exit code."""
-        from click.testing import CliRunner
-
-        from ontoloom.cli import main
-
-        env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("ONTOLOOM_")}
-        env.update(request.get("env") or {})
-        # The caller's terminal: tables lay out to its width, as they would have there.
-        columns = request.get("columns")
-        env["COLUMNS"] = str(columns) if columns else None
-        env[TERMINAL_ENV] = "1" if columns else None
-        here = os.getcwd()
-        runner = CliRunner()
-        try:
-            os.chdir(request["cwd"])
-            result = runner.invoke(main, request["argv"], input=request.get("stdin"), env=env)
-        finally:
-            os.chdir(here)
-        # The bytes as written (click's .stdout turns \r\n into \n: CSV results use \r\n).
-        stdout = result.stdout_bytes.decode("utf-8", "replace")
-        stderr = result.stderr_bytes.decode("utf-8", "replace")
-        if result.exception is not None and not isinstance(result.exception, SystemExit):
-            stderr += f"error: internal error ({type(result.exception).__name__})\n"
-        return {"exit": result.exit_code, "stdout": stdout, "stderr": stderr}
-
 
 _TAKEOVERS = 3  # owners appearing while a call waits, before it gives up (busy)
 
 
-def run(data_dir: Path, name: str, arguments: dict[str, Any], *, claim: bool = False) -> ops.Result:
+def run(
+    data_dir: Path,
+    name: str,
+    arguments: dict[str, Any],
+    *,
+    claim: bool = False,
+    checked: bool = True,
+) -> ops.Result:
     """Run an operation where the data dir's graph is open: here when this process owns it,
     else in its owner (the operation and its arguments, never a command line); with no owner
     alive, here — a long-lived caller (``claim``) first claims the data dir, else it opens
-    the store for just this call.
+    the store for just this call. ``checked``: see :func:`ontoloom.ops.call`.
 
     :raises OntoloomError: what the operation raised, wherever it ran; ``owner_gone`` when
         the owner died after taking it (it may have been applied), ``busy`` when the owner
@@ -300,7 +266,13 @@ def run(data_dir: Path, name: str, arguments: dict[str, Any], *, claim: bool = F
     took_over: OwnerTookOver | None = None
     for _ in range(_TAKEOVERS):
         if not owns(data_dir):
-            request = {"kind": "op", "name": name, "arguments": arguments, "env": client_env()}
+            request = {
+                "kind": "op",
+                "name": name,
+                "arguments": arguments,
+                "checked": checked,
+                "env": client_env(),
+            }
             try:
                 answer = forward(data_dir, request, wait=caller_wait(lock_timeout()))
             except OwnerUnresponsive as exc:
@@ -314,19 +286,11 @@ def run(data_dir: Path, name: str, arguments: dict[str, Any], *, claim: bool = F
             if claim:
                 Owner.claim(data_dir)
         try:
-            return ops.call(data_dir, name, arguments)
+            return ops.call(data_dir, name, arguments, checked=checked)
         except OwnerTookOver as exc:  # another process became owner while this waited
             took_over = exc
     assert took_over is not None
     raise took_over
-
-
-def failed_command(error: OntoloomError, as_json: bool) -> dict[str, Any]:
-    """A command line's answer for an error it met before it ran, as the CLI prints it."""
-    if as_json:
-        text = json.dumps(error.to_json(), indent=2, ensure_ascii=False) + "\n"
-        return {"exit": error.exit_code, "stdout": text, "stderr": ""}
-    return {"exit": error.exit_code, "stdout": "", "stderr": f"error: {error.message}\n"}
 
 
 def _go_ahead(conn: socket.socket, lines: Any) -> bool:

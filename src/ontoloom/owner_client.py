@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import sys
 
 from ontoloom.locate import HAS_UNIX_SOCKETS, SOCKET_NAME, owner_alive, socket_address
 
@@ -35,8 +34,6 @@ __all__ = [
 ]
 
 READY, GO = b"ready\n", b"go\n"
-# Set by the owner for a command line whose caller's stdout is a terminal (see cli).
-TERMINAL_ENV = "ONTOLOOM_STDOUT_TERMINAL"
 WAIT_GRACE = 5.0  # seconds a caller waits past its lock timeout for the owner to take it
 
 
@@ -115,17 +112,5 @@ def caller_wait(lock_timeout: float) -> float:
 
 
 def client_env() -> dict[str, str]:
-    """The environment a forwarded command runs with: the ontoloom settings of the caller."""
+    """The caller's ontoloom settings, sent with an operation (its lock timeout)."""
     return {k: v for k, v in os.environ.items() if k.startswith("ONTOLOOM_") or k == "NO_COLOR"}
-
-
-def write_out(answer: dict[str, Any]) -> int:
-    """Print a forwarded command's output as if it had run here; its exit code."""
-    out, err = answer.get("stdout", ""), answer.get("stderr", "")
-    if out:
-        sys.stdout.write(out)
-        sys.stdout.flush()
-    if err:
-        sys.stderr.write(err)
-        sys.stderr.flush()
-    return int(answer.get("exit", 0))

@@ -15,8 +15,8 @@ from ontoloom.errors import BadInput, NotFound, QueryTimeout, UnsupportedQuery
 from ontoloom.model import _unicode, literal_from_json, parse_scalar
 from ontoloom.resources import resource_dir
 from ontoloom.store.isolated import parse_rows, run_isolated
-from ontoloom.terms import NamedNode, Quad, Term
-from ontoloom.vocab import PREFIXES, sparql_prefixes
+from ontoloom.terms import Literal, NamedNode, Quad, Term
+from ontoloom.vocab import OL, PREFIXES, sparql_prefixes
 
 if TYPE_CHECKING:
     from ontoloom.session import Session
@@ -28,6 +28,7 @@ __all__ = [
     "named_queries",
     "resolve_query",
     "run_query",
+    "show_term",
     "typed_param",
 ]
 
@@ -55,33 +56,45 @@ class NamedQuery:
             "params": {k: {"type": t, "help": h} for k, (t, h) in self.params.items()},
         }
 
+    @classmethod
+    def parse(cls, name: str, text: str) -> NamedQuery:
+        """A query file's text: its leading ``#`` lines describe it and declare its
+        ``# param: name (type) help``."""
+        description, params = [], {}
+        for line in text.splitlines():
+            if not line.startswith("#"):
+                break
+            body = line.lstrip("# ").rstrip()
+            match = re.match(r"param:\s*(\w+)\s*\((\w+)\)\s*(.*)", body)
+            if match:
+                params[match.group(1)] = (match.group(2), match.group(3))
+            else:
+                description.append(body)
+        return cls(name, " ".join(description), text, params)
+
 
 def _parse_named(path: Path) -> NamedQuery:
-    text = path.read_text(encoding="utf-8")
-    description, params = [], {}
-    for line in text.splitlines():
-        if not line.startswith("#"):
-            break
-        body = line.lstrip("# ").rstrip()
-        match = re.match(r"param:\s*(\w+)\s*\((\w+)\)\s*(.*)", body)
-        if match:
-            params[match.group(1)] = (match.group(2), match.group(3))
-        else:
-            description.append(body)
-    return NamedQuery(path.stem, " ".join(description), text, params)
+    return NamedQuery.parse(path.stem, path.read_text(encoding="utf-8"))
 
 
 def named_queries() -> dict[str, NamedQuery]:
     return {p.stem: _parse_named(p) for p in sorted(resource_dir("queries").glob("*.rq"))}
 
 
-def resolve_query(spec: str) -> NamedQuery:
-    """A named query, a ``.rq`` file, or SPARQL text."""
+def resolve_query(spec: str | NamedQuery, *, read_files: bool = False) -> NamedQuery:
+    """A named query, SPARQL text, or (``read_files``: for the process that names it, never
+    for an owner answering another's call) a ``.rq`` file."""
+    if isinstance(spec, NamedQuery):
+        return spec
     named = named_queries()
     if spec in named:
         return named[spec]
     path = Path(spec)
-    if spec.endswith(".rq") or (len(spec) < 4096 and "\n" not in spec and path.is_file()):
+    if spec.endswith(".rq") and not read_files:
+        raise BadInput(f"{spec}: a query file is read by whoever names it; give the query's text")
+    if spec.endswith(".rq") or (
+        read_files and len(spec) < 4096 and "\n" not in spec and path.is_file()
+    ):
         if not path.is_file():
             raise NotFound(f"no query file {spec}; named queries: {', '.join(named)}")
         return _parse_named(path)
@@ -113,7 +126,7 @@ def typed_param(graph: Session, value: str, kind: str | None = None) -> Term:
 
 def run_query(
     graph: Session,
-    spec: str,
+    spec: str | NamedQuery,
     params: dict[str, str],
     format_name: str,
     *,
@@ -170,7 +183,7 @@ def run_query(
     asked = "json" if format_name == "table" else format_name
     lock = graph.backend.lock
     try:
-        if graph.backend.remote:
+        if graph.backend.stops_queries_at_deadline:
             # The store runs the query in its own process, under its own time limits; with
             # --infer, a local copy of the stored and inferred quads answers it. The SPARQL
             # protocol has no prefixes parameter: the built-in ones go first as a prologue,
@@ -247,3 +260,19 @@ def check_services(text: str, config: Config) -> None:
                 f"SERVICE {endpoint} is refused: a query may call only the endpoints listed "
                 f'in {where} under [query] service_allow; to allow it, add service_allow = ["{iri}"]'
             )
+
+
+def show_term(graph: Session, term: Term | None) -> str:
+    """A result cell as a table shows it: a literal's value, an object's id, an ontoloom
+    term's name, any other IRI in angle brackets."""
+    from ontoloom.model import value_to_json, vocab_name
+
+    if term is None:
+        return ""
+    if isinstance(term, Literal):
+        return str(value_to_json(term))
+    if isinstance(term, NamedNode) and graph.ids.is_instance(term):
+        return graph.ids.id_of(term)
+    if isinstance(term, NamedNode):
+        return vocab_name(term) if term.value.startswith(OL) else f"<{term.value}>"
+    return str(term)

@@ -4,17 +4,17 @@
 * ``/sparql`` — the SPARQL 1.1 Protocol, query only (GET ``?query=``, POST form or
   ``application/sparql-query``); updates are refused;
 * ``/api/{tool}`` — POST the tool's arguments as JSON, get its result as JSON: the CLI's
-  refusals with their meanings as HTTP statuses (:data:`STATUS`);
+  refusals with their meanings as HTTP statuses (:data:`ontoloom.errors.OUTCOMES`);
 * ``/ui/`` and ``/ui/review`` (with ``--ui``) — the graph view and the review page. The pages
   carry no data: they fetch it from ``/ui/api/…`` with the same bearer token (taken from the
   address's ``#token=`` fragment or typed in), so every byte of the graph still needs it. A
-  review decision runs the CLI's own command line (:func:`run_command`), where the graph is
-  open, exactly as ``ontoloom proposals confirm ID`` would.
+  review decision runs the same operation as ``ontoloom proposals confirm ID``
+  (:func:`run_operation`), where the graph is open.
 
 Every request needs ``Authorization: Bearer <token>``: ``ONTOLOOM_TOKEN``, else the token
-file in the data dir (created 0600 on first start, on loopback only). Every call goes
-through :func:`ontoloom.mcp_server.dispatch`, so it runs where the graph is open: here when
-this server owns the data dir, else in its owner.
+file in the data dir (created 0600 on first start, on loopback only). Every call runs its
+operation through :func:`ontoloom.owner.run`, where the graph is open: here when this server
+owns the data dir, else in its owner.
 """
 
 from __future__ import annotations
@@ -26,30 +26,15 @@ import ipaddress
 import json
 import os
 import secrets
-import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from ontoloom.errors import BadInput
+from ontoloom.errors import BadInput, Internal, OntoloomError
 
-__all__ = ["STATUS", "TOKEN_FILE", "build_app", "resolve_token", "run_command", "serve"]
+__all__ = ["TOKEN_FILE", "build_app", "resolve_token", "run_operation", "serve"]
 
 TOKEN_FILE = "serve.token"
-
-# An error kind (the CLI's JSON "error") → the HTTP status that says the same.
-STATUS = {
-    "validation": 422,  # exit 1: refused by a rule, nothing stored
-    "bad_input": 400,
-    "parse": 400,
-    "not_found": 404,
-    "no_store": 404,
-    "unsupported_query": 400,
-    "busy": 503,
-    "timeout": 504,
-    "owner_gone": 502,
-    "internal": 500,
-}
 
 
 # What /sparql answers in, by media type: SELECT/ASK results, and CONSTRUCT/DESCRIBE graphs.
@@ -185,35 +170,19 @@ def resolve_token(data_dir: Path, host: str) -> str:
     return token
 
 
-# The CLI's output is captured by swapping sys.stdout: one command line at a time.
-_command_lock = threading.Lock()
+def run_operation(data_dir: Path, name: str, arguments: dict[str, Any]) -> tuple[int, Any, str]:
+    """Run an operation where the data dir's graph is open (:func:`ontoloom.owner.run`: here,
+    or in its owner; a server with no owner alive claims the data dir): (HTTP status — from
+    :data:`ontoloom.errors.OUTCOMES` for an error —, its JSON, its note)."""
+    from ontoloom.owner import run
 
-
-def run_command(data_dir: Path, argv: list[str]) -> tuple[int, Any]:
-    """Run ``ontoloom --json ARGV`` on ``data_dir`` as the CLI would — in the data dir's
-    owner when another process owns it — and return (HTTP status, its JSON)."""
-    from click.testing import CliRunner
-
-    from ontoloom.cli import main
-    from ontoloom.owner import borrowed
-
-    # When this process owns the data dir, its owner also runs forwarded command lines by
-    # swapping sys.stdout: holding the owner's lock keeps the two from crossing.
-    with _command_lock, borrowed(data_dir):
-        result = CliRunner().invoke(main, ["--data-dir", str(data_dir), "--json", *argv])
     try:
-        data = json.loads(result.stdout) if result.stdout.strip() else None
-    except json.JSONDecodeError:
-        data = None
-    if result.exit_code == 0 and data is not None:
-        return 200, data
-    if isinstance(data, dict) and "error" in data:
-        return STATUS.get(data["error"], 400), data
-    message = (result.stderr or "").strip() or f"the command exited {result.exit_code}"
-    message = message.removeprefix("error: ").removeprefix("Error: ")
-    if result.exit_code == 2:  # a usage error (click's, e.g. --depth abc): the request's fault
-        return 400, {"error": "bad_input", "message": message.splitlines()[-1]}
-    return 500, {"error": "internal", "message": message}
+        result = run(data_dir, name, arguments, claim=True)
+    except OntoloomError as exc:
+        return exc.http_status, exc.to_json(), ""
+    except Exception as exc:  # a bug must not take the server down, nor go unanswered
+        return 500, Internal(f"unexpected {type(exc).__name__}: {exc}").to_json(), ""
+    return 200, result.value, result.note or ""
 
 
 def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
@@ -227,7 +196,8 @@ def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
     from starlette.routing import Mount, Route
     from starlette.types import Receive, Scope, Send
 
-    from ontoloom.mcp_server import build_server, dispatch
+    from ontoloom.mcp_server import build_server
+    from ontoloom.ops import static_operations
 
     sessions = StreamableHTTPSessionManager(app=build_server(data_dir), json_response=True)
 
@@ -247,22 +217,15 @@ def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
         """(status, body, headers) of a tool call; a note the tool adds to its result (a
         page with more after it names the next page's ``after``) is the X-Ontoloom-Note
         header, JSON-escaped to ASCII, so the body stays the tool's result."""
-        result = await anyio.to_thread.run_sync(dispatch, data_dir, name, arguments)
-        data = result.structuredContent
-        if result.isError:
-            kind = (data or {}).get("error", "bad_input")
-            text = result.content[0].text if result.content else ""
-            body = data if data else {"error": kind, "message": text}
-            return STATUS.get(kind, 400), body, {}
-        if isinstance(data, dict) and set(data) == {"result"}:
-            data = data["result"]
-        notes = [
-            item.text.removeprefix("note: ")
-            for item in result.content[1:]
-            if getattr(item, "text", "").startswith("note: ")
-        ]
-        headers = {"X-Ontoloom-Note": json.dumps(" ".join(notes))[1:-1]} if notes else {}
-        return 200, data, headers
+        known = static_operations().get(name)
+        if known is None or not known.tool:
+            message = f"unknown tool {name!r}: list the tools to see them"
+            return 400, {"error": "bad_input", "message": message}, {}
+        status, body, note = await anyio.to_thread.run_sync(
+            run_operation, data_dir, name, arguments
+        )
+        headers = {"X-Ontoloom-Note": json.dumps(note)[1:-1]} if note else {}
+        return status, body, headers
 
     async def api(request: Request) -> Response:
         if not authorised(request.headers):
@@ -354,18 +317,12 @@ def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
     return Starlette(routes=routes, lifespan=lifespan)
 
 
-# What the review page may ask for, as the CLI command line that does it.
+# What the review page may ask for: the operation that does it and the keys it takes.
 _ACTIONS = {
-    "confirm": lambda a: ["proposals", "confirm", "--", a["id"]],
-    "reject": lambda a: [
-        "proposals",
-        "reject",
-        *(["--reason", a["reason"]] if a.get("reason") else []),
-        "--",
-        a["id"],
-    ],
-    "type": lambda a: ["links", "type", "--", a["id"], a["rel"]],
-    "dismiss": lambda a: ["links", "dismiss", "--", a["id"]],
+    "confirm": ("proposals_confirm", ("id",)),
+    "reject": ("proposals_reject", ("id", "reason")),
+    "type": ("links_type", ("id", "rel")),
+    "dismiss": ("links_dismiss", ("id",)),
 }
 _NEEDS = {"confirm": ("id",), "reject": ("id",), "type": ("id", "rel"), "dismiss": ("id",)}
 
@@ -385,8 +342,8 @@ def _ui_routes(data_dir: Path, authorised: Any, unauthorised: Any) -> list[Any]:
         "X-Content-Type-Options": "nosniff",
     }
 
-    async def command(argv: list[str]) -> Response:
-        status, body = await anyio.to_thread.run_sync(run_command, data_dir, argv)
+    async def operation(name: str, arguments: dict[str, Any]) -> Response:
+        status, body, _ = await anyio.to_thread.run_sync(run_operation, data_dir, name, arguments)
         return JSONResponse(body, status_code=status, headers=headers)
 
     def bad(message: str) -> Response:
@@ -400,25 +357,29 @@ def _ui_routes(data_dir: Path, authorised: Any, unauthorised: Any) -> list[Any]:
         if not authorised(request.headers):
             return unauthorised()
         q = request.query_params
-        argv = ["view", "--format", "json", "-o", "-"]
+        arguments: dict[str, Any] = {
+            "types": q.getlist("type"),
+            "include_private": q.get("include_private") in ("1", "true"),
+        }
         if q.get("focus"):
-            argv += ["--focus", q["focus"], "--depth", q.get("depth") or "1"]
-        for name in q.getlist("type"):
-            argv += ["--type", name]
-        if q.get("include_private") in ("1", "true"):
-            argv.append("--include-private")
-        return await command(argv)
+            depth = q.get("depth") or "1"
+            if not depth.isdigit() or not 0 <= int(depth) <= 10:
+                return bad(f"depth is a whole number from 0 to 10, not {depth!r}")
+            arguments.update(focus=q["focus"], depth=int(depth))
+        return await operation("view_data", arguments)
 
     async def queue(request: Request) -> Response:
         if not authorised(request.headers):
             return unauthorised()
         out: dict[str, Any] = {}
-        for key, argv in (
-            ("proposals", ["proposals", "--status", "pending"]),
-            ("candidates", ["links"]),
-            ("schema", ["schema", "list"]),
+        for key, name, arguments in (
+            ("proposals", "proposals_list", {"status": "pending"}),
+            ("candidates", "links_list", {}),
+            ("schema", "schema_list", {}),
         ):
-            status, body = await anyio.to_thread.run_sync(run_command, data_dir, argv)
+            status, body, _ = await anyio.to_thread.run_sync(
+                run_operation, data_dir, name, arguments
+            )
             if status != 200:
                 return JSONResponse(body, status_code=status, headers=headers)
             out[key] = body
@@ -447,7 +408,8 @@ def _ui_routes(data_dir: Path, authorised: Any, unauthorised: Any) -> list[Any]:
                 return bad(f'{action} needs "{key}" (a string)')
         if body.get("reason") is not None and not isinstance(body["reason"], str):
             return bad('"reason" is a string')
-        return await command(_ACTIONS[action](body))
+        name, keys = _ACTIONS[action]
+        return await operation(name, {key: body.get(key) for key in keys})
 
     return [
         Route("/ui", lambda request: RedirectResponse("/ui/"), methods=["GET"]),

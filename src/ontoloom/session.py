@@ -102,10 +102,6 @@ def lend_sessions(lender: Lender) -> None:
 class Session:
     """A typed, validated graph in one data dir."""
 
-    # Whether this process has opened a store itself: until it has, a command line has done
-    # nothing, and one that meets a new owner can be run again through it (entry.main).
-    opened_a_store = False
-
     def __init__(
         self, backend: Backend, data_dir: Path | None = None, id_base: str | None = None
     ) -> None:
@@ -262,7 +258,6 @@ class Session:
                     raise Busy(kept_by_owner(path)) from exc
                 raise
             graph = cls(backend, path)
-            Session.opened_a_store = True
             try:
                 yield graph
             finally:
@@ -309,11 +304,11 @@ class Session:
             elif isinstance(o, Literal) and isinstance(p, NamedNode) and p.value.startswith(OL):
                 props[vocab_name(p)].append(value_to_json(o))
         properties: dict[str, Any] = {}
-        order = props.pop(OBSERVATION_ORDER, [None])[0]
+        order = props.pop(OBSERVATION_ORDER, [None])[0]  # a string of digests, as written
         for key in sorted(props):
             values = sorted(props[key], key=lambda v: (str(type(v)), v))
             if key == OBSERVATIONS:
-                values = in_written_order(values, order)
+                values = in_written_order(values, order if isinstance(order, str) else None)
             properties[key] = (
                 values if key in self.schema.multi_valued or len(values) > 1 else values[0]
             )

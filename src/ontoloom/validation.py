@@ -394,7 +394,7 @@ def _mix_and_infer(data: list[Triple], ontology: list[Triple], inference: str) -
     if ontology:
         # pyshacl annotates its data graph as a DataGraph (a Dataset), but inoculate only adds
         # to it, and pyshacl's own validator passes it a plain rdflib Graph.
-        graph = inoculate(graph, to_rdflib(ontology))
+        graph = inoculate(graph, to_rdflib(ontology))  # type: ignore[arg-type]
     if inference != "none":
         semantics = {
             "rdfs": CustomRDFSSemantics,

@@ -22,7 +22,7 @@ from ontoloom.terms import NamedNode
 from ontoloom.vocab import OL, RDF, RDF_TYPE
 
 if TYPE_CHECKING:
-    from ontoloom.api import Graph
+    from ontoloom.session import Session
 
 __all__ = [
     "BACKGROUND",
@@ -125,7 +125,7 @@ def _strings(value: Any) -> list[str]:
     return [str(v) for v in items]
 
 
-def _evidence(graph: Graph) -> dict[tuple[str, str, str], dict[str, Any]]:
+def _evidence(graph: Session) -> dict[tuple[str, str, str], dict[str, Any]]:
     """The record each trusted relation was read from: (from, rel, to) → path, line, quote."""
     query = (
         f"SELECT ?s ?p ?o ?source ?line ?quote WHERE {{ ?ev {RDF_TYPE} <{RDF}Statement> ; "
@@ -152,7 +152,7 @@ def _evidence(graph: Graph) -> dict[tuple[str, str, str], dict[str, Any]]:
 
 
 def view_data(
-    graph: Graph,
+    graph: Session,
     *,
     focus: str | None = None,
     depth: int = 1,

@@ -185,8 +185,9 @@ class WritePath:
             found = self._violations(after, focus, group, hierarchy, validator)
             if found:
                 if before is None:
-                    # A remote store is read into a local copy: one engine evaluates both.
-                    local = whole and not self.backend.remote
+                    # A store not validated in place is read into a local copy: one engine
+                    # evaluates both.
+                    local = whole and self.backend.validates_in_place
                     before = self.backend if local else scratch(copied)
                 # Only what the delta breaks is refused: a violation the store already had
                 # (data from before a schema change) must not block unrelated writes.
@@ -326,7 +327,7 @@ class WritePath:
             everything = self.walker.everything()
             after = scratch(everything)
             after.patch(delta)
-            before_store = scratch(everything) if self.backend.remote else self.backend
+            before_store = self.backend if self.backend.validates_in_place else scratch(everything)
             before_results = _audit(before_store, self.schema)
             known = {_key(r) for r in before_results}
             broken = [r for r in _audit(after, after_schema) if _key(r) not in known]

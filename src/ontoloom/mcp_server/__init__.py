@@ -23,7 +23,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from ontoloom import ops
 from ontoloom.errors import OntoloomError, OwnerTookOver, Stopped
 from ontoloom.mcp_server.pipes import stdio_streams
-from ontoloom.ops import Operation, Result, operations, static_operations
+from ontoloom.ops import Operation, Result, static_operations, tools
 
 __all__ = ["build_server", "serve"]
 
@@ -38,7 +38,12 @@ The memory-server tools (create_entities, read_graph, …) work on the same grap
 
 
 def _tools(data_dir: Path) -> list[Operation]:
-    return list(operations(_schema(data_dir)).values())
+    return tools(_schema(data_dir))
+
+
+def _is_tool(name: str) -> bool:
+    known = static_operations().get(name)
+    return known is not None and known.tool
 
 
 def _schema(data_dir: Path) -> Any:
@@ -142,9 +147,11 @@ def tool_result(name: str, result: Result) -> types.CallToolResult:
     data = result.value
     structured = data if isinstance(data, dict) else {"result": data}
     text = known.render(data) if known is not None and known.render is not None else _text(data)
-    content = [types.TextContent(type="text", text=text)]
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     if result.note:
         content.append(types.TextContent(type="text", text=f"note: {result.note}"))
+    for warning in result.warnings:  # what the CLI prints on stderr (a shape judged in part)
+        content.append(types.TextContent(type="text", text=f"warning: {warning}"))
     return types.CallToolResult(content=content, structuredContent=structured)
 
 
@@ -159,7 +166,7 @@ def tool_error(exc: OntoloomError) -> types.CallToolResult:
 def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
     """Run one tool call to completion in this process (blocking): the operation of that
     name, its answer or its error as the tool's."""
-    if name not in static_operations():
+    if not _is_tool(name):
         return _error(f"unknown tool {name!r}: list the tools to see them")
     try:
         return tool_result(name, ops.call(data_dir, name, arguments))
@@ -177,7 +184,7 @@ def dispatch(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.Call
     or in its owner; a server with no owner alive claims the data dir)."""
     from ontoloom.owner import run
 
-    if name not in static_operations():
+    if not _is_tool(name):
         return _error(f"unknown tool {name!r}: list the tools to see them")
     try:
         return tool_result(name, run(data_dir, name, arguments, claim=True))
@@ -241,8 +248,7 @@ def serve(data_dir: str | Path | None = None) -> None:
         path.mkdir(parents=True, exist_ok=True)
     server = build_server(path)
     options = server.create_initialization_options(NotificationOptions(tools_changed=True))
-    # The process's own stdio, taken before claiming the data dir: a command line the owner
-    # runs for another process swaps sys.stdin/sys.stdout while it runs (click's CliRunner).
+    # The process's own stdio, taken once: the transport speaks on nothing else.
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
 
     stopped: list[int] = []
@@ -252,7 +258,10 @@ def serve(data_dir: str | Path | None = None) -> None:
             tasks.start_soon(_stop_on_signals, tasks.cancel_scope, stopped)
             # inside the group a signal cancels: so is the transport's reader of a terminal
             async with stdio_streams(stdin, stdout) as (read, write):
-                await server.run(read, write, options)
+                # Server.run annotates anyio's memory streams, but only receives from and
+                # sends to them (as BaseSession does): the pipe transport's streams are
+                # ObjectReceiveStream/ObjectSendStream implementations of their own.
+                await server.run(read, write, options)  # type: ignore[arg-type]
             tasks.cancel_scope.cancel()  # stdin closed: the end
 
     from ontoloom.owner import owning

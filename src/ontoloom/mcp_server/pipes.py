@@ -20,7 +20,7 @@ import io
 import os
 import stat
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import IO, Any
 
 import anyio
@@ -119,7 +119,7 @@ async def _connect(stdin: IO[bytes], stdout: IO[bytes]) -> tuple[_Messages, _Ans
     return _Messages(reader), _Answers(writer), (read, write, ends)
 
 
-def _release(ends: list[IO[bytes]]) -> None:
+def _release(ends: Sequence[IO[bytes]]) -> None:
     """The files blocking again (the flag is shared with the process's own stdin and
     stdout, which a command after the server may use), and closed."""
     for end in ends:
@@ -137,7 +137,10 @@ async def stdio_streams(
     connected = await _connect(stdin, stdout)
     if connected is None:
         text_out = anyio.wrap_file(io.TextIOWrapper(stdout, encoding="utf-8"))
-        async with stdio_server(_ThreadLines(stdin), text_out) as streams:
+        # stdio_server annotates its stdin as anyio.AsyncFile[str] but only iterates it
+        # (``async for line in stdin``), which _ThreadLines provides.
+        lines = _ThreadLines(stdin)
+        async with stdio_server(lines, text_out) as streams:  # type: ignore[arg-type]
             yield streams
         return
     messages, answers, (read, write, ends) = connected

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import jsonschema
 
 from ontoloom.errors import BadInput, NoStore, NotFound
+from ontoloom.ops.commands import command_operations
 from ontoloom.ops.memory import EMPTY_RESULTS, memory_operations
 from ontoloom.ops.spec import Access, Operation
 from ontoloom.ops.typed import typed_operations
@@ -40,23 +41,47 @@ from ontoloom.ops.typed import typed_operations
 if TYPE_CHECKING:
     from ontoloom.schema import Schema
 
-__all__ = ["Access", "Operation", "Result", "call", "operations", "static_operations"]
+__all__ = [
+    "Access",
+    "Operation",
+    "Result",
+    "call",
+    "operations",
+    "static_operations",
+    "tools",
+]
 
 
 @dataclass(frozen=True)
 class Result:
-    """What an operation answers: its JSON value, and a note beside it for the reader (a
-    page with more after it, a search that matched loosely) that is not part of the value."""
+    """What an operation answers: its JSON value, and beside it what is not part of the value:
+    a note for the reader (a search that matched loosely; an agent's next page), warnings (a
+    shape an engine could only partly judge: the CLI prints them on stderr) and the cursor of
+    the next page (the ``after`` to give for it)."""
 
     value: Any
     note: str | None = None
+    warnings: tuple[str, ...] = ()
+    cursor: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"result": self.value, **({"note": self.note} if self.note else {})}
+        out: dict[str, Any] = {"result": self.value}
+        if self.note:
+            out["note"] = self.note
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        if self.cursor is not None:
+            out["cursor"] = self.cursor
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Result:
-        return cls(data.get("result"), data.get("note"))
+        return cls(
+            data.get("result"),
+            data.get("note"),
+            tuple(data.get("warnings") or ()),
+            data.get("cursor"),
+        )
 
 
 class _Table:
@@ -64,7 +89,8 @@ class _Table:
     first use): built once per schema, not per call — a schema change makes a new schema."""
 
     def __init__(self, schema: Schema) -> None:
-        self.operations = {o.name: o for o in [*typed_operations(schema), *memory_operations()]}
+        every = [*typed_operations(schema), *memory_operations(), *command_operations()]
+        self.operations = {o.name: o for o in every}
         self._validators: dict[str, jsonschema.Draft202012Validator] = {}
 
     def validator(self, name: str) -> jsonschema.Draft202012Validator:
@@ -92,6 +118,12 @@ def operations(schema: Schema) -> dict[str, Operation]:
     return _table(schema).operations
 
 
+def tools(schema: Schema) -> list[Operation]:
+    """The operations offered to agents as tools (MCP, the HTTP API): not those only the
+    command line and the pages call (an export to a file, a rebuild from the records)."""
+    return [o for o in operations(schema).values() if o.tool]
+
+
 @functools.cache
 def static_operations() -> dict[str, Operation]:
     """The operations as the shipped schema describes them: enough to know how one opens
@@ -101,9 +133,15 @@ def static_operations() -> dict[str, Operation]:
     return operations(Schema.load())
 
 
-def call(data_dir: str | Path | None, name: str, arguments: Mapping[str, Any]) -> Result:
+def call(
+    data_dir: str | Path | None, name: str, arguments: Mapping[str, Any], *, checked: bool = True
+) -> Result:
     """Run one operation to completion on ``data_dir``'s graph: open it as the operation
     needs, check the arguments against the live schema, run, close.
+
+    ``checked=False`` skips the argument schema: for the command line, whose arguments click
+    has typed already and whose values the domain judges in the words its users know
+    ("unknown entity type 'Foo'…", exit 1) rather than the schema's (an enum, exit 2).
 
     :raises NotFound: an unknown operation (or what the operation itself finds missing).
     :raises BadInput: arguments the operation's schema refuses (named, never quoted).
@@ -119,7 +157,7 @@ def call(data_dir: str | Path | None, name: str, arguments: Mapping[str, Any]) -
         with Graph.open(data_dir, write=not known.read_only, create=known.access == "create") as g:
             table = _table(g.schema)
             operation = table.operations[name]
-            problem = argument_problem(operation, given, table.validator(name))
+            problem = argument_problem(operation, given, table.validator(name)) if checked else None
             if problem:
                 raise BadInput(problem)
             value = operation.handler(g, given)
@@ -127,7 +165,9 @@ def call(data_dir: str | Path | None, name: str, arguments: Mapping[str, Any]) -
         if name not in EMPTY_RESULTS:
             raise
         value = EMPTY_RESULTS[name]
-    return Result(value, getattr(value, "note", None))
+    if isinstance(value, Result):
+        return value
+    return Result(value, getattr(value, "note", None), cursor=getattr(value, "cursor", None))
 
 
 def argument_problem(

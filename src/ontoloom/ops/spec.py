@@ -41,6 +41,9 @@ class Operation:
     one_object: bool = False
     # The text form of a result (an MCP tool's text content); by default its JSON.
     render: Callable[[Any], str] | None = None
+    # Offered to agents as a tool (MCP, /api); False: only the command line and the pages
+    # call it (it answers a document for the caller to write, or reads the instance's files).
+    tool: bool = True
 
     @property
     def read_only(self) -> bool:

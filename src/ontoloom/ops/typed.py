@@ -110,11 +110,18 @@ def _listed(value: Any) -> list[str]:
 
 
 def _list(g: Graph, a: dict[str, Any]) -> Any:
+    limit = a.get("limit", 100)
+    if limit is None and a.get("after") is None:  # every entity (the command line's default)
+        return [e.to_json() for e in g.entities(a.get("type"), a.get("where") or {})]
     found, cursor = g.entity_page(
-        a.get("type"), a.get("where") or {}, after=a.get("after"), limit=a.get("limit", 100)
+        a.get("type"),
+        a.get("where") or {},
+        after=a.get("after"),
+        limit=100 if limit is None else limit,
     )
     page = Noted(e.to_json() for e in found)
     if cursor is not None:
+        page.cursor = cursor
         page.note = (
             f"{len(found)} entities shown, in id order; more follow: call list_entities "
             f'again with the same arguments and "after": "{cursor}"'
@@ -123,9 +130,11 @@ def _list(g: Graph, a: dict[str, Any]) -> Any:
 
 
 class Noted(list[Any]):
-    """A JSON list result with a note for the agent beside it (a second text item)."""
+    """A JSON list result with a note for the agent beside it (a second text item) and,
+    for a page with more after it, the next page's cursor."""
 
     note: str | None = None
+    cursor: str | None = None
 
 
 def _search(g: Graph, a: dict[str, Any]) -> Any:
@@ -142,13 +151,37 @@ def _search(g: Graph, a: dict[str, Any]) -> Any:
 
 
 def _check(g: Graph, a: dict[str, Any]) -> Any:
-    from ontoloom.audit import audit
+    return audited(g, a, apply=False)
 
-    result = audit(g)
+
+def audited(g: Graph, a: dict[str, Any], *, apply: bool) -> Any:
+    """The audit of the whole graph as every front end reports it: the report, with
+    ``explain`` which engine judged which shape (and which read terms as written), with
+    ``repair`` the repairs proposed (``apply``: and what applying them did), with
+    ``format: turtle`` the SHACL report graph; the shapes no engine judged in full as
+    warnings."""
+    from ontoloom.audit import apply_repairs, audit, audit_warnings, plan_repairs
+    from ontoloom.ops import Result
+
+    allow = bool(a.get("allow_unsupported"))
+    result = audit(g, allow_unsupported=allow)
+    repairs = plan_repairs(g, result) if a.get("repair") else []
+    applied = apply_repairs(g, repairs) if apply else []
+    if applied:
+        result = audit(g, allow_unsupported=allow)
     data = result.to_json()
     if a.get("explain"):
         data["engines"] = result.engines
-    return data
+        data["as_written"] = result.as_written
+    if a.get("repair"):
+        data["repairs"] = [r.to_json() for r in repairs]
+    if apply:
+        data["applied"] = [{"description": r.description, "refused": why} for r, why in applied]
+    if a.get("format") == "turtle":
+        from ontoloom.shacl.report import report_turtle
+
+        data["turtle"] = report_turtle(result.report, g.schema.shapes)
+    return Result(data, warnings=tuple(audit_warnings(result, g.schema.shapes)))
 
 
 def _query(g: Graph, a: dict[str, Any]) -> Any:
@@ -418,7 +451,16 @@ def typed_operations(schema: Schema) -> list[Operation]:
                 "explain": {
                     "type": "boolean",
                     "description": "Also say which engine checked which shape.",
-                }
+                },
+                "repair": {
+                    "type": "boolean",
+                    "description": "Also propose repairs (nothing is applied).",
+                },
+                "allow_unsupported": {
+                    "type": "boolean",
+                    "description": "Audit the rest when shapes use features ontoloom does "
+                    "not evaluate (they are named in the warnings).",
+                },
             },
             _check,
         ),

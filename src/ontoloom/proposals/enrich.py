@@ -30,7 +30,9 @@ from ontoloom.store.base import Delta
 from ontoloom.vocab import OL
 
 if TYPE_CHECKING:
+    from ontoloom.schema import RelationSpec
     from ontoloom.session import Session
+    from ontoloom.terms import Quad
 
 __all__ = ["IngestResult", "emit_request", "ingest_response", "response_schema"]
 
@@ -70,6 +72,35 @@ def emit_request(graph: Session, limit: int = 50, for_target: str | None = None)
     gate = Gate.from_graph(graph)
     objects = known_objects(graph)
     target = resolve_object(graph, for_target) if for_target else None
+    candidates = _record_items(graph, objects, target) + _sentence_items(graph, target)
+    shown = [
+        o
+        for o in objects
+        if target is None or o["id"] == target or o["id"] in _mentioned(candidates)
+    ]
+    candidates += [Item(o, (o["id"],), "object") for o in shown]
+    released = gate.release(candidates)
+    items = released.payloads("record") + released.payloads("sentence")
+    items.sort(key=lambda i: (i["kind"] != "record", i["path"], i.get("line", 0)))
+    items = items[: max(0, limit)]
+    vocabulary = _vocabulary(graph)
+    body = json.dumps(
+        {"items": items, "vocabulary": vocabulary}, sort_keys=True, ensure_ascii=False
+    )
+    return {
+        "version": 1,
+        "request_id": hashlib.sha256(body.encode()).hexdigest()[:16],
+        "instruction": INSTRUCTION,
+        "vocabulary": vocabulary,
+        "objects": released.payloads("object")[:2000],
+        "items": items,
+        "withheld": released.summary(),
+        "response_schema": response_schema(),
+    }
+
+
+def _record_items(graph: Session, objects: list[dict[str, Any]], target: str | None) -> list[Item]:
+    """The records to read (those naming ``target``, when there is one), by path."""
     known = {o["id"]: o for o in objects}
     words = []
     if target is not None:
@@ -87,6 +118,12 @@ def emit_request(graph: Session, limit: int = 50, for_target: str | None = None)
         if target is None or oid == target or any(w in text.lower() for w in words):
             item = {"kind": "record", "path": r["path"].value, "object": oid, "text": text}
             candidates.append(Item(item, (oid,), "record"))
+    return candidates
+
+
+def _sentence_items(graph: Session, target: str | None) -> list[Item]:
+    """The records' sentences that link two objects (one of them ``target``, when there is one)."""
+    candidates: list[Item] = []
     for c in link_candidates(graph):
         if target is None or target in (c.source, c.target):
             item = {
@@ -99,17 +136,11 @@ def emit_request(graph: Session, limit: int = 50, for_target: str | None = None)
             # The sentence names its target: it leaves only if the target may.
             ends = (c.source,) if c.target is None else (c.source, c.target)
             candidates.append(Item(item, ends, "sentence"))
-    shown = [
-        o
-        for o in objects
-        if target is None or o["id"] == target or o["id"] in _mentioned(candidates)
-    ]
-    candidates += [Item(o, (o["id"],), "object") for o in shown]
-    released = gate.release(candidates)
-    items = released.payloads("record") + released.payloads("sentence")
-    items.sort(key=lambda i: (i["kind"] != "record", i["path"], i.get("line", 0)))
-    items = items[: max(0, limit)]
-    vocabulary = [
+    return candidates
+
+
+def _vocabulary(graph: Session) -> list[dict[str, Any]]:
+    return [
         {
             "relation": r.name,
             "from": r.from_types,
@@ -126,19 +157,6 @@ def emit_request(graph: Session, limit: int = 50, for_target: str | None = None)
         }
         for r in graph.schema.relations.values()
     ]
-    body = json.dumps(
-        {"items": items, "vocabulary": vocabulary}, sort_keys=True, ensure_ascii=False
-    )
-    return {
-        "version": 1,
-        "request_id": hashlib.sha256(body.encode()).hexdigest()[:16],
-        "instruction": INSTRUCTION,
-        "vocabulary": vocabulary,
-        "objects": released.payloads("object")[:2000],
-        "items": items,
-        "withheld": released.summary(),
-        "response_schema": response_schema(),
-    }
 
 
 def _mentioned(items: list[Item]) -> set[str]:
@@ -228,91 +246,132 @@ def ingest_response(graph: Session, data: Any) -> IngestResult:
         ) from None
     instance = _instance(graph)
     objects = known_objects(graph)
-    resolver = Resolver(objects)
-    existing = {p.id: p for p in list_proposals(graph)}
-    derivable = {(c.source, c.target) for c in link_candidates(graph)}
-    model = data.get("model") or "agent"
+    run = _EnrichRun(
+        graph=graph,
+        instance=instance,
+        resolver=Resolver(objects),
+        existing={p.id: p for p in list_proposals(graph)},
+        derivable={(c.source, c.target) for c in link_candidates(graph)},
+        model=data.get("model") or "agent",
+    )
     result = IngestResult()
-    adds = set()
-    seen: set[str] = set()
     for i, cand in enumerate(data["candidates"]):
-        outcome: dict[str, Any] = {
-            "index": i,
-            "source": cand["source"],
-            "relation": cand["relation"],
-            "target": cand["target"],
-        }
-        spec = graph.schema.relations.get(cand["relation"])
-        source = resolver.resolve(cand["source"])
-        target = resolver.resolve(cand["target"], None)
-        if spec is None:
-            outcome.update(
-                outcome="refused",
-                reason="vocabulary",
-                detail=f"unknown relation {cand['relation']!r}",
-            )
-        elif source.id is None or target.id is None:
-            outcome.update(
-                outcome="refused", reason="unresolved", detail=(source.reason or target.reason)
-            )
-        elif not type_fits(graph, resolver.types.get(source.id), spec.from_types) or not type_fits(
-            graph, resolver.types.get(target.id), spec.to_types
-        ):
-            outcome.update(
-                outcome="refused",
-                reason="domain_range",
-                detail=f"{spec.name} goes from {'/'.join(spec.from_types)} to {'/'.join(spec.to_types)}",
-            )
-        else:
-            ok, why = _quote_found(instance, cand["evidence"])
-            pid = proposal_id(source.id, spec.name, target.id)
-            outcome.update(source=source.id, target=target.id, id=pid)
-            if not ok:
-                outcome.update(outcome="dropped", reason="quote", detail=why)
-            elif _trusted(graph, source.id, spec.iri, target.id, spec.symmetric):
-                outcome.update(outcome="duplicate", reason="known")
-            elif pid in existing or pid in seen:
-                status = existing[pid].status if pid in existing else "pending"
-                outcome.update(
-                    outcome="duplicate", reason="rejected" if status == "rejected" else "proposed"
-                )
-            else:
-                opinion = cand.get("second_opinion")
-                if (source.id, target.id) in derivable:
-                    tier = "HIGH"
-                elif opinion is not None:
-                    tier = "MEDIUM" if opinion.get("agree") else "rejected"
-                else:
-                    tier = "LOW"
-                evidence = {
-                    k: v
-                    for k, v in {
-                        "source": cand["evidence"].get("path"),
-                        "quote": cand["evidence"]["quote"],
-                        "transcript": cand["evidence"].get("transcript"),
-                        "message": cand["evidence"].get("message_id"),
-                        "time": cand["evidence"].get("time"),
-                    }.items()
-                    if v is not None
-                }
-                proposal = Proposal(
-                    pid,
-                    source.id,
-                    spec.name,
-                    target.id,
-                    status="rejected" if tier == "rejected" else "pending",
-                    tier=tier,
-                    origin="enrich",
-                    proposer=model,
-                    evidence=evidence,
-                )
-                adds |= proposal_quads(graph, proposal)
-                seen.add(pid)
-                outcome.update(outcome="stored", tier=tier, reason=tier)
-        result.outcomes.append(outcome)
-    if adds:
-        graph.writes.commit(Delta(adds=adds))
+        result.outcomes.append(_checked_candidate(run, cand, i))
+    if run.adds:
+        graph.writes.commit(Delta(adds=run.adds))
     return result
+
+
+@dataclass(frozen=True)
+class _EnrichRun:
+    """One ingest of an agent's answer: what each candidate is checked against, the
+    proposals stored so far (``seen``) and the quads the run commits at its end."""
+
+    graph: Session
+    instance: Path
+    resolver: Resolver
+    existing: dict[str, Proposal]  # every proposal of the store, by id
+    derivable: set[tuple[str, str | None]]  # (source, target) the records link already
+    model: str  # the proposer
+    seen: set[str] = field(default_factory=set)
+    adds: set[Quad] = field(default_factory=set)
+
+
+def _checked_candidate(run: _EnrichRun, cand: dict[str, Any], index: int) -> dict[str, Any]:
+    """One candidate's outcome: refused (vocabulary, unresolved, domain/range) or, its
+    relation sound, :func:`_quoted_and_stored`."""
+    graph, resolver = run.graph, run.resolver
+    outcome: dict[str, Any] = {
+        "index": index,
+        "source": cand["source"],
+        "relation": cand["relation"],
+        "target": cand["target"],
+    }
+    spec = graph.schema.relations.get(cand["relation"])
+    source = resolver.resolve(cand["source"])
+    target = resolver.resolve(cand["target"], None)
+    if spec is None:
+        outcome.update(
+            outcome="refused",
+            reason="vocabulary",
+            detail=f"unknown relation {cand['relation']!r}",
+        )
+    elif source.id is None or target.id is None:
+        outcome.update(
+            outcome="refused", reason="unresolved", detail=(source.reason or target.reason)
+        )
+    elif not type_fits(graph, resolver.types.get(source.id), spec.from_types) or not type_fits(
+        graph, resolver.types.get(target.id), spec.to_types
+    ):
+        outcome.update(
+            outcome="refused",
+            reason="domain_range",
+            detail=f"{spec.name} goes from {'/'.join(spec.from_types)} to {'/'.join(spec.to_types)}",
+        )
+    else:
+        _quoted_and_stored(run, cand, spec, source.id, target.id, outcome)
+    return outcome
+
+
+def _quoted_and_stored(
+    run: _EnrichRun,
+    cand: dict[str, Any],
+    spec: RelationSpec,
+    source: str,
+    target: str,
+    outcome: dict[str, Any],
+) -> None:
+    """A sound relation candidate: dropped (its quote is not verbatim in its source), a
+    duplicate (known, proposed or rejected), or stored with its tier — noted in ``outcome``."""
+    ok, why = _quote_found(run.instance, cand["evidence"])
+    pid = proposal_id(source, spec.name, target)
+    outcome.update(source=source, target=target, id=pid)
+    if not ok:
+        outcome.update(outcome="dropped", reason="quote", detail=why)
+    elif _trusted(run.graph, source, spec.iri, target, spec.symmetric):
+        outcome.update(outcome="duplicate", reason="known")
+    elif pid in run.existing or pid in run.seen:
+        status = run.existing[pid].status if pid in run.existing else "pending"
+        outcome.update(
+            outcome="duplicate", reason="rejected" if status == "rejected" else "proposed"
+        )
+    else:
+        opinion = cand.get("second_opinion")
+        if (source, target) in run.derivable:
+            tier = "HIGH"
+        elif opinion is not None:
+            tier = "MEDIUM" if opinion.get("agree") else "rejected"
+        else:
+            tier = "LOW"
+        proposal = Proposal(
+            pid,
+            source,
+            spec.name,
+            target,
+            status="rejected" if tier == "rejected" else "pending",
+            tier=tier,
+            origin="enrich",
+            proposer=run.model,
+            evidence=_evidence(cand["evidence"]),
+        )
+        run.adds.update(proposal_quads(run.graph, proposal))
+        run.seen.add(pid)
+        outcome.update(outcome="stored", tier=tier, reason=tier)
+
+
+def _evidence(cited: dict[str, Any]) -> dict[str, Any]:
+    """The evidence a proposal keeps of what the candidate cites."""
+    return {
+        k: v
+        for k, v in {
+            "source": cited.get("path"),
+            "quote": cited["quote"],
+            "transcript": cited.get("transcript"),
+            "message": cited.get("message_id"),
+            "time": cited.get("time"),
+        }.items()
+        if v is not None
+    }
 
 
 def type_fits(graph: Session, type_name: str | None, allowed: list[str]) -> bool:

@@ -28,7 +28,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,6 +50,7 @@ from ontoloom.proposals.store import (
     set_status,
 )
 from ontoloom.proposals.transcripts import (
+    Message,
     Transcript,
     TranscriptError,
     claude_code_dir,
@@ -235,59 +236,8 @@ def scan(graph: Session, limit: int = 20, *, write_files: bool = True) -> ScanRe
         raise BadInput("--limit must be 0 or more")
     with _locked(graph):
         wm = _watermark(graph)
-        chosen: list[Transcript] = []
-        seen = wm.setdefault("stat", {})
-        for path, label in find_transcripts(instance, _patterns(instance, cfg)):
-            result.found += 1
-            try:
-                if not is_closed(path, cfg.closed_after_minutes):
-                    result.open += 1
-                    continue
-                # The content hash decides; (size, mtime) only spares re-hashing a file
-                # that did not change since the last scan.
-                st = path.stat()
-                stamp = [st.st_size, st.st_mtime_ns]
-                known = seen.get(label)
-                digest = known[2] if known and known[:2] == stamp else content_hash(path)
-                seen[label] = [*stamp, digest]
-                if digest in wm["mined"]:
-                    result.mined += 1
-                    continue
-                if digest in wm["requested"]:
-                    result.requested_earlier += 1
-                    continue
-                if len(chosen) >= limit:
-                    result.deferred += 1
-                    continue
-                transcript = read_transcript(path, label)
-            except (TranscriptError, OSError) as exc:
-                result.failed.append(str(exc))
-                continue
-            chosen.append(transcript)
-        gate = Gate.from_graph(graph)
-        objects = known_objects(graph)
-        withheld: Counter[str] = Counter()
-        for transcript in chosen:
-            previous = wm["latest"].get(transcript.label)
-            if previous not in (None, transcript.hash):
-                result.edited.append(transcript.label)
-                result.purged += purge_stale(graph, transcript.label, transcript.hash)
-                wm["mined"].pop(previous, None)
-            request = _request(graph, gate, objects, transcript)
-            for reason, n in request["withheld"].get("reasons", {}).items():
-                withheld[reason] += n
-            result.requests.append(request)
-            wm["requested"][transcript.hash] = {
-                "transcript": transcript.label,
-                "request": request["request_id"],
-                "at": _now(),
-            }
-            wm["latest"][transcript.label] = transcript.hash
-            if write_files:
-                target = _dir(graph) / REQUESTS / f"{request['request_id']}.json"
-                _save_request(target, request)
-                result.files.append(str(target))
-        result.withheld = {"withheld": sum(withheld.values()), "reasons": dict(withheld)}
+        chosen = _choose_transcripts(instance, cfg, wm, limit, result)
+        _request_transcripts(graph, wm, chosen, result, write_files=write_files)
         _save(_dir(graph) / WATERMARK, wm)
         if result.failed and not result.requests and not result.mined:
             result.state, result.reason = "failed", f"{len(result.failed)} transcript(s) unreadable"
@@ -301,6 +251,79 @@ def scan(graph: Session, limit: int = 20, *, write_files: bool = True) -> ScanRe
             },
         )
     return result
+
+
+def _choose_transcripts(
+    instance: Path, cfg: MiningConfig, wm: dict[str, Any], limit: int, result: ScanResult
+) -> list[Transcript]:
+    """The closed transcripts to request now (up to ``limit``): neither mined nor requested
+    already. ``result`` counts the others, and the failures."""
+    chosen: list[Transcript] = []
+    seen = wm.setdefault("stat", {})
+    for path, label in find_transcripts(instance, _patterns(instance, cfg)):
+        result.found += 1
+        try:
+            if not is_closed(path, cfg.closed_after_minutes):
+                result.open += 1
+                continue
+            # The content hash decides; (size, mtime) only spares re-hashing a file
+            # that did not change since the last scan.
+            st = path.stat()
+            stamp = [st.st_size, st.st_mtime_ns]
+            known = seen.get(label)
+            digest = known[2] if known and known[:2] == stamp else content_hash(path)
+            seen[label] = [*stamp, digest]
+            if digest in wm["mined"]:
+                result.mined += 1
+                continue
+            if digest in wm["requested"]:
+                result.requested_earlier += 1
+                continue
+            if len(chosen) >= limit:
+                result.deferred += 1
+                continue
+            transcript = read_transcript(path, label)
+        except (TranscriptError, OSError) as exc:
+            result.failed.append(str(exc))
+            continue
+        chosen.append(transcript)
+    return chosen
+
+
+def _request_transcripts(
+    graph: Session,
+    wm: dict[str, Any],
+    chosen: list[Transcript],
+    result: ScanResult,
+    *,
+    write_files: bool,
+) -> None:
+    """One request per chosen transcript, noted in the watermark (and written to a file);
+    an edited transcript's stale unconfirmed candidates are purged first."""
+    gate = Gate.from_graph(graph)
+    objects = known_objects(graph)
+    withheld: Counter[str] = Counter()
+    for transcript in chosen:
+        previous = wm["latest"].get(transcript.label)
+        if previous not in (None, transcript.hash):
+            result.edited.append(transcript.label)
+            result.purged += purge_stale(graph, transcript.label, transcript.hash)
+            wm["mined"].pop(previous, None)
+        request = _request(graph, gate, objects, transcript)
+        for reason, n in request["withheld"].get("reasons", {}).items():
+            withheld[reason] += n
+        result.requests.append(request)
+        wm["requested"][transcript.hash] = {
+            "transcript": transcript.label,
+            "request": request["request_id"],
+            "at": _now(),
+        }
+        wm["latest"][transcript.label] = transcript.hash
+        if write_files:
+            target = _dir(graph) / REQUESTS / f"{request['request_id']}.json"
+            _save_request(target, request)
+            result.files.append(str(target))
+    result.withheld = {"withheld": sum(withheld.values()), "reasons": dict(withheld)}
 
 
 def _save_request(target: Path, request: dict[str, Any]) -> None:
@@ -575,15 +598,7 @@ def object_id(type_name: str, title: str) -> str:
 
 def ingest(graph: Session, data: Any, *, cross_vendor: bool | None = None) -> IngestResult:
     """Check and store an extractor's answer. :raises BadInput: it breaks the schema."""
-    import jsonschema
-
-    try:
-        jsonschema.validate(data, response_schema())
-    except jsonschema.ValidationError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "(top)"
-        raise BadInput(
-            f"the response breaks the mining response schema at {where}: {exc.message}"
-        ) from None
+    _validate_response(data)
     instance, cfg = settings(graph)
     if not cfg.enabled:
         raise BadInput(
@@ -600,127 +615,208 @@ def ingest(graph: Session, data: Any, *, cross_vendor: bool | None = None) -> In
         return result
     with _locked(graph):
         wm = _watermark(graph)
-        known = {
-            label: path for path, label in find_transcripts(instance, _patterns(instance, cfg))
-        }
-        transcripts: dict[str, Transcript | str] = {}
-
-        def transcript_of(label: str) -> Transcript | str:
-            if label not in transcripts:
-                if label not in known:
-                    transcripts[label] = "the cited transcript is not one of [mining] transcripts"
-                else:
-                    try:
-                        transcripts[label] = read_transcript(known[label], label)
-                    except TranscriptError as exc:
-                        transcripts[label] = str(exc)
-            return transcripts[label]
-
-        objects = known_objects(graph)
-        resolver = Resolver(objects)
-        existing = {p.id: p for p in list_proposals(graph)}
-        pending_objects = {
-            p.source: p for p in existing.values() if p.kind == "object" and p.status == "pending"
-        }
-        for oid, p in pending_objects.items():
-            resolver.add(oid, p.target, p.properties.get("title"), p.properties.get("aliases", []))
-        derivable = {(c.source, c.target) for c in link_candidates(graph)}
-        gate = Gate.from_graph(graph)
-        model = data.get("model") or "agent"
-        adds: set[Quad] = set()
-        removes: set[Quad] = set()
-        seen: dict[str, Proposal] = {}
+        run = _mine_run(graph, data, _transcript_reader(instance, cfg), cross)
         for i, cand in enumerate(data["candidates"]):
-            outcome = _one(
-                graph,
-                cand,
-                i,
-                transcript_of,
-                resolver,
-                existing,
-                seen,
-                derivable,
-                gate,
-                cross,
-                model,
-                adds,
-                removes,
-            )
-            result.outcomes.append(outcome)
-        if adds or removes:
-            graph.writes.commit(Delta(adds=adds, removes=removes))
-        rid = data.get("request_id")
-        requested = {h: info for h, info in wm["requested"].items() if info["request"] == rid}
-        if not requested:
-            result.watermark = (
-                "not updated: the response names no request this data dir emitted "
-                "(echo request_id from `ontoloom mine --emit`)"
-            )
-        for h, info in requested.items():
-            wm["requested"].pop(h)
-            wm["mined"][h] = {"transcript": info["transcript"], "at": _now(), "request": rid}
-            result.mined.append(info["transcript"])
+            result.outcomes.append(_one(run, cand, i))
+        if run.adds or run.removes:
+            graph.writes.commit(Delta(adds=run.adds, removes=run.removes))
+        _mark_mined(wm, data.get("request_id"), result)
         _save(_dir(graph) / WATERMARK, wm)
     return result
 
 
-def _one(
-    graph: Session,
-    cand: dict[str, Any],
-    index: int,
-    transcript_of: Any,
-    resolver: Resolver,
-    existing: dict[str, Proposal],
-    seen: dict[str, Proposal],
-    derivable: set[tuple[str, str]],
-    gate: Gate,
-    cross: bool,
-    model: str,
-    adds: set[Quad],
-    removes: set[Quad],
-) -> dict[str, Any]:
+def _validate_response(data: Any) -> None:
+    """:raises BadInput: ``data`` breaks the mining response schema."""
+    import jsonschema
+
+    try:
+        jsonschema.validate(data, response_schema())
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "(top)"
+        raise BadInput(
+            f"the response breaks the mining response schema at {where}: {exc.message}"
+        ) from None
+
+
+def _transcript_reader(instance: Path, cfg: MiningConfig) -> Callable[[str], Transcript | str]:
+    """Label → its transcript, read once, or why it cannot be cited (a string): only the
+    transcripts of ``[mining] transcripts`` can be."""
+    known = {label: path for path, label in find_transcripts(instance, _patterns(instance, cfg))}
+    transcripts: dict[str, Transcript | str] = {}
+
+    def transcript_of(label: str) -> Transcript | str:
+        if label not in transcripts:
+            if label not in known:
+                transcripts[label] = "the cited transcript is not one of [mining] transcripts"
+            else:
+                try:
+                    transcripts[label] = read_transcript(known[label], label)
+                except TranscriptError as exc:
+                    transcripts[label] = str(exc)
+        return transcripts[label]
+
+    return transcript_of
+
+
+def _mark_mined(wm: dict[str, Any], rid: Any, result: IngestResult) -> None:
+    """The transcripts of request ``rid`` move from requested to mined in the watermark."""
+    requested = {h: info for h, info in wm["requested"].items() if info["request"] == rid}
+    if not requested:
+        result.watermark = (
+            "not updated: the response names no request this data dir emitted "
+            "(echo request_id from `ontoloom mine --emit`)"
+        )
+    for h, info in requested.items():
+        wm["requested"].pop(h)
+        wm["mined"][h] = {"transcript": info["transcript"], "at": _now(), "request": rid}
+        result.mined.append(info["transcript"])
+
+
+@dataclass(frozen=True)
+class MineRun:
+    """One ingest of mined candidates: what each candidate is checked and resolved against,
+    the proposals stored so far (``seen``) and the quads the run commits at its end. The
+    fields are fixed; the resolver and the collections grow as candidates are stored."""
+
+    graph: Session
+    transcript_of: Callable[[str], Transcript | str]
+    resolver: Resolver
+    existing: dict[str, Proposal]  # every proposal of the store, by id
+    seen: dict[str, Proposal]  # stored by this run, by id
+    derivable: set[tuple[str, str | None]]  # (source, target) the records link already
+    gate: Gate
+    cross: bool  # cross-vendor egress on
+    model: str  # the proposer
+    adds: set[Quad] = field(default_factory=set)
+    removes: set[Quad] = field(default_factory=set)
+
+
+def _mine_run(
+    graph: Session, data: Any, transcript_of: Callable[[str], Transcript | str], cross: bool
+) -> MineRun:
+    """The run of one answer: the resolver knows every object, and every object only
+    proposed so far (so a candidate naming one again is no duplicate)."""
+    resolver = Resolver(known_objects(graph))
+    existing = {p.id: p for p in list_proposals(graph)}
+    for oid, p in _proposed_objects(existing).items():
+        resolver.add(oid, p.target, p.properties.get("title"), p.properties.get("aliases", []))
+    return MineRun(
+        graph=graph,
+        transcript_of=transcript_of,
+        resolver=resolver,
+        existing=existing,
+        seen={},
+        derivable={(c.source, c.target) for c in link_candidates(graph)},
+        gate=Gate.from_graph(graph),
+        cross=cross,
+        model=data.get("model") or "agent",
+    )
+
+
+@dataclass(frozen=True)
+class _Quoted:
+    """A candidate's checked quote: the transcript and message it is verbatim in, and the
+    evidence a proposal keeps of it."""
+
+    transcript: Transcript
+    message: Message
+    quote: str
+    evidence: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Proposed:
+    """What a candidate proposes, checked and resolved: the proposal's kind and triple, the
+    objects it names (for the egress gate) and what would leave for verification."""
+
+    kind: str  # object | merge | relation
+    source: str
+    rel: str
+    target: str
+    props: dict[str, Any]
+    ends: tuple[str, ...]
+    triple: dict[str, Any]
+
+
+def _one(run: MineRun, cand: dict[str, Any], index: int) -> dict[str, Any]:
+    """One candidate's outcome: dropped (its quote), refused (what it proposes), or, with
+    its tier, stored, corroborated, demoted or a duplicate."""
+    out = _outcome_head(cand, index)
+    # 1. The quote: verbatim, short, from the named message of a configured transcript.
+    quoted = _checked_quote(run, cand, out)
+    if not isinstance(quoted, _Quoted):
+        return quoted
+    # 2. What it proposes, checked against the schema and resolved against what exists.
+    if out["kind"] == "object":
+        proposed = _resolved_object(run, cand, out, quoted.message)
+    else:
+        proposed = _resolved_relation(run, cand, out)
+    if not isinstance(proposed, _Proposed):
+        return proposed
+    pid = _pid(proposed.kind, proposed.source, proposed.rel, proposed.target)
+    out.update(id=pid, source=proposed.source, target=proposed.target)
+    # 3. The tier: self-checked LOW; MEDIUM at most (conversation trust is capped).
+    tier = _tier(run, cand, proposed, quoted.quote, out)
+    # 4. Stored, corroborated, demoted, or left alone.
+    prior = run.existing.get(pid) or run.seen.get(pid)
+    if prior is not None:
+        return _against_prior(run, pid, prior, quoted, tier, out)
+    return _stored(run, pid, proposed, quoted, tier, out)
+
+
+def _outcome_head(cand: dict[str, Any], index: int) -> dict[str, Any]:
+    """What every outcome of a candidate starts with: its index, kind and what it names."""
     kind = cand.get("kind", "relation")
-    ev = cand["evidence"]
     out: dict[str, Any] = {"index": index, "kind": kind}
     if kind == "object":
         out.update(type=cand["type"], title=cand["title"])
     else:
         out.update(source=cand["source"], relation=cand["relation"], target=cand["target"])
-    # 1. The quote: verbatim, short, from the named message of a configured transcript.
+    return out
+
+
+def _verdict(out: dict[str, Any], outcome: str, reason: str, detail: Any) -> dict[str, Any]:
+    return {**out, "outcome": outcome, "reason": reason, "detail": detail}
+
+
+def _checked_quote(
+    run: MineRun, cand: dict[str, Any], out: dict[str, Any]
+) -> _Quoted | dict[str, Any]:
+    """The candidate's quote checked (at most :data:`MAX_QUOTE` characters, verbatim in the
+    named message of a configured transcript, no secret), or the outcome that drops it. A
+    quote holding personal data is kept, its evidence marked as withheld from egress."""
+    ev = cand["evidence"]
     quote = ev["quote"]
     if len(quote) > MAX_QUOTE:
-        return {
-            **out,
-            "outcome": "dropped",
-            "reason": "too-long",
-            "detail": f"the quote has {len(quote)} characters; at most {MAX_QUOTE}",
-        }
-    transcript = transcript_of(ev["transcript"])
+        return _verdict(
+            out,
+            "dropped",
+            "too-long",
+            f"the quote has {len(quote)} characters; at most {MAX_QUOTE}",
+        )
+    transcript = run.transcript_of(ev["transcript"])
     if isinstance(transcript, str):
-        return {**out, "outcome": "dropped", "reason": "out-of-transcript", "detail": transcript}
+        return _verdict(out, "dropped", "out-of-transcript", transcript)
     message = transcript.message(ev["message_id"])
     if message is None:
-        return {
-            **out,
-            "outcome": "dropped",
-            "reason": "out-of-transcript",
-            "detail": f"no message {ev['message_id']!r} in {transcript.label}",
-        }
+        return _verdict(
+            out,
+            "dropped",
+            "out-of-transcript",
+            f"no message {ev['message_id']!r} in {transcript.label}",
+        )
     if not _norm(quote) or _norm(quote) not in _norm(message.text):
-        return {
-            **out,
-            "outcome": "dropped",
-            "reason": "forged",
-            "detail": "the quote is not verbatim in the cited message (forged or paraphrased)",
-        }
+        return _verdict(
+            out,
+            "dropped",
+            "forged",
+            "the quote is not verbatim in the cited message (forged or paraphrased)",
+        )
     found = secret_or_pii(quote)
     if found is not None and found[0] == "secret":
-        return {
-            **out,
-            "outcome": "dropped",
-            "reason": "secret",
-            "detail": "the quote holds a secret; secrets are never stored",
-        }
+        return _verdict(
+            out, "dropped", "secret", "the quote holds a secret; secrets are never stored"
+        )
     evidence = {
         "transcript": transcript.label,
         "message": message.id,
@@ -730,168 +826,188 @@ def _one(
         "sensitive": json.dumps(cand.get("sensitive")),  # "false" only when affirmed
     }
     evidence = {k: v for k, v in evidence.items() if v is not None}
-    # 2. What it proposes, checked against the schema and resolved against what exists.
-    props: dict[str, Any] = {}
-    if kind == "object":
-        type_name, title = cand["type"], _norm(cand["title"])
-        spec = graph.schema.types.get(type_name)
-        if spec is None:
-            return {
-                **out,
-                "outcome": "refused",
-                "reason": "vocabulary",
-                "detail": f"unknown type {type_name!r} (known: {', '.join(graph.schema.types)})",
-            }
-        given = dict(cand.get("properties") or {})
-        missing = [p for p in spec.required if p not in given and p != "title"]
-        if missing or not title:
-            what = ", ".join(missing) or "title"
-            return {
-                **out,
-                "outcome": "refused",
-                "reason": "required",
-                "detail": f"a {type_name} needs {what}",
-            }
-        aliases = [a for a in cand.get("aliases", []) if isinstance(a, str) and a.strip()]
-        hit = None
-        for ref in (object_id(type_name, title), title, *aliases):
-            r = resolver.resolve(ref)
-            if r.id is not None:
-                hit = r.id
-                break
-        proposed = _proposed_objects(existing, seen)
-        if hit is not None and hit in proposed:  # named again: the same object proposal
-            source, rel, target, pkind = hit, OBJECT_REL, proposed[hit].target, "object"
-            props = proposed[hit].properties
-        elif hit is not None:  # an object that exists: a merge, never a duplicate
-            source, rel, target, pkind = hit, OBJECT_REL, resolver.types[hit], "merge"
-            props = {"title": title, "aliases": aliases, "mention": title}
-        else:
-            source, rel, target, pkind = (
-                object_id(type_name, title),
-                OBJECT_REL,
-                type_name,
-                "object",
-            )
-            props = {"title": title, **({"aliases": aliases} if aliases else {}), **given}
-            if message.timestamp:
-                props.setdefault("date", message.timestamp[:10])
-            resolver.add(source, type_name, title, aliases)
-        ends: tuple[str, ...] = (source,) if pkind == "merge" else ()
-        triple = {"type": type_name, "title": title}
+    if found is not None:
+        evidence["egress"] = f"withheld: holds {found[1]}"
+    return _Quoted(transcript, message, quote, evidence)
+
+
+def _resolved_object(
+    run: MineRun, cand: dict[str, Any], out: dict[str, Any], message: Message
+) -> _Proposed | dict[str, Any]:
+    """An object candidate with a known type, its required properties and a title, then
+    identified (:func:`_identified_object`); or the outcome that refuses it."""
+    type_name, title = cand["type"], _norm(cand["title"])
+    spec = run.graph.schema.types.get(type_name)
+    if spec is None:
+        known = ", ".join(run.graph.schema.types)
+        return _verdict(
+            out, "refused", "vocabulary", f"unknown type {type_name!r} (known: {known})"
+        )
+    given = dict(cand.get("properties") or {})
+    missing = [p for p in spec.required if p not in given and p != "title"]
+    if missing or not title:
+        what = ", ".join(missing) or "title"
+        return _verdict(out, "refused", "required", f"a {type_name} needs {what}")
+    aliases = [a for a in cand.get("aliases", []) if isinstance(a, str) and a.strip()]
+    return _identified_object(run, type_name, title, aliases, given, message)
+
+
+def _identified_object(
+    run: MineRun,
+    type_name: str,
+    title: str,
+    aliases: list[str],
+    given: dict[str, Any],
+    message: Message,
+) -> _Proposed:
+    """Who the object is: one only proposed so far (named again: the same proposal), one
+    that exists (a merge, never a duplicate), or a new one — which the resolver learns, so
+    later candidates of the run can name it."""
+    resolver = run.resolver
+    refs = (object_id(type_name, title), title, *aliases)
+    hit = next((r.id for r in map(resolver.resolve, refs) if r.id is not None), None)
+    proposed = _proposed_objects(run.existing, run.seen)
+    props: dict[str, Any]
+    if hit is not None and hit in proposed:  # named again: the same object proposal
+        source, target, pkind = hit, proposed[hit].target, "object"
+        props = proposed[hit].properties
+    elif hit is not None:  # an object that exists: a merge, never a duplicate
+        source, target, pkind = hit, resolver.types[hit], "merge"
+        props = {"title": title, "aliases": aliases, "mention": title}
     else:
-        pkind = "relation"
-        spec_r = graph.schema.relations.get(cand["relation"])
-        s, t = resolver.resolve(cand["source"]), resolver.resolve(cand["target"])
-        if spec_r is None:
-            return {
-                **out,
-                "outcome": "refused",
-                "reason": "vocabulary",
-                "detail": f"unknown relation {cand['relation']!r}",
-            }
-        if s.id is None or t.id is None:
-            return {
-                **out,
-                "outcome": "refused",
-                "reason": "unresolved",
-                "detail": s.reason or t.reason,
-            }
-        if not type_fits(graph, resolver.types.get(s.id), spec_r.from_types) or not type_fits(
-            graph, resolver.types.get(t.id), spec_r.to_types
-        ):
-            return {
-                **out,
-                "outcome": "refused",
-                "reason": "domain_range",
-                "detail": f"{spec_r.name} goes from {'/'.join(spec_r.from_types)} to "
-                f"{'/'.join(spec_r.to_types)}",
-            }
-        source, rel, target = s.id, spec_r.name, t.id
-        if _trusted(graph, source, spec_r.iri, target, spec_r.symmetric):
-            return {
-                **out,
-                "source": source,
-                "target": target,
-                "outcome": "duplicate",
-                "reason": "known",
-            }
-        ends = tuple(e for e in (source, target) if e in gate.objects)
-        triple = {"source": source, "relation": rel, "target": target}
-    pid = _pid(pkind, source, rel, target)
-    out.update(id=pid, source=source, target=target)
-    # 3. The tier: self-checked LOW; MEDIUM at most (conversation trust is capped).
-    why_not = _gate(gate, cross, ends, triple, quote, cand.get("sensitive"))
+        source, target, pkind = object_id(type_name, title), type_name, "object"
+        props = {"title": title, **({"aliases": aliases} if aliases else {}), **given}
+        if message.timestamp:
+            props.setdefault("date", message.timestamp[:10])
+        resolver.add(source, type_name, title, aliases)
+    ends: tuple[str, ...] = (source,) if pkind == "merge" else ()
+    triple = {"type": type_name, "title": title}
+    return _Proposed(pkind, source, OBJECT_REL, target, props, ends, triple)
+
+
+def _resolved_relation(
+    run: MineRun, cand: dict[str, Any], out: dict[str, Any]
+) -> _Proposed | dict[str, Any]:
+    """A relation candidate of the vocabulary between objects that resolve and fit its
+    from/to types, and not known already; or the outcome that refuses it (or says it is)."""
+    graph, resolver = run.graph, run.resolver
+    spec = graph.schema.relations.get(cand["relation"])
+    s, t = resolver.resolve(cand["source"]), resolver.resolve(cand["target"])
+    if spec is None:
+        return _verdict(out, "refused", "vocabulary", f"unknown relation {cand['relation']!r}")
+    if s.id is None or t.id is None:
+        return _verdict(out, "refused", "unresolved", s.reason or t.reason)
+    if not type_fits(graph, resolver.types.get(s.id), spec.from_types) or not type_fits(
+        graph, resolver.types.get(t.id), spec.to_types
+    ):
+        return _verdict(
+            out,
+            "refused",
+            "domain_range",
+            f"{spec.name} goes from {'/'.join(spec.from_types)} to {'/'.join(spec.to_types)}",
+        )
+    source, rel, target = s.id, spec.name, t.id
+    if _trusted(graph, source, spec.iri, target, spec.symmetric):
+        return {
+            **out,
+            "source": source,
+            "target": target,
+            "outcome": "duplicate",
+            "reason": "known",
+        }
+    ends = tuple(e for e in (source, target) if e in run.gate.objects)
+    triple = {"source": source, "relation": rel, "target": target}
+    return _Proposed("relation", source, rel, target, {}, ends, triple)
+
+
+def _tier(
+    run: MineRun, cand: dict[str, Any], proposed: _Proposed, quote: str, out: dict[str, Any]
+) -> str:
+    """LOW when self-checked; MEDIUM when the records say so too (they may come from this
+    very conversation) or a second model agreed, rejected when it disagreed — its opinion
+    counts only when the candidate passes the egress gate, else ``out`` says it was ignored."""
+    why_not = _gate(
+        run.gate, run.cross, proposed.ends, proposed.triple, quote, cand.get("sensitive")
+    )
     opinion = cand.get("second_opinion")
-    if pkind == "relation" and (source, target) in derivable:
-        tier = "MEDIUM"  # the records say so too, but may come from this very conversation
+    if proposed.kind == "relation" and (proposed.source, proposed.target) in run.derivable:
+        tier = "MEDIUM"
     elif opinion is not None and why_not is None:
         tier = "MEDIUM" if opinion.get("agree") else "rejected"
     else:
         tier = "LOW"
     if opinion is not None and why_not is not None:
         out["second_opinion"] = f"ignored ({why_not})"
-    if found is not None:
-        evidence["egress"] = f"withheld: holds {found[1]}"
-    # 4. Stored, corroborated, demoted, or left alone.
-    prior = existing.get(pid) or seen.get(pid)
-    if prior is not None:
-        if prior.status != "pending":
-            return {**out, "outcome": "duplicate", "reason": prior.status}
-        sources = {prior.evidence.get("transcript")} | {
-            c.get("transcript") for c in prior.corroboration
+    return tier
+
+
+def _against_prior(
+    run: MineRun, pid: str, prior: Proposal, quoted: _Quoted, tier: str, out: dict[str, Any]
+) -> dict[str, Any]:
+    """A candidate proposed before: corroborated by another transcript, demoted on a
+    re-ingest of the same transcript with a lower tier, or a duplicate."""
+    if prior.status != "pending":
+        return {**out, "outcome": "duplicate", "reason": prior.status}
+    label = quoted.transcript.label
+    sources = {prior.evidence.get("transcript")} | {
+        c.get("transcript") for c in prior.corroboration
+    }
+    if label not in sources:
+        prior.corroboration.append(quoted.evidence)
+        text = Literal(corroboration_text(quoted.evidence))
+        run.adds.add(Quad(node_of(pid), vocab_iri("corroboration"), text, PROPOSALS))
+        return {
+            **out,
+            "outcome": "corroborated",
+            "reason": "another transcript",
+            "corroboration": len(sources) + 1,
         }
-        if transcript.label not in sources:
-            prior.corroboration.append(evidence)
-            adds.add(
-                Quad(
-                    node_of(pid),
-                    vocab_iri("corroboration"),
-                    Literal(corroboration_text(evidence)),
-                    PROPOSALS,
-                )
-            )
-            return {
-                **out,
-                "outcome": "corroborated",
-                "reason": "another transcript",
-                "corroboration": len(sources) + 1,
-            }
-        if (
-            prior.evidence.get("transcript") == transcript.label
-            and tier != prior.tier
-            and (_rank(tier) < _rank(prior.tier))
-        ):
-            node = node_of(pid)
-            removes.add(Quad(node, vocab_iri("tier"), Literal(prior.tier), PROPOSALS))
-            adds.add(Quad(node, vocab_iri("tier"), Literal(tier), PROPOSALS))
-            if tier == "rejected":
-                removes.add(Quad(node, vocab_iri("status"), Literal("pending"), PROPOSALS))
-                adds.add(Quad(node, vocab_iri("status"), Literal("rejected"), PROPOSALS))
-            prior.tier = tier
-            return {
-                **out,
-                "outcome": "demoted",
-                "reason": "re-ingest of the same transcript",
-                "tier": tier,
-            }
-        return {**out, "outcome": "duplicate", "reason": "proposed"}
+    if (
+        prior.evidence.get("transcript") == label
+        and tier != prior.tier
+        and (_rank(tier) < _rank(prior.tier))
+    ):
+        _demote(run, pid, prior, tier)
+        return {
+            **out,
+            "outcome": "demoted",
+            "reason": "re-ingest of the same transcript",
+            "tier": tier,
+        }
+    return {**out, "outcome": "duplicate", "reason": "proposed"}
+
+
+def _demote(run: MineRun, pid: str, prior: Proposal, tier: str) -> None:
+    """``prior`` takes the lower ``tier`` (rejected: its status too)."""
+    node = node_of(pid)
+    run.removes.add(Quad(node, vocab_iri("tier"), Literal(prior.tier), PROPOSALS))
+    run.adds.add(Quad(node, vocab_iri("tier"), Literal(tier), PROPOSALS))
+    if tier == "rejected":
+        run.removes.add(Quad(node, vocab_iri("status"), Literal("pending"), PROPOSALS))
+        run.adds.add(Quad(node, vocab_iri("status"), Literal("rejected"), PROPOSALS))
+    prior.tier = tier
+
+
+def _stored(
+    run: MineRun, pid: str, proposed: _Proposed, quoted: _Quoted, tier: str, out: dict[str, Any]
+) -> dict[str, Any]:
+    """A new proposal, added to the run (committed at its end)."""
     proposal = Proposal(
         pid,
-        source,
-        rel,
-        target,
+        proposed.source,
+        proposed.rel,
+        proposed.target,
         status="rejected" if tier == "rejected" else "pending",
         tier=tier,
         origin=ORIGIN,
-        proposer=model,
-        evidence=evidence,
-        kind=pkind,
-        properties=props,
+        proposer=run.model,
+        evidence=quoted.evidence,
+        kind=proposed.kind,
+        properties=proposed.props,
     )
-    adds |= proposal_quads(graph, proposal)
-    seen[pid] = proposal
-    return {**out, "kind": pkind, "outcome": "stored", "tier": tier, "reason": tier}
+    run.adds.update(proposal_quads(run.graph, proposal))
+    run.seen[pid] = proposal
+    return {**out, "kind": proposed.kind, "outcome": "stored", "tier": tier, "reason": tier}
 
 
 def _proposed_objects(*groups: dict[str, Proposal]) -> dict[str, Proposal]:

@@ -24,6 +24,8 @@ from ontoloom.terms import Literal, Quad
 from ontoloom.vocab import CONFIRMED, PROPOSALS
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ontoloom.session import Session
 
 __all__ = ["CONVERSATIONS_RECORD", "confirm", "get_proposal", "reject"]
@@ -62,24 +64,7 @@ def confirm(graph: Session, pid: str) -> dict[str, Any]:
             "recovered": recovered,
         }
     if proposal.kind != "relation" and proposal.status == "pending":
-        # An object or merge mined from a conversation: confirmed where mining keeps them.
-        from ontoloom.proposals.mine import confirm as confirm_mined
-
-        done = confirm_mined(graph, pid)
-        record = done["record"]
-        return {
-            "proposal": done["proposal"],
-            "already": False,
-            "writeback": {
-                "path": record["path"],
-                "written": record["written"],
-                "reason": record["reason"],
-                "pending": False,
-            }
-            if record
-            else None,
-            "recovered": recovered,
-        }
+        return {**_confirm_mined(graph, pid), "recovered": recovered}
     if proposal.status == "rejected":
         why = f" ({proposal.reason})" if proposal.reason else ""
         raise BadInput(
@@ -97,48 +82,10 @@ def confirm(graph: Session, pid: str) -> dict[str, Any]:
     )
     delta = Delta(adds={triple}).merge(set_status(graph, pid, "confirmed"))
     status = Quad(node_of(pid), vocab_iri("status"), Literal("confirmed"), PROPOSALS)
-    writeback: WritebackResult | None = None
-    journal = pending = None
-    target = _writeback_target(graph, proposal)
-    if isinstance(target, WritebackResult):
-        writeback = target
-    elif target is not None:
-        assert graph.data_dir is not None
-        label, initial = target
-        pending = Pending(
-            pid,
-            label,
-            proposal.source,
-            proposal.rel,
-            proposal.target,
-            dt.date.today().isoformat(),
-            [marker(triple), marker(status)],
-            initial,
-        )
-        writeback, data = plan_write_back(
-            graph.data_dir.parent / label,
-            label,
-            pending.source,
-            pending.relation,
-            pending.target,
-            pending.confirmed,
-            initial,
-        )
-        if data is not None:  # something to write: journalled before the commit
-            journal = record_pending(graph.data_dir, pending)
-    try:
-        graph.writes.commit(delta)
-    except BaseException:
-        if journal is not None:
-            discard_pending(journal)
-        raise
-    if journal is not None and pending is not None:
-        # The commit reaches the disk before the record changes (a writer flushes).
-        flush = getattr(graph.backend, "flush", None)
-        if flush is not None:
-            flush()
-        assert graph.data_dir is not None
-        writeback = complete_pending(graph.data_dir.parent, journal, pending)
+    writeback, pending, journal = _plan_writeback(graph, proposal, [triple, status])
+    written = _commit_then_write_back(graph, delta, pending, journal)
+    if written is not None:
+        writeback = written
     proposal.status = "confirmed"
     return {
         "proposal": proposal.to_json(),
@@ -146,6 +93,85 @@ def confirm(graph: Session, pid: str) -> dict[str, Any]:
         "writeback": writeback.to_json() if writeback is not None else None,
         "recovered": recovered,
     }
+
+
+def _confirm_mined(graph: Session, pid: str) -> dict[str, Any]:
+    """An object or merge mined from a conversation: confirmed where mining keeps them."""
+    from ontoloom.proposals.mine import confirm as confirm_mined
+
+    done = confirm_mined(graph, pid)
+    record = done["record"]
+    return {
+        "proposal": done["proposal"],
+        "already": False,
+        "writeback": {
+            "path": record["path"],
+            "written": record["written"],
+            "reason": record["reason"],
+            "pending": False,
+        }
+        if record
+        else None,
+    }
+
+
+def _plan_writeback(
+    graph: Session, proposal: Proposal, quads: list[Quad]
+) -> tuple[WritebackResult | None, Pending | None, Path | None]:
+    """The writeback of a confirmation whose commit adds ``quads``: why there is none (a
+    :class:`WritebackResult`) or its pending entry — journalled in the data dir, before the
+    commit, when there is something to write."""
+    target = _writeback_target(graph, proposal)
+    if isinstance(target, WritebackResult):
+        return target, None, None
+    if target is None:
+        return None, None, None
+    assert graph.data_dir is not None
+    label, initial = target
+    pending = Pending(
+        proposal.id,
+        label,
+        proposal.source,
+        proposal.rel,
+        proposal.target,
+        dt.date.today().isoformat(),
+        [marker(q) for q in quads],
+        initial,
+    )
+    writeback, data = plan_write_back(
+        graph.data_dir.parent / label,
+        label,
+        pending.source,
+        pending.relation,
+        pending.target,
+        pending.confirmed,
+        initial,
+    )
+    journal = None
+    if data is not None:  # something to write: journalled before the commit
+        journal = record_pending(graph.data_dir, pending)
+    return writeback, pending, journal
+
+
+def _commit_then_write_back(
+    graph: Session, delta: Delta, pending: Pending | None, journal: Path | None
+) -> WritebackResult | None:
+    """Commit ``delta`` (a failed commit discards the journal), then finish the journalled
+    writeback (None: nothing was journalled)."""
+    try:
+        graph.writes.commit(delta)
+    except BaseException:
+        if journal is not None:
+            discard_pending(journal)
+        raise
+    if journal is None or pending is None:
+        return None
+    # The commit reaches the disk before the record changes (a writer flushes).
+    flush = getattr(graph.backend, "flush", None)
+    if flush is not None:
+        flush()
+    assert graph.data_dir is not None
+    return complete_pending(graph.data_dir.parent, journal, pending)
 
 
 def _writeback_target(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ontoloom.errors import BadInput, NoStore
-from ontoloom.store.base import Backend, Delta, Row, Scratch
+from ontoloom.store.base import Backend, Commits, Delta, QuadReads, Queries, Row, Scratch
 from ontoloom.store.lock import DataDirLock
 from ontoloom.terms import Quad
 
@@ -23,8 +23,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Backend",
+    "Commits",
     "Delta",
     "EmbeddedBackend",
+    "QuadReads",
+    "Queries",
     "Row",
     "Scratch",
     "initialised",

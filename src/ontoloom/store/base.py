@@ -2,7 +2,10 @@
 
 A backend is small on purpose — open, query, ask, apply a delta atomically, bulk load,
 dump, close — so that the embedded Oxigraph store and a SPARQL 1.1 protocol endpoint can
-stand behind the same calls. Queries see the *union* of all graphs as their default graph;
+stand behind the same calls. It is three roles (:class:`QuadReads`, :class:`Queries` with
+deadlines, :class:`Commits`) composed into :class:`Backend`; what a backend can do beyond
+them it says by name (``validates_in_place``, ``stops_queries_at_deadline``), never by what
+kind of store it is. Queries see the *union* of all graphs as their default graph;
 whatever must stay out of validation and traversal (proposals) is stored reified, never as
 the bare triple.
 """
@@ -11,14 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ontoloom.terms import Quad, Term, Triple
 
 if TYPE_CHECKING:
     from ontoloom.store.lock import DataDirLock
 
-__all__ = ["Backend", "Delta", "Row", "Scratch"]
+__all__ = ["Backend", "Commits", "Delta", "QuadReads", "Queries", "Row", "Scratch"]
 
 Row = Mapping[str, Any]  # variable name → term (None when unbound)
 
@@ -54,29 +57,10 @@ class Delta:
         return len(self.adds) + len(self.removes)
 
 
-class Backend(Protocol):
-    """What ontoloom needs from a triple store: everything above ``ontoloom.store`` reads
-    and writes through these methods only."""
-
-    writable: bool
-    # Whether queries see every graph as the default graph (a scratch copy validating a
-    # standalone data graph turns it off); a store's own backends always do.
-    union: bool
-    lock: DataDirLock | None  # the data dir's, held while the backend is open
-    remote: bool  # a store over the network (validation then works on local copies)
-
-    def select(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[Row]:
-        """Run a SELECT; ``bindings`` pre-bind variables to typed terms (never pasted).
-
-        Bound variables must be projected (SEP-0007 substitution, as Oxigraph implements it).
-        """
-        ...
-
-    def ask(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> bool: ...
-
-    def construct(
-        self, sparql: str, bindings: Mapping[str, Term] | None = None
-    ) -> Iterator[Triple]: ...
+@runtime_checkable
+class QuadReads(Protocol):
+    """Reading the stored quads, as written: one step of a walk, a node's mentions, whole
+    graphs, and how the store keeps literals."""
 
     def quads(self, graph: Term | None = None) -> Iterator[Quad]:
         """Every quad, or every quad of one named graph, as written (literals included)."""
@@ -113,24 +97,33 @@ class Backend(Protocol):
         """What queries see as the default graph, as written (the bookkeeping graph aside)."""
         ...
 
-    def apply(self, delta: Delta, expected: int | None = None) -> int:
-        """Commit ``delta`` atomically and bump the change generation; return it.
+    def named_graphs(self) -> Iterator[Term]: ...
 
-        ``expected``: commit only while the generation is still this one (the one the delta
-        was validated against).
+    def dump(self, out: IO[bytes], format_name: str, graphs: list[Term] | None) -> None: ...
 
-        :raises CommitConflict: it is not (another writer committed first).
+
+@runtime_checkable
+class Queries(Protocol):
+    """SPARQL read queries, bindings pre-bound as typed terms (never pasted)."""
+
+    # Whether serialize_results stops a query at its ``timeout`` itself (the store runs it
+    # in a process of its own, under its own time limits). When False (Oxigraph in this
+    # process cannot cancel a query), a caller bounds a query by running it in a child
+    # process over the data dir's store (:mod:`ontoloom.store.isolated`).
+    stops_queries_at_deadline: bool
+
+    def select(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[Row]:
+        """Run a SELECT; ``bindings`` pre-bind variables to typed terms (never pasted).
+
+        Bound variables must be projected (SEP-0007 substitution, as Oxigraph implements it).
         """
         ...
 
-    def changes_since(self, generation: int) -> list[tuple[int, list[Term]]] | None:
-        """The nodes each commit after ``generation`` touched, oldest first, from the
-        store's change log; None when there is none reaching back that far."""
-        ...
+    def ask(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> bool: ...
 
-    def generation(self) -> int:
-        """The change generation: how many deltas were ever committed."""
-        ...
+    def construct(
+        self, sparql: str, bindings: Mapping[str, Term] | None = None
+    ) -> Iterator[Triple]: ...
 
     def serialize_results(
         self,
@@ -143,19 +136,59 @@ class Backend(Protocol):
         csv, tsv, xml) for SELECT and ASK, RDF (turtle, ntriples) for CONSTRUCT/DESCRIBE.
         Returns (kind, bytes), kind one of select, ask, graph.
 
-        :raises QueryTimeout: ``timeout`` seconds passed first (where the store can stop).
+        :raises QueryTimeout: ``timeout`` seconds passed first (where the store can stop:
+            see ``stops_queries_at_deadline``).
         """
         ...
 
-    def named_graphs(self) -> Iterator[Term]: ...
+
+@runtime_checkable
+class Commits(Protocol):
+    """Committing deltas, and the change generation that orders them."""
+
+    writable: bool
+
+    def apply(self, delta: Delta, expected: int | None = None) -> int:
+        """Commit ``delta`` atomically and bump the change generation; return it.
+
+        ``expected``: commit only while the generation is still this one (the one the delta
+        was validated against).
+
+        :raises CommitConflict: it is not (another writer committed first).
+        """
+        ...
+
+    def generation(self) -> int:
+        """The change generation: how many deltas were ever committed."""
+        ...
+
+    def changes_since(self, generation: int) -> list[tuple[int, list[Term]]] | None:
+        """The nodes each commit after ``generation`` touched, oldest first, from the
+        store's change log; None when there is none reaching back that far."""
+        ...
 
     def last_change(self) -> str | None:
         """When the last delta was committed (xsd:dateTime text), if ever."""
         ...
 
-    def dump(self, out: IO[bytes], format_name: str, graphs: list[Term] | None) -> None: ...
-
     def flush(self) -> None: ...
+
+
+@runtime_checkable
+class Backend(QuadReads, Queries, Commits, Protocol):
+    """What ontoloom needs from a triple store: everything above ``ontoloom.store`` reads
+    and writes through these methods only (the roles above, and what spans them)."""
+
+    # Whether queries see every graph as the default graph (a scratch copy validating a
+    # standalone data graph turns it off); a store's own backends always do.
+    union: bool
+    lock: DataDirLock | None  # the data dir's, held while the backend is open
+    # Whether validation may run on this store itself, as it would on a scratch copy
+    # (:func:`ontoloom.store.scratch`): the same engine answers its reads and queries, in
+    # this process, so results found here and on a copy compare, and a query costs no round
+    # trip. When False (another engine, over the network), validation reads what it needs
+    # into a scratch copy and runs there.
+    validates_in_place: bool
 
     def close(self) -> None: ...
 

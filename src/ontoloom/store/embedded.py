@@ -104,7 +104,10 @@ class EmbeddedBackend:
     ['x']
     """
 
-    remote = False
+    # Validation runs here as on a scratch copy (which is one of these); a query cannot be
+    # stopped in this process, so a caller bounds one in a child (ontoloom.store.isolated).
+    validates_in_place = True
+    stops_queries_at_deadline = False
 
     def __init__(self, store: pyoxigraph.Store, *, writable: bool, union: bool = True) -> None:
         self._store = store

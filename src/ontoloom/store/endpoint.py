@@ -100,6 +100,8 @@ _JSON_RESULTS = "application/sparql-results+json"
 READ_ATTEMPTS = 6  # a query the engine aborts in a race with a writer is asked again
 PAGE = 10000  # rows asked for at once by bulk reads (Debian's Virtuoso answers at most 10,000)
 _NTRIPLES = "application/n-triples"
+# Asked for a graph (CONSTRUCT, DESCRIBE): N-Triples first, else what most engines write.
+_GRAPH_ACCEPT = f"{_NTRIPLES}, text/turtle;q=0.9, application/rdf+xml;q=0.8"
 
 
 class EndpointError(OntoloomError):
@@ -303,7 +305,25 @@ def _where_brace(text: str) -> int:
 def _words(text: str) -> set[str]:
     """The keywords and names of a SPARQL text, upper-cased (comments, strings and IRIs
     skipped)."""
-    found = set()
+    return {word for word, _ in _tokens(text)}
+
+
+_FORMS = ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE")
+
+
+def _query_form(text: str) -> str | None:
+    """The form of a SPARQL query (SELECT, ASK, CONSTRUCT or DESCRIBE): its first such
+    keyword, the prologue (PREFIX, BASE) aside; None when it has none.
+
+    >>> _query_form('PREFIX select: <urn:x#> # SELECT\\nCONSTRUCT { ?s a select:X } WHERE { }')
+    'CONSTRUCT'
+    """
+    return next((w for w, prefix in _tokens(text) if w in _FORMS and not prefix), None)
+
+
+def _tokens(text: str) -> Iterator[tuple[str, bool]]:
+    """The keywords and names of a SPARQL text in order, upper-cased, each with whether it
+    is a prefix name (``ex`` in ``ex:a``); comments, strings, IRIs and variables skipped."""
     i, n = 0, len(text)
     while i < n:
         c = text[i]
@@ -327,10 +347,9 @@ def _words(text: str) -> set[str]:
             while i < n and (text[i].isalnum() or text[i] == "_"):
                 i += 1
             if text[start - 1 : start] not in ("?", "$", ":"):
-                found.add(text[start:i].upper())
+                yield text[start:i].upper(), text[i : i + 1] == ":"
         else:
             i += 1
-    return found
 
 
 _TYPED = re.compile(r'"((?:[^"\\\n]|\\.)*)"\^\^<(' + re.escape(XSD) + r"[A-Za-z]+)>")
@@ -391,7 +410,11 @@ class SparqlEndpointBackend:
     """A SPARQL 1.1 endpoint behind the :class:`~ontoloom.store.base.Backend` seam."""
 
     union = True
-    remote = True
+    # Another engine, over the network: validation runs on a local copy (its compiled shape
+    # queries then mean what they mean on a scratch copy, and cost no round trip each). A
+    # query runs in the engine's own process, stopped at its deadline by the client.
+    validates_in_place = False
+    stops_queries_at_deadline = True
 
     def __init__(
         self,
@@ -629,15 +652,9 @@ class SparqlEndpointBackend:
     def construct(
         self, sparql: str, bindings: Mapping[str, Term] | None = None
     ) -> Iterator[Triple]:
-        response = self._query(with_values(sparql, bindings), _NTRIPLES)
+        response = self._query(with_values(sparql, bindings), _GRAPH_ACCEPT)
         self._refuse_capped(response)
-        try:
-            triples = list(pyoxigraph.parse(response.content, format=RdfFormat.N_TRIPLES))
-        except SyntaxError as exc:
-            raise EndpointError(
-                f"the SPARQL endpoint {self.config.query_url} sent an unreadable graph ({exc})"
-            ) from None
-        return iter(_unskolem_triple(t) for t in triples)
+        return iter(_graph_answer(response, f"the SPARQL endpoint {self.config.query_url}"))
 
     def serialize_results(
         self,
@@ -649,22 +666,18 @@ class SparqlEndpointBackend:
         # Parsed and written again by the local serialisers: the same bytes as embedded.
         # Asked over ontoloom's graphs only (a store may hold others: Virtuoso its own system
         # graphs), unless the query names its dataset itself (FROM, FROM NAMED).
-        accept = f"{_JSON_RESULTS}, {_NTRIPLES};q=0.9"
+        # A graph is asked for by the query's form: an engine offered both answers a
+        # CONSTRUCT with whichever it likes (Virtuoso: a JSON table of ?s ?p ?o).
+        graph_form = _query_form(sparql) in ("CONSTRUCT", "DESCRIBE")
+        accept = _GRAPH_ACCEPT if graph_form else f"{_JSON_RESULTS}, {_NTRIPLES};q=0.9"
         dataset = None if "FROM" in _words(sparql) else list(self.named_graphs())
         response = self._query(with_values(sparql, bindings), accept, timeout, dataset)
         self._refuse_capped(response)
-        body = response.content
-        if "json" in response.headers.get("content-type", ""):
-            parsed = self._parse_results(body)
+        media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if "json" in media and media != "application/ld+json":
+            parsed = self._parse_results(response.content)
         else:
-            try:
-                graph = [
-                    _unskolem_triple(t) for t in pyoxigraph.parse(body, format=RdfFormat.N_TRIPLES)
-                ]
-            except SyntaxError as exc:
-                raise EndpointError(
-                    f"the SPARQL endpoint {self.config.query_url} sent an unreadable answer ({exc})"
-                ) from None
+            graph = _graph_answer(response, f"the SPARQL endpoint {self.config.query_url}")
             out = BytesIO()
             fmt = RdfFormat.N_TRIPLES if format_name == "ntriples" else RdfFormat.TURTLE
             serialize(graph, out, fmt)
@@ -739,16 +752,7 @@ class SparqlEndpointBackend:
         response = self._post(
             url, None, _NTRIPLES, f"reading graph {graph}", params={"graph": skolem(graph).value}
         )
-        media = response.headers.get("content-type", _NTRIPLES).split(";")[0].strip()
-        try:
-            fmt = RdfFormat.from_media_type(media)
-            if fmt is None:
-                raise ValueError(f"an answer of type {media!r}")
-            triples = {_unskolem_triple(t) for t in pyoxigraph.parse(response.content, format=fmt)}
-        except (SyntaxError, ValueError) as exc:
-            raise EndpointError(
-                f"the Graph Store Protocol service {url} sent an unreadable graph {graph} ({exc})"
-            ) from None
+        triples = set(_graph_answer(response, f"the Graph Store Protocol service {url}", graph))
         if len(triples) != total:
             raise EndpointError(
                 f"the Graph Store Protocol service {url} sent {len(triples)} triples of graph "
@@ -789,7 +793,8 @@ class SparqlEndpointBackend:
         return iter(out)
 
     def keeps_literals_as_written(self) -> bool:
-        return False  # unknown without a round trip, and nothing asks it of a remote store
+        # unknown without a round trip, and nothing asks it of a store not validated in place
+        return False
 
     def rewritten(self) -> list[Quad]:
         records = self._records()
@@ -1202,6 +1207,24 @@ def _record_of(quad: Quad) -> NamedNode | None:
     if not isinstance(quad.object, Literal):
         return None
     return record_key(Quad(quad.subject, quad.predicate, stored_form(quad.object), quad.graph_name))
+
+
+def _graph_answer(response: httpx.Response, source: str, graph: Term | None = None) -> list[Triple]:
+    """The triples of an RDF answer, read in the format its Content-Type names (N-Triples
+    when it names none), blank nodes as they were written.
+
+    :raises EndpointError: the answer is in no RDF format, or unreadable in the one it names
+        (``source`` and ``graph`` name where it came from).
+    """
+    media = response.headers.get("content-type", _NTRIPLES).split(";")[0].strip().lower()
+    what = "graph" if graph is None else f"graph {graph}"
+    try:
+        fmt = RdfFormat.from_media_type(media or _NTRIPLES)
+        if fmt is None:
+            raise ValueError(f"an answer of type {media!r}, no RDF format")
+        return [_unskolem_triple(t) for t in pyoxigraph.parse(response.content, format=fmt)]
+    except (SyntaxError, ValueError) as exc:
+        raise EndpointError(f"{source} sent an unreadable {what} ({exc})") from None
 
 
 def _unskolem_triple(t: Triple) -> Triple:

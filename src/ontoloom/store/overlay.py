@@ -8,8 +8,9 @@ nothing is copied. This view answers exactly what the scratch store would — th
 around the same nodes — and nothing else: a validation that asks for more (a query, the
 whole graph) gets :class:`NotReadable`, and the write path validates on a scratch store.
 
-It is offered only where it matches the scratch store quad for quad: a local store whose
-queries see every graph, holding no literal in another form than written, and a delta with
+It is offered only where it matches the scratch store quad for quad: a store validation may
+run on in place (``Backend.validates_in_place``: the engine of a scratch copy) whose queries
+see every graph, holding no literal in another form than written, and a delta with
 no blank node, no bookkeeping quad and no literal the store would keep in another form.
 """
 
@@ -33,7 +34,7 @@ class NotReadable(Exception):
 class Overlay:
     """``backend`` with ``delta`` applied, as far as :meth:`around` reads it."""
 
-    remote = False
+    validates_in_place = True  # what it is for; every read but around() is NotReadable
     union = True
 
     def __init__(self, backend: Backend, delta: Delta) -> None:
@@ -44,7 +45,7 @@ class Overlay:
     @classmethod
     def of(cls, backend: Backend, delta: Delta) -> Overlay | None:
         """The view, or None where it would differ from a scratch copy (see the module)."""
-        if backend.remote or not getattr(backend, "union", False):
+        if not backend.validates_in_place or not getattr(backend, "union", False):
             return None
         quads = [*delta.adds, *delta.removes]
         if any(q.graph_name == META or _has_blank(q) for q in quads):
