@@ -27,8 +27,10 @@ An upstream that cannot be reached is answered 502 (in every mode that forwards)
 answer closes its connection (``Connection: close``), so a mode switch applies to the
 very next request, whatever the client's connection pool holds. :attr:`FaultProxy.counts`
 counts requests by the mode they met (a connection refused in ``down`` never reaches the
-proxy, so it is not counted) and :attr:`FaultProxy.forwarded` those that reached the
-upstream. Standard library only (``http.server``, ``http.client``), threaded.
+proxy, so it is not counted), :attr:`FaultProxy.forwarded` those that reached the
+upstream and :attr:`FaultProxy.forwarded_by` these by the mode they met (a test waits on
+``forwarded_by["slow"]`` for a held request to have reached the upstream and been
+answered). Standard library only (``http.server``, ``http.client``), threaded.
 """
 
 from __future__ import annotations
@@ -116,6 +118,7 @@ class FaultProxy:
         self.status = status
         self.counts: Counter[str] = Counter()
         self.forwarded = 0
+        self.forwarded_by: Counter[str] = Counter()
         self._mode: Mode = "pass"
         self._only: Callable[[Request], bool] | None = None
         self._left: int | None = None
@@ -178,6 +181,7 @@ class FaultProxy:
         with self._lock:
             self.counts.clear()
             self.forwarded = 0
+            self.forwarded_by.clear()
 
     def close(self) -> None:
         self._closing.set()
@@ -273,6 +277,8 @@ def _handler_for(proxy: FaultProxy) -> type[http.server.BaseHTTPRequestHandler]:
             except OSError as exc:
                 self._answer(502, "Bad Gateway", [], f"upstream: {exc}\n".encode())
                 return
+            with proxy._lock:
+                proxy.forwarded_by[mode] += 1
             if mode == "drop_after_forward":
                 self._abort()
             elif mode == "truncate":

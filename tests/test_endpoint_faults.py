@@ -7,12 +7,12 @@ between the gateway and a real `oxigraph serve` (tests/fault_proxy.py)."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from conftest import wait_until
 from fault_proxy import commits, updates
 from ontoloom.cli import main
 
@@ -43,6 +43,15 @@ def _titles(data_dir: Path) -> list[str]:
 
 def _create(data_dir: Path, title: str):
     return _cli(data_dir, "create", "Task", "-p", f"title={title}", "-p", "status=open")
+
+
+def _reached_the_store(proxy) -> None:
+    """Wait until the request the proxy held (``slow``) reached the store and was answered."""
+    wait_until(
+        lambda: proxy.forwarded_by["slow"] == 1,
+        proxy.delay + 30,
+        what="the held request to reach the store",
+    )
 
 
 @pytest.fixture
@@ -81,7 +90,7 @@ def test_a_slow_endpoint_times_out_and_a_late_write_never_lands(setup) -> None:
     result = _create(data_dir, "late")
     assert result.exit_code == 2 and "did not answer" in result.output
     assert "nothing was committed" in result.output
-    time.sleep(proxy.delay + 0.5)  # the held update reaches the store now: fenced off
+    _reached_the_store(proxy)  # the held update: fenced off
     assert _titles(data_dir) == ["before"]
     assert _cli(data_dir, "check").exit_code == 0
 
@@ -125,7 +134,7 @@ def test_a_claim_that_fails_or_lands_late_commits_nothing_and_blocks_no_later_wr
     assert result.exit_code == 2 and f"127.0.0.1:{proxy.port}" in result.output
     assert "Traceback" not in result.output
     if mode == "slow":
-        time.sleep(proxy.delay + 0.5)  # the held claim reaches the store now
+        _reached_the_store(proxy)  # the held claim
     assert _titles(data_dir) == ["before"]
     assert _create(data_dir, "after").exit_code == 0
     assert _titles(data_dir) == ["after", "before"]

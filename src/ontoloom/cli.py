@@ -1985,7 +1985,7 @@ def enrich(
     _emit(summary, show)
 
 
-@main.command()
+@main.group(invoke_without_command=True)
 @click.option(
     "--scan",
     "do_scan",
@@ -2039,8 +2039,10 @@ def enrich(
     type=click.Path(dir_okay=False, path_type=Path),
     help="With --emit: write here.",
 )
+@click.pass_context
 @_common
 def mine(
+    ctx: click.Context,
     do_scan: bool,
     do_emit: bool,
     ingest: Path | None,
@@ -2057,21 +2059,25 @@ def mine(
 ) -> None:
     """Mine closed conversation transcripts for proposals (opt-in: [mining] enabled = true).
 
-    Agent-mediated, as `enrich`: --scan/--emit write extraction requests, the agent answers,
-    --ingest checks every quote against its transcript and stores proposals (LOW, or MEDIUM
-    at most), --review lists them, --confirm/--reject decide. Confirmed knowledge is written to
-    records/ontoloom/conversations.md, which `rebuild` reads back. With mining off, --scan and
-    --emit record "skipped: off by design" (exit 0). Exit 2 on bad input.
+    Agent-mediated, as `enrich`: scan/emit write extraction requests, the agent answers,
+    ingest checks every quote against its transcript and stores proposals (LOW, or MEDIUM at
+    most), review lists them, confirm/reject decide. Confirmed knowledge is written to
+    records/ontoloom/conversations.md, which `rebuild` reads back. With mining off, scan and
+    emit record "skipped: off by design" (exit 0). Exit 2 on bad input.
+
+    The mode flags (--scan, --emit, --ingest FILE, --review, --confirm ID…) still work, for
+    this release, as the subcommands of the same names.
 
     \b
     Examples:
-      ontoloom mine --scan --limit 5
-      ontoloom mine --emit -o request.json
-      ontoloom mine --ingest response.json --json
-      ontoloom mine --review
-      ontoloom mine --confirm 1a2b3c4d5e6f
+      ontoloom mine scan --limit 5
+      ontoloom mine emit -o request.json
+      ontoloom mine ingest response.json --json
+      ontoloom mine review
+      ontoloom mine confirm 1a2b3c4d5e6f
     """
-    from ontoloom.proposals import mine as mining
+    if ctx.invoked_subcommand is not None:
+        return
 
     chosen = [
         x
@@ -2089,125 +2095,295 @@ def mine(
     ]
     if len(chosen) != 1:
         raise click.UsageError(
-            "choose one of --scan, --emit, --ingest FILE, --review, --confirm ID, --reject ID, "
-            "--correct ID, --write-record"
+            "choose one of scan, emit, ingest FILE, review, confirm ID, reject ID, correct ID, "
+            "write-record (`ontoloom mine --help`)"
         )
     if limit < 0:
         raise click.UsageError("--limit must be 0 or more")
     if do_scan:
-        result = _value("mine_scan", {"limit": limit})
+        _mine_scan(limit)
+    elif do_emit and cross_vendor:
+        _mine_verification(output)
+    elif do_emit:
+        _mine_emit(limit, output)
+    elif ingest is not None:
+        _mine_ingest(ingest, cross_vendor)
+    elif do_review:
+        _mine_review(status)
+    elif confirm_id:
+        _mine_confirm(confirm_id)
+    elif reject_id:
+        _mine_reject(reject_id, reason)
+    elif correct_id:
+        _mine_correct(correct_id, reason)
+    else:
+        _mine_write_record()
 
-        def show_scan() -> None:
-            if result["state"] == "skipped":
-                click.echo(f"mining {mining.SKIPPED}: set [mining] enabled = true in ontoloom.toml")
-                return
-            click.echo(
-                f"{result['transcripts']} transcript(s): requested {len(result['requested'])}, "
-                f"already mined {result['already_mined']}, requested earlier "
-                f"{result['requested_earlier']}, still open {result['open']}, deferred "
-                f"{result['deferred']}, failed {len(result['failed'])}"
-                + (
-                    f"; edited {len(result['edited'])}, purged {result['purged']}"
-                    if result["edited"]
-                    else ""
-                )
-            )
-            for path in result["files"]:
-                click.echo(f"  request: {path}")
-            for failure in result["failed"]:
-                click.echo(f"  failed: {failure}", err=True)
 
-        _emit(result, show_scan)
-        return
-    if do_emit and cross_vendor:  # the verification request: only triples and quotes leave
-        document = _value("mine_verification", {})
-        text = json.dumps(document, indent=2, ensure_ascii=False)
-        _write_document(output, text, f"{len(document['items'])} item(s)")
+_LIMIT = click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=20,
+    show_default=True,
+    help="At most N transcripts.",
+)
+_REASON = click.option("--reason", help="Why (kept with it).")
+
+
+@mine.command(name="scan")
+@_LIMIT
+@_common
+def mine_scan(limit: int) -> None:
+    """Request extraction of closed transcripts not yet mined.
+
+    \b
+    Example:
+      ontoloom mine scan --limit 5
+    """
+    _mine_scan(limit)
+
+
+@mine.command(name="emit")
+@_LIMIT
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here.")
+@click.option(
+    "--cross-vendor-egress",
+    "cross_vendor",
+    is_flag=True,
+    help="Write the verification request instead (only triples and quotes).",
+)
+@_common
+def mine_emit(limit: int, output: Path | None, cross_vendor: bool) -> None:
+    """Print (or -o) the request document for the agent.
+
+    \b
+    Example:
+      ontoloom mine emit -o request.json
+    """
+    if cross_vendor:
+        _mine_verification(output)
+    else:
+        _mine_emit(limit, output)
+
+
+@mine.command(name="ingest")
+@click.argument("file", metavar="FILE|-", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--cross-vendor-egress",
+    "cross_vendor",
+    is_flag=True,
+    default=None,
+    help="Honour a second model's verdicts on what passes the egress gate.",
+)
+@_common
+def mine_ingest(file: Path, cross_vendor: bool | None) -> None:
+    """Check and store the agent's answer (a response JSON file, or - for stdin).
+
+    \b
+    Example:
+      ontoloom mine ingest response.json --json
+    """
+    _mine_ingest(file, cross_vendor)
+
+
+@mine.command(name="review")
+@click.option(
+    "--status",
+    type=click.Choice(["pending", "confirmed", "rejected", "all"]),
+    default="pending",
+    show_default=True,
+)
+@_common
+def mine_review(status: str) -> None:
+    """List mined proposals with their confidence.
+
+    \b
+    Example:
+      ontoloom mine review --status all
+    """
+    _mine_review(status)
+
+
+@mine.command(name="confirm")
+@click.argument("proposal_id", metavar="ID")
+@_common
+def mine_confirm(proposal_id: str) -> None:
+    """Confirm a mined proposal.
+
+    \b
+    Example:
+      ontoloom mine confirm 1a2b3c4d5e6f
+    """
+    _mine_confirm(proposal_id)
+
+
+@mine.command(name="reject")
+@click.argument("proposal_id", metavar="ID")
+@_REASON
+@_common
+def mine_reject(proposal_id: str, reason: str | None) -> None:
+    """Reject a mined proposal.
+
+    \b
+    Example:
+      ontoloom mine reject 1a2b3c4d5e6f --reason "not said"
+    """
+    _mine_reject(proposal_id, reason)
+
+
+@mine.command(name="correct")
+@click.argument("proposal_id", metavar="ID")
+@_REASON
+@_common
+def mine_correct(proposal_id: str, reason: str | None) -> None:
+    """Object to mined knowledge: its confidence drops.
+
+    \b
+    Example:
+      ontoloom mine correct 1a2b3c4d5e6f --reason "outdated"
+    """
+    _mine_correct(proposal_id, reason)
+
+
+@mine.command(name="write-record")
+@_common
+def mine_write_record() -> None:
+    """Rewrite records/ontoloom/conversations.md from the confirmed mined knowledge.
+
+    \b
+    Example:
+      ontoloom mine write-record
+    """
+    _mine_write_record()
+
+
+def _mine_scan(limit: int) -> None:
+    from ontoloom.proposals import mine as mining
+
+    result = _value("mine_scan", {"limit": limit})
+
+    def show_scan() -> None:
+        if result["state"] == "skipped":
+            click.echo(f"mining {mining.SKIPPED}: set [mining] enabled = true in ontoloom.toml")
+            return
         click.echo(
-            f"egress: {len(document['items'])} released, {document['withheld']['withheld']} withheld "
-            f"{document['withheld']['reasons'] or ''}",
-            err=True,
-        )
-        return
-    if do_emit:
-        document = _value("mine_emit", {"limit": limit})
-        text = json.dumps(document, indent=2, ensure_ascii=False)
-        if document["state"] == "skipped":
-            click.echo(
-                f"mining {mining.SKIPPED}: set [mining] enabled = true in ontoloom.toml", err=True
+            f"{result['transcripts']} transcript(s): requested {len(result['requested'])}, "
+            f"already mined {result['already_mined']}, requested earlier "
+            f"{result['requested_earlier']}, still open {result['open']}, deferred "
+            f"{result['deferred']}, failed {len(result['failed'])}"
+            + (
+                f"; edited {len(result['edited'])}, purged {result['purged']}"
+                if result["edited"]
+                else ""
             )
-        _write_document(output, text, f"{len(document['requests'])} request(s)")
-        return
-    if ingest is not None:
-        answer = _json_file(ingest)
-        summary = _value("mine_ingest", {"answer": answer, "cross_vendor": cross_vendor})
-
-        def show_ingest() -> None:
-            stored = summary["stored"]
-            click.echo(
-                f"{summary['candidates']} candidate(s): stored MEDIUM {stored['MEDIUM']}, LOW "
-                f"{stored['LOW']}, rejected {stored['rejected']}; dropped {summary['dropped']} "
-                f"{summary['dropped_by_reason'] or ''}; refused {summary['refused']}; merges "
-                f"{summary['merged']}; corroborated {summary['corroborated']}; duplicate "
-                f"{summary['duplicate']}; demoted {summary['demoted']}"
-            )
-            click.echo(f"watermark: {summary['watermark']}")
-            for o in summary["outcomes"]:
-                what = (
-                    f"{o.get('type')} {o.get('title')!r}"
-                    if o["kind"] in ("object", "merge") and "type" in o
-                    else f"{o.get('source')} {o.get('relation')} {o.get('target')}"
-                )
-                detail = f" — {o['detail']}" if o.get("detail") else ""
-                click.echo(f"  [{o['outcome']}:{o['reason']}] {what}{detail}")
-
-        _emit(summary, show_ingest)
-        return
-    if do_review:
-        found = _value("mine_review", {"status": status})
-
-        def show_review() -> None:
-            if not found:
-                click.echo("no mined proposals")
-            for p in found:
-                label = "unconfirmed" if p["status"] == "pending" else p["status"]
-                what = (
-                    f'new {p["target"]} {p["source"]} "{p["properties"].get("title")}"'
-                    if p["kind"] == "object"
-                    else f'merge "{p["properties"].get("mention")}" into {p["source"]}'
-                    if p["kind"] == "merge"
-                    else f"{p['source']} {p['rel']} {p['target']}"
-                )
-                ev = p["evidence"]
-                click.echo(
-                    f"{p['id']}  [{label}, {p['confidence']} confidence, {p['tier']}, "
-                    f"{p['corroboration']} transcript(s)] {what}"
-                )
-                click.echo(
-                    f'    "{ev.get("quote")}" — {ev.get("transcript")} #{ev.get("message")} ({p["date"] or "no date"})'
-                )
-
-        _emit(found, show_review)
-        return
-    if confirm_id:
-        result = _value("mine_confirm", {"id": confirm_id})
-        p = result["proposal"]
-        record = result["record"]
-        text = ("already confirmed: " if result["already"] else "confirmed: ") + (
-            f"{p['source']} {p['rel']} {p['target']}"
         )
-        if record and record["written"]:
-            text += f"\nwritten to {record['path']}"
-        _emit(result, text)
-        return
-    if reject_id:
-        result = _value("mine_reject", {"id": reject_id, "reason": reason})
-        _emit(result, ("already rejected " if result["already"] else "rejected ") + reject_id)
-        return
-    if correct_id:
-        result = _value("mine_correct", {"id": correct_id, "reason": reason})
-        _emit(result, f"corrected {correct_id}: confidence now {result['confidence']}")
-        return
+        for path in result["files"]:
+            click.echo(f"  request: {path}")
+        for failure in result["failed"]:
+            click.echo(f"  failed: {failure}", err=True)
+
+    _emit(result, show_scan)
+
+
+def _mine_verification(output: Path | None) -> None:
+    document = _value("mine_verification", {})
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    _write_document(output, text, f"{len(document['items'])} item(s)")
+    click.echo(
+        f"egress: {len(document['items'])} released, {document['withheld']['withheld']} withheld "
+        f"{document['withheld']['reasons'] or ''}",
+        err=True,
+    )
+
+
+def _mine_emit(limit: int, output: Path | None) -> None:
+    from ontoloom.proposals import mine as mining
+
+    document = _value("mine_emit", {"limit": limit})
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    if document["state"] == "skipped":
+        click.echo(
+            f"mining {mining.SKIPPED}: set [mining] enabled = true in ontoloom.toml", err=True
+        )
+    _write_document(output, text, f"{len(document['requests'])} request(s)")
+
+
+def _mine_ingest(ingest: Path, cross_vendor: bool | None) -> None:
+    answer = _json_file(ingest)
+    summary = _value("mine_ingest", {"answer": answer, "cross_vendor": cross_vendor})
+
+    def show_ingest() -> None:
+        stored = summary["stored"]
+        click.echo(
+            f"{summary['candidates']} candidate(s): stored MEDIUM {stored['MEDIUM']}, LOW "
+            f"{stored['LOW']}, rejected {stored['rejected']}; dropped {summary['dropped']} "
+            f"{summary['dropped_by_reason'] or ''}; refused {summary['refused']}; merges "
+            f"{summary['merged']}; corroborated {summary['corroborated']}; duplicate "
+            f"{summary['duplicate']}; demoted {summary['demoted']}"
+        )
+        click.echo(f"watermark: {summary['watermark']}")
+        for o in summary["outcomes"]:
+            what = (
+                f"{o.get('type')} {o.get('title')!r}"
+                if o["kind"] in ("object", "merge") and "type" in o
+                else f"{o.get('source')} {o.get('relation')} {o.get('target')}"
+            )
+            detail = f" — {o['detail']}" if o.get("detail") else ""
+            click.echo(f"  [{o['outcome']}:{o['reason']}] {what}{detail}")
+
+    _emit(summary, show_ingest)
+
+
+def _mine_review(status: str) -> None:
+    found = _value("mine_review", {"status": status})
+
+    def show_review() -> None:
+        if not found:
+            click.echo("no mined proposals")
+        for p in found:
+            label = "unconfirmed" if p["status"] == "pending" else p["status"]
+            what = (
+                f'new {p["target"]} {p["source"]} "{p["properties"].get("title")}"'
+                if p["kind"] == "object"
+                else f'merge "{p["properties"].get("mention")}" into {p["source"]}'
+                if p["kind"] == "merge"
+                else f"{p['source']} {p['rel']} {p['target']}"
+            )
+            ev = p["evidence"]
+            click.echo(
+                f"{p['id']}  [{label}, {p['confidence']} confidence, {p['tier']}, "
+                f"{p['corroboration']} transcript(s)] {what}"
+            )
+            click.echo(
+                f'    "{ev.get("quote")}" — {ev.get("transcript")} #{ev.get("message")} ({p["date"] or "no date"})'
+            )
+
+    _emit(found, show_review)
+
+
+def _mine_confirm(confirm_id: str) -> None:
+    result = _value("mine_confirm", {"id": confirm_id})
+    p = result["proposal"]
+    record = result["record"]
+    text = ("already confirmed: " if result["already"] else "confirmed: ") + (
+        f"{p['source']} {p['rel']} {p['target']}"
+    )
+    if record and record["written"]:
+        text += f"\nwritten to {record['path']}"
+    _emit(result, text)
+
+
+def _mine_reject(reject_id: str, reason: str | None) -> None:
+    result = _value("mine_reject", {"id": reject_id, "reason": reason})
+    _emit(result, ("already rejected " if result["already"] else "rejected ") + reject_id)
+
+
+def _mine_correct(correct_id: str, reason: str | None) -> None:
+    result = _value("mine_correct", {"id": correct_id, "reason": reason})
+    _emit(result, f"corrected {correct_id}: confidence now {result['confidence']}")
+
+
+def _mine_write_record() -> None:
     record = _value("mine_write_record", {})
     _emit(record, f"{'wrote' if record['written'] else 'unchanged'}: {record['path']}")
 
