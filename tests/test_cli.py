@@ -459,3 +459,12 @@ def test_every_command_has_help_with_an_example() -> None:
         assert "Example" in result.output, f"{path} --help has no example"
         assert "--json" in result.output, f"{path} has no --json"
         assert command.help
+
+
+def test_a_number_written_with_a_leading_zero_stays_as_written(cli: Cli) -> None:
+    made = cli("--json", "create", "Task", "-p", "title=t", "-p", "status=open", "--id", "task_z")
+    assert made.exit_code == 0, made.output
+    changed = cli("--json", "update", "task_z", "-p", "beta=01", "-p", "n=-0", "-p", "k=10")
+    assert changed.exit_code == 0, changed.output  # was: unexpected JSONDecodeError
+    props = json.loads(changed.output)["properties"]
+    assert (props["beta"], props["n"], props["k"]) == ("01", "-0", 10)

@@ -628,3 +628,15 @@ def test_over_pipes_a_line_that_is_no_message_is_reported_and_the_server_goes_on
     created = answers[2]["result"]
     assert created.get("isError") is not True, created
     assert created["structuredContent"]["properties"]["title"] == long_title
+
+
+def test_a_tool_query_timeout_is_bounded(tmp_path: Path) -> None:
+    """One call must not hold the read lock for as long as it likes (issue: an unbounded
+    timeout let a single request block every writer)."""
+    from ontoloom import ops
+    from ontoloom.errors import BadInput
+
+    ops.call(tmp_path, "create_entity", {"type": "Person", "properties": {"name": "A"}})
+    with pytest.raises(BadInput, match="timeout"):
+        ops.call(tmp_path, "query", {"query": "ASK {}", "timeout": 1e9})
+    assert ops.call(tmp_path, "query", {"query": "ASK {}", "timeout": 300}).value["boolean"]

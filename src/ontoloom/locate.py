@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import struct
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks start here)
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ __all__ = [
     "find_instance",
     "hook_data_dir",
     "owner_alive",
+    "peer_uid",
     "resolve",
     "socket_address",
 ]
@@ -89,6 +91,18 @@ def socket_address(data_dir: str | Path) -> Iterator[str]:
         yield f"/proc/self/fd/{fd}/{SOCKET_NAME}"
     finally:
         os.close(fd)
+
+
+def peer_uid(conn: socket.socket) -> int | None:
+    """The user id of the process at the other end of a connected Unix socket (the kernel's
+    word: ``SO_PEERCRED``), or None where the platform does not say. Both ends of an owner's
+    socket check it: a data dir's work is sent only to, and taken only from, its own user."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    size = struct.calcsize("3i")
+    _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, size))
+    return int(uid)
 
 
 def owner_alive(data_dir: str | Path) -> bool:

@@ -135,8 +135,17 @@ def parse_scalar(text: str) -> Any:
     (3, 1.5, True, 'open')
     >>> parse_scalar('["a", "b"]')
     ['a', 'b']
+
+    An integer written with a leading zero or as ``-0`` is kept as written, a string (a
+    postcode, a version, an id): read as a number it would lose what was written.
+
+    >>> parse_scalar("01"), parse_scalar("-0"), parse_scalar("10")
+    ('01', '-0', 10)
     """
-    if text in ("true", "false", "null") or _INT_RE.match(text) or _FLOAT_RE.match(text):
+    if _INT_RE.match(text):
+        number = int(text)
+        return number if str(number) == text else text
+    if text in ("true", "false", "null") or _FLOAT_RE.match(text):
         return json.loads(text)
     if text.startswith("["):
         try:

@@ -39,12 +39,14 @@ from ontoloom.errors import (
     OwnerTookOver,
     revive,
 )
+from ontoloom.locate import peer_uid
 from ontoloom.owner_client import (
     GO,
     HAS_UNIX_SOCKETS,
     READY,
     SOCKET_NAME,
     OwnerUnresponsive,
+    OwnerUntrusted,
     caller_wait,
     client_env,
     forward,
@@ -189,6 +191,9 @@ class Owner:
     def _serve(self, conn: socket.socket) -> None:
         try:
             with conn, conn.makefile("rb") as lines:
+                uid = peer_uid(conn)
+                if uid is not None and uid != os.getuid():
+                    return  # another user's process: its request is never read
                 try:
                     line = lines.readline()
                     if not line:  # a probe (owner_alive): no request
@@ -196,7 +201,7 @@ class Owner:
                     request = json.loads(line)
                     answer = self.handle(request, lambda: _go_ahead(conn, lines))
                 except Exception as exc:  # a malformed request must not take the owner down
-                    answer = {"exit": 2, "stdout": "", "stderr": f"error: bad request ({exc})\n"}
+                    answer = {"error": BadInput(f"bad request ({exc})").to_json()}
                 if answer is not None:
                     with contextlib.suppress(OSError):
                         conn.sendall(json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n")
@@ -279,6 +284,8 @@ def run(
                 raise Busy(str(exc)) from None
             except ClientOwnerGone as exc:
                 raise OwnerGone(str(exc)) from None
+            except OwnerUntrusted as exc:
+                raise BadInput(str(exc)) from None
             if answer is not None:
                 if "error" in answer:
                     raise revive(answer["error"])

@@ -15,7 +15,7 @@ import json
 import os
 import socket
 
-from ontoloom.locate import HAS_UNIX_SOCKETS, SOCKET_NAME, owner_alive, socket_address
+from ontoloom.locate import HAS_UNIX_SOCKETS, SOCKET_NAME, owner_alive, peer_uid, socket_address
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads it alike)
 
@@ -28,6 +28,7 @@ __all__ = [
     "SOCKET_NAME",
     "OwnerGone",
     "OwnerUnresponsive",
+    "OwnerUntrusted",
     "forward",
     "owner_alive",
     "socket_address",
@@ -45,6 +46,18 @@ class OwnerUnresponsive(Exception):
     """The owner did not take the request in time (stopped, or stuck): nothing was done."""
 
 
+class OwnerUntrusted(Exception):
+    """What listens on the data dir's socket is another user's process: nothing was sent."""
+
+
+def _untrusted(data_dir: str | Path, uid: int) -> OwnerUntrusted:
+    return OwnerUntrusted(
+        f"{os.path.join(data_dir, SOCKET_NAME)} is served by another user's process (uid "
+        f"{uid}), not by this user's ontoloom: nothing was sent to it; remove the socket if "
+        "it is not yours, and check who can write to the data dir"
+    )
+
+
 def forward(data_dir: str | Path, request: dict[str, Any], *, wait: float) -> dict[str, Any] | None:
     """The owner's answer to ``request``; None when no owner is alive (no socket, or a stale
     one left by an owner that died: nothing was sent, the caller does the work itself).
@@ -52,6 +65,7 @@ def forward(data_dir: str | Path, request: dict[str, Any], *, wait: float) -> di
     :raises OwnerUnresponsive: no answer and no ``ready`` within ``wait`` seconds; nothing
         was done, and the owner will not do it later.
     :raises OwnerGone: the owner died after taking the request.
+    :raises OwnerUntrusted: another user's process listens there (nothing was sent).
     """
     if not HAS_UNIX_SOCKETS or not os.path.exists(os.path.join(data_dir, SOCKET_NAME)):
         return None
@@ -61,6 +75,9 @@ def forward(data_dir: str | Path, request: dict[str, Any], *, wait: float) -> di
         try:
             with socket_address(data_dir) as address:
                 conn.connect(address)
+            uid = peer_uid(conn)
+            if uid is not None and uid != os.getuid():
+                raise _untrusted(data_dir, uid)
             conn.sendall(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n")
         except TimeoutError:
             raise _unresponsive(data_dir, wait) from None

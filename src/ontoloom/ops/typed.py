@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     from ontoloom.api import Graph
     from ontoloom.schema import Schema
 
-__all__ = ["typed_operations"]
+__all__ = ["MAX_TOOL_TIMEOUT", "typed_operations"]
+
+MAX_TOOL_TIMEOUT = 300.0  # seconds: the longest query an agent's call (MCP, HTTP) may run
 
 
 class PlanRefused(ValidationFailed):
@@ -482,8 +484,12 @@ def typed_operations(schema: Schema) -> list[Operation]:
                 "timeout": {
                     "type": "number",
                     "exclusiveMinimum": 0,
+                    # One call must not hold the read lock (and the writers behind it) for
+                    # longer than this: an agent's query is bounded; the CLI's is the user's.
+                    "maximum": MAX_TOOL_TIMEOUT,
                     "default": 30,
-                    "description": "Stop the query after this many seconds.",
+                    "description": "Stop the query after this many seconds (at most "
+                    f"{MAX_TOOL_TIMEOUT:g}).",
                 },
                 "format": {
                     "enum": ["json", "xml", "csv", "tsv"],
