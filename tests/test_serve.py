@@ -321,3 +321,36 @@ def test_a_server_that_cannot_start_safely_says_why_with_exit_2(tmp_path: Path, 
     assert done.returncode == 2, done.stderr
     assert says in done.stderr and "Traceback" not in done.stderr
     assert "s3cret-token" not in done.stderr
+
+
+def test_a_request_under_a_foreign_name_is_refused(server: Server) -> None:
+    """DNS rebinding: a page on evil.example resolving to 127.0.0.1 sends its own Host."""
+    url = f"{server.url}/api/get_entity"
+    body = {"id": "pers_ann"}
+    for headers in (
+        {"Host": f"evil.example:{server.port}"},
+        {"Origin": "http://evil.example"},
+    ):
+        refused = httpx.post(url, json=body, headers={**server.headers, **headers}, timeout=30)
+        assert refused.status_code == 403 and refused.json()["error"] == "forbidden"
+        assert "pers_ann" not in refused.text
+    local = {"Host": f"localhost:{server.port}", "Origin": f"http://127.0.0.1:{server.port}"}
+    assert httpx.post(url, json=body, headers={**server.headers, **local}).status_code == 200
+
+
+def test_an_oversized_or_too_deep_body_is_refused(server: Server) -> None:
+    big = httpx.post(
+        f"{server.url}/api/search",
+        content=b'{"query": "' + b"x" * (65 * 1024 * 1024) + b'"}',
+        headers={**server.headers, "Content-Type": "application/json"},
+        timeout=60,
+    )
+    assert big.status_code == 413 and big.json()["error"] == "bad_input"
+    deep = httpx.post(
+        f"{server.url}/api/search",
+        content=b"[" * 100_000 + b"]" * 100_000,
+        headers=server.headers,
+        timeout=30,
+    )
+    assert deep.status_code == 400 and deep.json()["error"] == "bad_input"
+    assert server.post("get_entity", {"id": "pers_ann"}).status_code == 200  # still serving

@@ -2640,8 +2640,15 @@ def mcp() -> None:
     is_flag=True,
     help="Also serve the graph view and the review page at /ui/ (same token).",
 )
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Also answer requests for this host name (besides IPs and localhost); repeatable.",
+)
 @_common
-def serve(host: str, port: int, ui: bool) -> None:
+def serve(host: str, port: int, ui: bool, allow_hosts: tuple[str, ...]) -> None:
     """Serve the graph over HTTP: MCP at /mcp, SPARQL (read-only) at /sparql, JSON at /api/TOOL.
 
     Every request needs `Authorization: Bearer TOKEN`: ONTOLOOM_TOKEN, else the data dir's
@@ -2659,7 +2666,7 @@ def serve(host: str, port: int, ui: bool) -> None:
     from ontoloom.serve import serve as run
 
     with contextlib.suppress(Stopped):  # a signal is how a server ends: exit 0
-        run(resolve_data_dir(_opts()["data_dir"]), host, port, ui=ui)
+        run(resolve_data_dir(_opts()["data_dir"]), host, port, ui=ui, allow_hosts=allow_hosts)
 
 
 @main.group()

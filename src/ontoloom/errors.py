@@ -49,6 +49,7 @@ OUTCOMES: dict[str, tuple[int, int]] = {
     "no_store": (2, 404),
     "unsupported_query": (2, 400),
     "busy": (2, 503),
+    "forbidden": (2, 403),  # a request under a name the server does not answer to
     "timeout": (2, 504),
     "owner_gone": (2, 502),
     "error": (2, 500),

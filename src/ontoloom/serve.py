@@ -26,7 +26,7 @@ import ipaddress
 import json
 import os
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from pathlib import Path
 from typing import Any
 
@@ -185,9 +185,106 @@ def run_operation(data_dir: Path, name: str, arguments: dict[str, Any]) -> tuple
     return 200, result.value, result.note or ""
 
 
-def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
+def host_allowed(host: str, named: Collection[str]) -> bool:
+    """Whether a request's ``Host`` (or its ``Origin``'s host) may be served: an IP address,
+    ``localhost``, or a name the server was told (``--allow-host``). A DNS-rebinding page
+    reaches the server under its own domain name, which is none of these.
+
+    >>> host_allowed("127.0.0.1:8765", ()), host_allowed("[::1]:80", ()), host_allowed("localhost", ())
+    (True, True, True)
+    >>> host_allowed("evil.example:8765", ()), host_allowed("team.example", ["team.example"])
+    (False, True)
+    """
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    name = urlsplit(f"//{host}").hostname or ""
+    if name == "localhost" or name in {n.lower() for n in named}:
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+class _Guard:
+    """What every request passes before the app sees it: a ``Host`` (and ``Origin``) the
+    server answers to — see :func:`host_allowed` — and a body no larger than the largest
+    input ontoloom reads (``ONTOLOOM_MAX_INPUT_BYTES``), refused while it streams in."""
+
+    def __init__(self, app: Any, hosts: Collection[str] | None, max_body: int) -> None:
+        self.app, self.hosts, self.max_body = app, hosts, max_body
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if self.hosts is not None:
+            origin = headers.get("origin")
+            wrong = not host_allowed(headers.get("host", ""), self.hosts) or (
+                origin not in (None, "null")
+                and not host_allowed(origin.partition("://")[2].partition("/")[0], self.hosts)
+            )
+            if wrong:
+                message = (
+                    "this server answers only to its address, an IP or localhost: start it "
+                    "with --allow-host NAME to be reached under a name"
+                )
+                await _refuse(send, 403, "forbidden", message)
+                return
+        length = headers.get("content-length", "")
+        if length.isdigit() and int(length) > self.max_body:
+            await _refuse(send, 413, "bad_input", self._too_large())
+            return
+        seen = 0
+
+        async def bounded() -> Any:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.max_body:
+                raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, bounded, send)
+        except _TooLarge:
+            await _refuse(send, 413, "bad_input", self._too_large())
+
+    def _too_large(self) -> str:
+        return (
+            f"the body is larger than {self.max_body} bytes (ONTOLOOM_MAX_INPUT_BYTES): "
+            "send less, or raise the limit where the server runs"
+        )
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _refuse(send: Any, status: int, kind: str, message: str) -> None:
+    body = json.dumps({"error": kind, "message": message}).encode("utf-8")
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", b"%d" % len(body)),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def build_app(
+    data_dir: Path, token: str, ui: bool = False, *, hosts: Collection[str] | None = None
+) -> Any:
     """The Starlette app serving ``data_dir`` (no owner claimed here: see :func:`serve`);
-    ``ui`` adds the pages under ``/ui/``."""
+    ``ui`` adds the pages under ``/ui/``; ``hosts``: the names it answers to besides IPs and
+    localhost (None: any ``Host``, for an app mounted by its caller)."""
     import anyio
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.applications import Starlette
@@ -238,6 +335,8 @@ def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
             )
         except UnicodeDecodeError:
             return bad_input("the body is not UTF-8 text")
+        except RecursionError:
+            return bad_input("the body nests too deeply to be arguments")
         if not isinstance(arguments, dict):
             return JSONResponse(
                 {"error": "bad_input", "message": "the body is a JSON object of arguments"}, 400
@@ -314,7 +413,9 @@ def build_app(data_dir: Path, token: str, ui: bool = False) -> Any:
     ]
     if ui:
         routes += _ui_routes(data_dir, authorised, unauthorised)
-    return Starlette(routes=routes, lifespan=lifespan)
+    from ontoloom.store.rdfio import input_limits
+
+    return _Guard(Starlette(routes=routes, lifespan=lifespan), hosts, input_limits()[0])
 
 
 # What the review page may ask for: the operation that does it and the keys it takes.
@@ -401,6 +502,8 @@ def _ui_routes(data_dir: Path, authorised: Any, unauthorised: Any) -> list[Any]:
             body = json.loads(await request.body() or b"{}")
         except json.JSONDecodeError as exc:
             return bad(f"the body is not JSON ({exc.msg})")
+        except RecursionError:
+            return bad("the body nests too deeply")
         if not isinstance(body, dict):
             return bad('the body is a JSON object, e.g. {"id": "1a2b3c4d5e6f"}')
         for key in _NEEDS[action]:
@@ -421,8 +524,15 @@ def _ui_routes(data_dir: Path, authorised: Any, unauthorised: Any) -> list[Any]:
     ]
 
 
-def serve(data_dir: Path, host: str = "127.0.0.1", port: int = 8765, ui: bool = False) -> None:
-    """Serve until interrupted; this process owns the data dir while it can."""
+def serve(
+    data_dir: Path,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    ui: bool = False,
+    allow_hosts: Collection[str] = (),
+) -> None:
+    """Serve until interrupted; this process owns the data dir while it can. Requests must
+    name the server by an IP address, ``localhost``, ``host`` or one of ``allow_hosts``."""
     import sys
 
     import uvicorn
@@ -440,7 +550,8 @@ def serve(data_dir: Path, host: str = "127.0.0.1", port: int = 8765, ui: bool = 
     _check_listen(host, port)
     with owning(data_dir):
         try:
-            uvicorn.run(build_app(data_dir, token, ui), host=host, port=port, log_level="warning")
+            app = build_app(data_dir, token, ui, hosts=[host, *allow_hosts])
+            uvicorn.run(app, host=host, port=port, log_level="warning")
         except SystemExit as exc:  # uvicorn could not start (it logged why)
             if exc.code not in (0, None):
                 raise BadInput(f"cannot serve on {host}:{port}: see the message above") from None
