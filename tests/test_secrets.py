@@ -373,3 +373,26 @@ def test_an_import_naming_an_id_that_holds_a_token_is_refused_and_never_printed(
     for args in (["why", token], ["hints", token], ["proposals", "show", token]):
         looked_up = cli(*args)
         assert looked_up.exit_code == 2 and token not in looked_up.output, args
+
+
+def test_a_new_data_dir_and_mining_files_are_this_users_alone(tmp_path: Path) -> None:
+    """The store, the index and the mining requests quote private text: a new data dir is
+    0700, and the files mining writes are 0600 whatever the umask."""
+    import os
+    import stat
+
+    from ontoloom.api import Graph
+    from ontoloom.records.writeback import atomic_write
+
+    data_dir = tmp_path / "team" / ".ontoloom"
+    with Graph.open(data_dir, write=True, create=True):
+        pass
+    assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
+    old = os.umask(0o022)
+    try:
+        atomic_write(tmp_path / "request.json", b"{}", new_mode=0o600)
+        atomic_write(tmp_path / "record.md", b"x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "request.json").stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "record.md").stat().st_mode) == 0o644  # records as ever

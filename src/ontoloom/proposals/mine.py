@@ -159,8 +159,10 @@ def _load(path: Path, default: dict[str, Any]) -> dict[str, Any]:
 
 
 def _save(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True).encode())
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # Requests and state quote transcripts: this user's alone, whatever the umask.
+    text = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True).encode()
+    atomic_write(path, text, new_mode=0o600)
 
 
 def _watermark(graph: Session) -> dict[str, Any]:
@@ -327,8 +329,10 @@ def _request_transcripts(
 
 
 def _save_request(target: Path, request: dict[str, Any]) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(target, json.dumps(request, ensure_ascii=False, indent=1).encode())
+    """A request file: it quotes a transcript, so it is this user's alone (0600)."""
+    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    text = json.dumps(request, ensure_ascii=False, indent=1).encode()
+    atomic_write(target, text, new_mode=0o600)
 
 
 def emit(graph: Session, limit: int = 20) -> dict[str, Any]:

@@ -183,13 +183,13 @@ def plan_write_back(
 
 
 # -- atomic replacement ------------------------------------------------------------------------
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, *, new_mode: int = 0o666) -> None:
     """Replace ``path`` with ``data`` whole, or leave it as it was.
 
     The bytes go to a temporary file in the same folder (so the rename cannot cross file
     systems), which is fsynced, renamed over ``path`` (``os.replace``: atomic on POSIX), and
     then the folder is fsynced so the rename itself survives a crash. The record keeps its
-    permission bits. On any error the temporary file is removed and the error raised.
+    permission bits; a new file gets ``new_mode`` (less the umask). On any error the temporary file is removed and the error raised.
 
     :raises OSError: the write, an fsync or the rename failed.
     """
@@ -199,7 +199,8 @@ def atomic_write(path: Path, data: bytes) -> None:
     except FileNotFoundError:
         mode = None
     tmp = folder / f".{path.name}.{secrets.token_hex(6)}{_TMP}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(tmp, flags, new_mode)
     try:
         try:
             if mode is not None:

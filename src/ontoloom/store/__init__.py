@@ -38,6 +38,9 @@ __all__ = [
     "store_path",
 ]
 
+# A new data dir is this user's alone: what it holds (store, index, requests) is theirs.
+DATA_DIR_MODE = 0o700
+
 DEFAULT_LOCK_TIMEOUT = 10.0
 
 
@@ -108,7 +111,8 @@ def _endpoint_backend(
                 f"no ontoloom store at the SPARQL endpoint {endpoint.query_url}: run "
                 "`ontoloom init --endpoint URL` in your instance"
             )
-        data_dir.mkdir(parents=True, exist_ok=True)  # the lock, search index and caches
+        # the lock, search index and caches: this user's alone (0700), as for an embedded store
+        data_dir.mkdir(mode=DATA_DIR_MODE, parents=True, exist_ok=True)
         wait = lock_timeout() if wait is None else wait
         with DataDirLock(data_dir, exclusive=write or create, wait=wait) as lock:
             backend.lock = lock
@@ -193,7 +197,8 @@ def open_backend(
                 f"no ontoloom store at {data_dir}: run `ontoloom init` in your instance, "
                 "or point --data-dir / ONTOLOOM_HOME at an existing data dir"
             )
-        data_dir.mkdir(parents=True, exist_ok=True)
+        # The store, index, caches and mining requests quote private text: this user's alone.
+        data_dir.mkdir(mode=DATA_DIR_MODE, parents=True, exist_ok=True)
         write = True
     from ontoloom.store.embedded import EmbeddedBackend
 
