@@ -396,3 +396,28 @@ def test_a_new_data_dir_and_mining_files_are_this_users_alone(tmp_path: Path) ->
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "request.json").stat().st_mode) == 0o600
     assert stat.S_IMODE((tmp_path / "record.md").stat().st_mode) == 0o644  # records as ever
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://localhost:7878/query?access_token=s3cr3t-value",
+        "http://localhost:7878/query?api_key=s3cr3t-value",
+        "http://localhost:7878/query#token=s3cr3t-value",
+        "http://admin:s3cr3t-value@localhost:7878/query",
+    ],
+)
+def test_an_endpoint_url_carrying_credentials_is_refused_unquoted(tmp_path: Path, url: str) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "ontoloom", "init", str(tmp_path / "i"), "--endpoint", url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "carries credentials" in done.stderr
+    assert "s3cr3t-value" not in done.stderr + done.stdout
+    toml = tmp_path / "i" / "ontoloom.toml"
+    assert not toml.exists() or "s3cr3t-value" not in toml.read_text()

@@ -157,13 +157,48 @@ def _url(value: Any, where: str) -> str:
         raise BadInput(f"{where}: give the endpoint's URL, e.g. http://localhost:7878/query")
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise BadInput(f"{where}: {value!r} is not an http(s) URL")
-    if parts.username is not None or parts.password is not None:
+        # not quoted: a mistyped URL may hold a secret
+        raise BadInput(f"{where}: the value is not an http(s) URL (http://host:port/path)")
+    if parts.username is not None or parts.password is not None or _credential_in(parts):
         raise BadInput(
-            f"{where}: the URL carries credentials; remove them from the URL and set "
-            "ONTOLOOM_ENDPOINT_USER and ONTOLOOM_ENDPOINT_PASSWORD (or ONTOLOOM_ENDPOINT_TOKEN)"
+            f"{where}: the URL carries credentials (in its user part, a query parameter or "
+            "its fragment); remove them from the URL, which ontoloom.toml keeps in plain "
+            "text, and set ONTOLOOM_ENDPOINT_USER and ONTOLOOM_ENDPOINT_PASSWORD (or "
+            "ONTOLOOM_ENDPOINT_TOKEN)"
         )
     return value
+
+
+_CREDENTIAL_PARAMETER = re.compile(
+    r"(?i)(?:pass(?:word|wd)?|pwd|secret|token|api[-_]?key|key|auth\w*|access[-_]?token|"
+    r"sig(?:nature)?|session|sid|credential\w*)"
+)
+
+
+def _credential_in(parts: Any) -> bool:
+    """Whether an endpoint URL's query or fragment holds a credential: a parameter named
+    like one (``?token=…``, ``&api_key=…``), or text the secret judge recognises. An
+    endpoint URL needs neither for a credential: they go in the environment.
+
+    >>> from urllib.parse import urlsplit
+    >>> _credential_in(urlsplit("http://h/sparql?default-graph-uri=urn:x"))
+    False
+    >>> _credential_in(urlsplit("http://h/sparql?access_token=abc")), _credential_in(urlsplit("http://h/q#key=1"))
+    (True, True)
+    """
+    from urllib.parse import parse_qsl
+
+    from ontoloom.secret_text import holds_secret
+
+    for text in (parts.query, parts.fragment):
+        if not text:
+            continue
+        if holds_secret(text):
+            return True
+        for name, _ in parse_qsl(text, keep_blank_values=True):
+            if _CREDENTIAL_PARAMETER.fullmatch(name.strip()):
+                return True
+    return False
 
 
 def credentials(data_dir: Path | None) -> httpx.Auth | None:
