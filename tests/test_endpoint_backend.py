@@ -391,6 +391,8 @@ def test_two_commits_applied_against_one_generation_are_reported_not_hidden(
     with Graph.open(data_dir, write=True) as g:
         backend = g.backend
         now = backend.generation()
+        # Private on purpose: the other gateway's commit must land between this commit's
+        # update and its read-back, inside one apply(); only its update call is there.
         update = backend._update
 
         def racing(sparql: str, what: str = "an update") -> None:
@@ -755,6 +757,8 @@ def test_rows_read_in_several_pages_are_one_stores_even_when_the_count_still_mat
     backend = SparqlEndpointBackend(config, writable=True)
     try:
         backend.apply(Delta(adds=set(row[:5])), backend.generation())
+        # Private on purpose: a commit must land between two pages of one read, inside
+        # quads(); a small page and its query call are the only way in there.
         backend._page_size = 2
         asked = backend._query
         swapped: list[Quad] = []

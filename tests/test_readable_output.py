@@ -310,6 +310,8 @@ def test_the_terminal_table_and_the_piped_table_are_the_same_layout(
         ["1.50", "task_a", "Fix [bold]it[/bold]", "a snippet\n· blocks → B"],
         ["10.25", "task_long_identifier", "Café ☕ 日本", ""],
     ]
+    # Private on purpose: the table every listing prints, given rows no command would make
+    # (set scores, markup-like text, wide characters, a multi-line cell).
     cli._print_table(columns, rows, right=(0,))
     piped = capsys.readouterr().out
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)

@@ -60,6 +60,8 @@ def test_facts_come_back_the_same_from_the_disk_cache(tmp_path, monkeypatch) -> 
     monkeypatch.setenv("ONTOLOOM_CACHE", str(tmp_path))
     query = "SELECT ?x WHERE { ?x <http://cached/p>* ?y }"
     first = sparql_syntax.analyse(query)
+    # Private on purpose: the in-process memo answers first; emptying it (as a new process
+    # starts) is what makes the next analyse() read the disk cache.
     sparql_syntax._analyse_cached.cache_clear()
     assert list((tmp_path / "ontoloom" / "sparql").glob("*.json"))
     assert sparql_syntax.analyse(query) == first
