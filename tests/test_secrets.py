@@ -421,3 +421,30 @@ def test_an_endpoint_url_carrying_credentials_is_refused_unquoted(tmp_path: Path
     assert "s3cr3t-value" not in done.stderr + done.stdout
     toml = tmp_path / "i" / "ontoloom.toml"
     assert not toml.exists() or "s3cr3t-value" not in toml.read_text()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "password2",
+        "apiKey2",
+        "secret1",
+        "token1",
+        "passwort",
+        "otp_seed",
+        "credentials_json",
+        "private_key_file",
+    ],
+)
+def test_a_credential_name_with_a_number_or_a_file_suffix_is_refused(cli: Cli, name: str) -> None:
+    result = cli.json("create", "Person", "-p", "name=A", "-p", f"{name}=hunter2-but-longer")
+    assert _refused(result)["path"] == name
+    assert "hunter2-but-longer" not in result.output
+
+
+@pytest.mark.parametrize(
+    "name", ["author1", "pattern2", "passenger1", "monkey1", "version2", "keyboard", "profile"]
+)
+def test_a_name_that_only_contains_a_credential_word_is_kept(cli: Cli, name: str) -> None:
+    result = cli("create", "Person", "-p", "name=A", "-p", f"{name}=plain")
+    assert result.exit_code == 0, result.output

@@ -80,14 +80,14 @@ _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
 _SUFFIXES = re.compile(
     r"(_(pem|der|b64|base64|hex|raw|value|val|str|string|text|data|enc|encoded|plain|plaintext"
-    r"|current|new|old|tmp|temp|[0-9]+))+\Z"
+    r"|current|new|old|tmp|temp|json|yaml|yml|file|[0-9]+)|[0-9]+)+\Z"
 )
 _KEY_NAME = re.compile(r"^keys?\Z")
 _SHORT_NAME = re.compile(r"(^|_)(pass|pwd|otp|totp|pin|pat|dsn|jwt|auth)s?\Z")
 _LONG_NAME = re.compile(
-    r"(password|passwd|passphrase|secret|token|apikey|privatekey|secretkey|accesskey|sshkey"
-    r"|signingkey|encryptionkey|credential|cookie|bearer|authorization|connectionstring"
-    r"|mnemonic|seedphrase)s?\Z"
+    r"(password|passwort|passwd|passphrase|secret|token|apikey|privatekey|secretkey|accesskey"
+    r"|sshkey|signingkey|encryptionkey|credential|cookie|bearer|authorization|connectionstring"
+    r"|mnemonic|seedphrase|otpseed)s?\Z"
 )
 
 
@@ -146,6 +146,6 @@ def secret_value(path: Term, value: Term) -> dict[str, Term] | None:
 #: The SHA-256 of each SELECT of ol:NoSecrets as shapes/core.ttl writes it → its judge. An
 #: edited query has another digest, and is then evaluated by the store as written.
 NO_SECRETS_JUDGES = {
-    "3a9ae2132dc720a3555762380b0c4a7b796cd4b1477431f7d9fa7f97edf380f9": secret_property,
+    "a7ffe98fd0535458420ef6a8e26b183c72c8db5d465157db013c6b3d88d4f034": secret_property,
     "a39f9cba322387d6f5e9562c7a4744c400cef8e435cec2040f3b9e576e0d3e0a": secret_value,
 }
