@@ -448,3 +448,21 @@ def test_a_credential_name_with_a_number_or_a_file_suffix_is_refused(cli: Cli, n
 def test_a_name_that_only_contains_a_credential_word_is_kept(cli: Cli, name: str) -> None:
     result = cli("create", "Person", "-p", "name=A", "-p", f"{name}=plain")
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ("npm_" + "a1B2c3D4e5" * 3 + "f6G7h8", "an npm access token"),
+        ("token hf_" + "abcdefghij" * 3 + "klmn in the notes", "a Hugging Face token"),
+    ],
+)
+def test_npm_and_hugging_face_tokens_are_refused(cli: Cli, value: str, kind: str) -> None:
+    result = cli.json("create", "Note", "-p", f"content={value}")
+    assert result.exit_code == 1 and kind in result.output
+    assert value.split()[0 if value.startswith("npm") else 1] not in result.output
+
+
+@pytest.mark.parametrize("value", ["run npm_install_hook first", "the shf_table and hf_small"])
+def test_words_near_npm_or_hf_prefixes_are_kept(cli: Cli, value: str) -> None:
+    assert cli("create", "Note", "-p", f"content={value}").exit_code == 0

@@ -32,6 +32,8 @@ TOKEN_KINDS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = tuple(
         ),
         ("an API secret key", ("sk-",), r"(^|[^A-Za-z0-9_-])sk-(ant-|proj-)?[A-Za-z0-9_-]{20,}"),
         ("a Google API key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}"),
+        ("an npm access token", ("npm_",), r"(^|[^A-Za-z0-9_])npm_[A-Za-z0-9]{36}"),
+        ("a Hugging Face token", ("hf_",), r"(^|[^A-Za-z0-9_])hf_[A-Za-z]{34}"),
         (
             "a JSON Web Token",
             ("eyJ",),
@@ -147,5 +149,5 @@ def secret_value(path: Term, value: Term) -> dict[str, Term] | None:
 #: edited query has another digest, and is then evaluated by the store as written.
 NO_SECRETS_JUDGES = {
     "a7ffe98fd0535458420ef6a8e26b183c72c8db5d465157db013c6b3d88d4f034": secret_property,
-    "a39f9cba322387d6f5e9562c7a4744c400cef8e435cec2040f3b9e576e0d3e0a": secret_value,
+    "6116e5986e738d5c7e80c87aea309d4409ca5d25a14516e17d3fdfd6b0515237": secret_value,
 }
