@@ -218,6 +218,8 @@ class Owner:
         kind = request.get("kind")
         if self._closing:
             return RETRY
+        if kind != "op":  # operations only: never a command line (nor anything else)
+            return {"error": BadInput(f"unknown request kind {kind!r}").to_json()}
         # A hook never waits ("wait": 0): when the owner is busy it stays quiet, as it would
         # on a lock.
         wait = 0.0 if request.get("wait") == 0 else _lock_timeout(request.get("env"))
@@ -229,10 +231,8 @@ class Owner:
                 return RETRY
             if not go_ahead():
                 return None
-            if kind == "op":
-                checked = request.get("checked") is not False
-                return self._op(request["name"], request.get("arguments") or {}, checked)
-            return {"error": BadInput(f"unknown request kind {kind!r}").to_json()}
+            checked = request.get("checked") is not False
+            return self._op(request["name"], request.get("arguments") or {}, checked)
         finally:
             self.lock.release()
 
