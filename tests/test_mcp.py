@@ -640,3 +640,26 @@ def test_a_tool_query_timeout_is_bounded(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match="timeout"):
         ops.call(tmp_path, "query", {"query": "ASK {}", "timeout": 1e9})
     assert ops.call(tmp_path, "query", {"query": "ASK {}", "timeout": 300}).value["boolean"]
+
+
+def test_the_check_tool_explains_as_the_cli_does(tmp_path: Path) -> None:
+    """A drift between front ends: `check --explain --json` carried as_written, the MCP
+    check tool did not. Both are one operation now."""
+    from ontoloom import ops
+
+    ops.call(tmp_path, "create_entity", {"type": "Person", "properties": {"name": "A"}})
+    explained = ops.call(tmp_path, "check", {"explain": True}).value
+    assert {"engines", "as_written"} <= set(explained) and explained["conforms"] is True
+
+
+def test_the_query_tool_never_reads_a_file_named_by_its_caller(tmp_path: Path) -> None:
+    """The owner answers other processes' calls: a `.rq` path is read by whoever names it
+    (the CLI), never by the operation with the owner's rights."""
+    from ontoloom import ops
+    from ontoloom.errors import BadInput
+
+    ops.call(tmp_path, "create_entity", {"type": "Person", "properties": {"name": "A"}})
+    query = tmp_path / "private.rq"
+    query.write_text("SELECT ?s WHERE { ?s ?p ?o }")
+    with pytest.raises(BadInput, match="read by whoever names it"):
+        ops.call(tmp_path, "query", {"query": str(query)})

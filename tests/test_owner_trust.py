@@ -4,6 +4,7 @@ user's client. Needs root (to run the other side as ``nobody``)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -62,23 +63,30 @@ def _shared_dir(base: Path) -> Path:
     return data_dir
 
 
+@contextlib.contextmanager
+def _fake_owner(data_dir: Path, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """Another user's process listening on the data dir's socket, logging what it gets."""
+    fake = subprocess.Popen(
+        [OTHER_PYTHON, "-c", FAKE_OWNER, str(data_dir / "owner.sock"), str(log)], user=NOBODY
+    )
+    try:
+        wait_until(lambda: Path(str(log) + ".ready").exists(), what="the fake owner listening")
+        yield fake
+    finally:
+        fake.kill()
+
+
 @root_only
 def test_a_client_sends_nothing_to_another_users_listener(shared: Path) -> None:
     from ontoloom.owner_client import OwnerUntrusted, forward
 
     data_dir = _shared_dir(shared)
     log = shared / "received"
-    fake = subprocess.Popen(
-        [OTHER_PYTHON, "-c", FAKE_OWNER, str(data_dir / "owner.sock"), str(log)], user=NOBODY
-    )
-    try:
-        wait_until(lambda: Path(str(log) + ".ready").exists(), what="the fake owner listening")
+    with _fake_owner(data_dir, log) as fake:
         secret = {"kind": "op", "name": "get_entity", "arguments": {"id": "AKIAIOSFODNN7EXAMPLE"}}
         with pytest.raises(OwnerUntrusted, match="another user"):
             forward(data_dir, secret, wait=5)
         fake.wait(10)
-    finally:
-        fake.kill()
     assert log.read_bytes() == b""  # not one byte of the request reached it
 
 
@@ -86,11 +94,7 @@ def test_a_client_sends_nothing_to_another_users_listener(shared: Path) -> None:
 def test_the_cli_refuses_another_users_listener_readably(shared: Path) -> None:
     data_dir = _shared_dir(shared)
     log = shared / "received"
-    fake = subprocess.Popen(
-        [OTHER_PYTHON, "-c", FAKE_OWNER, str(data_dir / "owner.sock"), str(log)], user=NOBODY
-    )
-    try:
-        wait_until(lambda: Path(str(log) + ".ready").exists(), what="the fake owner listening")
+    with _fake_owner(data_dir, log) as fake:
         done = subprocess.run(
             [sys.executable, "-m", "ontoloom", "--data-dir", str(data_dir), "list"],
             capture_output=True,
@@ -98,8 +102,6 @@ def test_the_cli_refuses_another_users_listener_readably(shared: Path) -> None:
             timeout=60,
         )
         fake.wait(10)
-    finally:
-        fake.kill()
     assert done.returncode == 2
     assert "another user's process" in done.stderr and "forged" not in done.stdout
     assert log.read_bytes() == b""

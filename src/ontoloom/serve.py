@@ -199,7 +199,7 @@ def host_allowed(host: str, named: Collection[str]) -> bool:
     from urllib.parse import urlsplit
 
     name = urlsplit(f"//{host}").hostname or ""
-    if name == "localhost" or name in {n.lower() for n in named}:
+    if name == "localhost" or name in named or name in {n.lower() for n in named}:
         return True
     try:
         ipaddress.ip_address(name)
@@ -214,7 +214,8 @@ class _Guard:
     input ontoloom reads (``ONTOLOOM_MAX_INPUT_BYTES``), refused while it streams in."""
 
     def __init__(self, app: Any, hosts: Collection[str] | None, max_body: int) -> None:
-        self.app, self.hosts, self.max_body = app, hosts, max_body
+        self.app, self.max_body = app, max_body
+        self.hosts = None if hosts is None else frozenset(h.lower() for h in hosts)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
