@@ -35,6 +35,7 @@ class Audit:
     findings: list[Finding]  # what people read: shapes, each cycle once, orphans
     engines: dict[str, str] = field(default_factory=dict)
     as_written: dict[str, int] = field(default_factory=dict)  # see shacl.Report.as_written
+    explanation: dict[str, dict[str, object]] = field(default_factory=dict)  # and .explanation
 
     @property
     def violations(self) -> list[Finding]:
@@ -100,6 +101,7 @@ def audit(graph: Session, *, allow_unsupported: bool = False) -> Audit:
         findings=findings,
         engines=dict(sorted(report.engines.items())),
         as_written=report.as_written,
+        explanation=report.explanation(),
     )
 
 

@@ -785,7 +785,7 @@ def _audit_text(data: dict[str, Any], explain: bool, yes: bool) -> None:
         + (" — the graph conforms" if data["conforms"] else "")
     )
     if explain:
-        _explain_engines(data["engines"], data["as_written"])
+        _explain_engines(data["explain"])
     repairs = data.get("repairs") or []
     if repairs:
         click.echo(
@@ -987,6 +987,7 @@ def validate(
         data_out = outcome.to_json()
         data_out["engines"] = report.engines
         data_out["as_written"] = report.as_written
+        data_out["explain"] = report.explanation()
         text = json_.dumps(data_out, indent=2, ensure_ascii=False) + "\n"
     else:
         text = outcome.render(fmt)
@@ -998,7 +999,7 @@ def validate(
     else:
         click.echo(text, nl=False)
     if explain and fmt != "json":
-        _explain_engines(report.engines, report.as_written)
+        _explain_engines(report.explanation())
     sys.exit(0 if outcome.conforms else 1)
 
 
@@ -1009,16 +1010,20 @@ def _read_stdin() -> bytes:
     return bytes(buffer.read()) if buffer is not None else sys.stdin.read().encode("utf-8")
 
 
-def _explain_engines(engines: dict[str, str], as_written: dict[str, int]) -> None:
+def _explain_engines(explanation: dict[str, Any]) -> None:
+    """Per shape: which engine evaluated it and in how long; where pySHACL judged some
+    nodes on the terms as written, how many and why the queries could not."""
     click.echo("engines:")
-    for shape, engine in sorted(engines.items()):
-        click.echo(f"  {engine:<8} {shape}")
-    for shape, nodes in sorted(as_written.items()):
-        which = "every target" if nodes < 0 else f"{nodes} focus node(s)"
-        click.echo(
-            f"  pyshacl  {shape}: {which} reading literals the store keeps by value, "
-            "judged on the terms as written"
-        )
+    for shape, entry in explanation.items():
+        click.echo(f"  {entry['engine']:<8} {entry['seconds']:>8.3f} s  {shape}")
+    for shape, entry in explanation.items():
+        if "pyshacl_nodes" in entry:
+            nodes = entry["pyshacl_nodes"]
+            which = "every target" if nodes < 0 else f"{nodes} focus node(s)"
+            click.echo(
+                f"  pyshacl  {shape}: {which} reading literals the store keeps by value, "
+                f"judged on the terms as written ({entry['why']})"
+            )
 
 
 # -- plans -------------------------------------------------------------------------------------

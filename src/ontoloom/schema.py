@@ -259,8 +259,9 @@ class Schema:
     # -- validators ------------------------------------------------------------------------
     @cached_property
     def audit_validator(self) -> Validator:
-        """Every shape, acyclicity included (``check``, ``validate``)."""
-        return Validator(self.shapes, extra_classes=self.subclass_pairs)
+        """Every shape, acyclicity included (``check``, ``validate``); ol:NoSecrets judged in
+        Python only on literals the store keeps in another form than written."""
+        return Validator(self.shapes, extra_classes=self.subclass_pairs, judges=NO_SECRETS_JUDGES)
 
     @cached_property
     def write_validator(self) -> Validator:

@@ -175,6 +175,7 @@ def audited(g: Graph, a: dict[str, Any], *, apply: bool) -> Any:
     if a.get("explain"):
         data["engines"] = result.engines
         data["as_written"] = result.as_written
+        data["explain"] = result.explanation
     if a.get("repair"):
         data["repairs"] = [r.to_json() for r in repairs]
     if apply:

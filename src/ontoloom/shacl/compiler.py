@@ -10,17 +10,28 @@ leaves the store to be checked in Python.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from ontoloom.shacl.hierarchy import Hierarchy
+from ontoloom.shacl.native import digest
 from ontoloom.shacl.shapes import Shape, ShapeSet
+from ontoloom.store.lexical import (
+    DATATYPE,
+    LEXICAL_FORM,
+    RECORD_OBJECT,
+    RECORD_PREDICATE,
+    RECORD_SUBJECT,
+    stored_form,
+)
 from ontoloom.terms import BlankNode, Literal, NamedNode, Term
-from ontoloom.vocab import RDF
+from ontoloom.vocab import META, RDF, XSD
 
 __all__ = ["CompileError", "Compiler", "Source", "Violation", "term_sparql"]
 
 RDF_TYPE = f"<{RDF}type>"
+_CHAINED_COUNT = 4  # up to how many values a nested count finds by chained EXISTS
 Source = Callable[[str], str]
 
 
@@ -45,19 +56,22 @@ class Violation:
     value_is_focus: bool = False  # no ?value bound: sh:value is the focus (SPARQL, node shapes)
 
 
+def _rewritable(term: Term) -> bool:
+    """Whether ``term`` is a literal the store may keep in another form than written."""
+    return isinstance(term, Literal) and not term.language and stored_form(term) != term
+
+
 def same_term(var: str, term: Term) -> str:
     """An expression: ``var`` is ``term``, compared as terms (sh:in, sh:hasValue). A literal
     the store would keep in another form ("1.0"^^xsd:decimal) is compared by its lexical form
     and datatype, which no stored literal can match by accident."""
-    if isinstance(term, Literal) and not term.language:
-        from ontoloom.store.lexical import stored_form
-
-        if stored_form(term) != term:
-            lexical = Literal(term.value)
-            return (
-                f"(isLiteral({var}) && STR({var}) = {lexical} && "
-                f"DATATYPE({var}) = {term_sparql(term.datatype)})"
-            )
+    if _rewritable(term):
+        assert isinstance(term, Literal)
+        lexical = Literal(term.value)
+        return (
+            f"(isLiteral({var}) && STR({var}) = {lexical} && "
+            f"DATATYPE({var}) = {term_sparql(term.datatype)})"
+        )
     return f"sameTerm({var}, {term_sparql(term)})"
 
 
@@ -69,12 +83,30 @@ def term_sparql(term: Term) -> str:
 
 
 class Compiler:
+    """Compiles the constraints of one shapes graph for one data graph.
+
+    ``written``: the predicates whose objects include literals the store keeps in another
+    form than written (``"1000.50"`` kept as ``1000.5``, ``"5"^^xsd:int`` as an xsd:integer;
+    :mod:`ontoloom.store.lexical`). A value node reached by such a predicate is joined with
+    its record (:meth:`as_written`), so that what SHACL judges on the term itself — its
+    datatype, lexical form, identity — is judged on the term as written, in the query, and
+    results name it (:meth:`written_value`).
+    """
+
     def __init__(
-        self, shapes: ShapeSet, hierarchy: Hierarchy, shapes_graph: NamedNode | None = None
+        self,
+        shapes: ShapeSet,
+        hierarchy: Hierarchy,
+        shapes_graph: NamedNode | None = None,
+        written: frozenset[Term] = frozenset(),
     ) -> None:
         self.shapes = shapes
         self.hierarchy = hierarchy
         self.shapes_graph = shapes_graph
+        self.written = written
+        # value variable → its triple's subject variable and predicate, where the triple
+        # may have a record of the value as written
+        self.lexical: dict[str, tuple[str, str]] = {}
         self._counter = 0
         self._active: list[Term] = []
         self.prologues: set[str] = set()  # PREFIX lines SPARQL-based constraints need
@@ -97,7 +129,81 @@ class Compiler:
         if shape.path is None:
             return "", focus
         value = self.fresh("val")
-        return f"{focus} {shape.path.sparql()} {value} .", value
+        pattern = f"{focus} {shape.path.sparql()} {value} ."
+        path = shape.path
+        if path.is_predicate and path.iri in self.written:
+            assert path.iri is not None
+            self.lexical[value] = (focus, term_sparql(path.iri))
+        return pattern, value
+
+    def _record(self, v: str, inner: Callable[[str], str] = lambda record: "") -> str:
+        """An expression: the triple of ``v`` has a record (where ``inner`` of the record's
+        variable holds). A chain of one-triple EXISTS, each bound by the one before: the
+        store then looks each up by its bound terms at any depth of nesting, where it
+        would join a pattern of several triples in an EXISTS with all records."""
+
+        subject, predicate = self.lexical[v]
+        record = self.fresh("rec")
+        return (
+            f"EXISTS {{ GRAPH {META} {{ {record} {RECORD_SUBJECT} {subject} }} "
+            f"FILTER EXISTS {{ GRAPH {META} {{ {record} {RECORD_OBJECT} {v} }} }} "
+            f"FILTER EXISTS {{ GRAPH {META} {{ {record} {RECORD_PREDICATE} {predicate} }} }}"
+            f"{inner(record)} }}"
+        )
+
+    def as_written(self, v: str, test: Callable[[str, str], str], plain: str | None = None) -> str:
+        """An expression: ``test`` of the lexical form and datatype ``v`` was written with.
+
+        ``plain`` (default: ``test`` of STR and DATATYPE) holds where its triple has no
+        record (the stored term is the written one).
+        """
+        if plain is None:
+            plain = test(f"STR({v})", f"DATATYPE({v})")
+        if v not in self.lexical:
+            return plain
+
+        lexical, datatype = self.fresh("lex"), self.fresh("dt")
+
+        def judged(record: str) -> str:
+            return (
+                f" FILTER EXISTS {{ GRAPH {META} {{ {record} {DATATYPE} {datatype} }} "
+                f"FILTER EXISTS {{ GRAPH {META} {{ {record} {LEXICAL_FORM} {lexical} }} "
+                f"FILTER({test(lexical, datatype)}) }} }}"
+            )
+
+        return f"IF({self._record(v)}, {self._record(v, judged)}, {plain})"
+
+    def written_value(self, v: str) -> tuple[str, str] | None:
+        """A pattern binding the lexical form and datatype ``v`` was written with where its
+        triple has a record (for results to name the value as written), and their variables."""
+        if v not in self.lexical:
+            return None
+
+        subject, predicate = self.lexical[v]
+        record, lexical, datatype = self.fresh("rec"), self.fresh("lex"), self.fresh("dt")
+        # at the top of a query the store joins this once with all records: fast there
+        pattern = (
+            f"OPTIONAL {{ GRAPH {META} {{ {record} {RECORD_SUBJECT} {subject} ; "
+            f"{RECORD_PREDICATE} {predicate} ; {RECORD_OBJECT} {v} ; "
+            f"{LEXICAL_FORM} {lexical} ; {DATATYPE} {datatype} }} }}"
+        )
+        return pattern, f"{lexical} {datatype}"
+
+    def same_term(self, v: str, term: Term) -> str:
+        """An expression: ``v``, as written, is ``term`` (sh:in, sh:hasValue)."""
+        if (
+            not isinstance(term, Literal)
+            or term.language
+            or not term.datatype.value.startswith(XSD)
+        ):
+            return same_term(v, term)  # no term of this kind has a record
+        return self.as_written(
+            v,
+            lambda lexical, datatype: (
+                f"{lexical} = {Literal(term.value)} && {datatype} = {term_sparql(term.datatype)}"
+            ),
+            plain=same_term(v, term),
+        )
 
     def has_value(self, shape: Shape, focus: str, value: str) -> str:
         """A pattern that holds when ``value`` (bound) is a value node of ``focus``."""
@@ -186,7 +292,14 @@ class Compiler:
                     f"GROUP BY {focus} HAVING (COUNT(DISTINCT {value}) > {n}) }}"
                 )
             return Violation(text, sourced=True)
-        # Nested: the focus is bound outside; an uncorrelated aggregate joined on it.
+        # Nested: the focus is bound outside. A few values are found by a chain of EXISTS,
+        # each looked up from the bound focus (an aggregate would be computed over the
+        # whole graph at every evaluation of the EXISTS around it).
+        wanted = n if op == "<" else n + 1
+        if wanted <= _CHAINED_COUNT:
+            found = self._at_least(focus, pairs, wanted)
+            return Violation(f"FILTER NOT EXISTS {{ {found} }}" if op == "<" else found)
+        # Many: an uncorrelated aggregate joined on the focus.
         if op == "<":
             if n == 1:
                 return Violation(f"FILTER NOT EXISTS {{ {pairs(focus, value)} }}")
@@ -200,6 +313,19 @@ class Compiler:
                 f"GROUP BY {focus} HAVING (COUNT(DISTINCT {value}) > {n}) }}"
             )
         return Violation(text)
+
+    def _at_least(self, focus: str, pairs: Callable[[str, str], str], k: int) -> str:
+        """A pattern matching when ``focus`` (bound) has at least ``k`` distinct values."""
+        names = [self.fresh("c") for _ in range(k)]
+        text = ""
+        for i in reversed(range(k)):
+            distinct = " && ".join(f"!sameTerm({names[i]}, {names[j]})" for j in range(i))
+            text = (
+                pairs(focus, names[i])
+                + (f" FILTER({distinct})" if distinct else "")
+                + (f" FILTER EXISTS {{ {text} }}" if text else "")
+            )
+        return text
 
     # -- nested shapes ----------------------------------------------------------------------
     def violation(self, shape: Shape, focus: str) -> str | None:
@@ -254,3 +380,95 @@ def iri(term: Term) -> NamedNode:
     if not isinstance(term, NamedNode):
         raise CompileError(f"{term} must be an IRI")
     return term
+
+
+# What a user's SPARQL query can do that judges a literal by its term, not its value: the
+# store's by-value form would answer otherwise than the term as written.
+_TERM_READS = re.compile(
+    r"\b(STR|LANG|LANGMATCHES|DATATYPE|SAMETERM|REGEX|STRLEN|SUBSTR|UCASE|LCASE|STRSTARTS|"
+    r"STRENDS|CONTAINS|STRBEFORE|STRAFTER|ENCODE_FOR_URI|CONCAT|REPLACE|MD5|SHA1|SHA256|"
+    r"SHA384|SHA512|STRDT|STRLANG|GROUP_CONCAT|SAMPLE|ISNUMERIC|STRUUID)\s*\(|\bDISTINCT\b",
+    re.IGNORECASE,
+)
+_GROUP_BY = re.compile(r"\bGROUP\s+BY\s+((?:[?$]\w+\s*)+)", re.IGNORECASE)
+
+
+def unjoined(
+    shapes: ShapeSet, top: Shape, written: frozenset[Term], judged: Collection[str] = ()
+) -> str | None:
+    """Why the compiled queries of ``top`` cannot judge every literal as written, when the
+    data holds literals under the ``written`` predicates that the store keeps in another
+    form (``None``: they can). The value nodes of a predicate path are joined with their
+    records (:meth:`Compiler.value_nodes`); what no query can join is said here. A SPARQL
+    constraint with a judge (its SELECT's digest in ``judged``) is judged on the values as
+    written (:mod:`ontoloom.shacl.native`)."""
+    for target in top.targets:  # a literal of the shapes graph, whatever the data
+        if target.kind == "targetNode" and _rewritable(target.term):
+            return f"its target node {target.term} is kept in another form"
+    if not written:
+        return None
+    for target in top.targets:
+        if target.kind == "targetObjectsOf" and target.term in written:
+            return f"its focus nodes are objects of {shapes.label(target.term)}"
+    from ontoloom.shacl.components.property_pair import (
+        DisjointConstraintComponent,
+        EqualsConstraintComponent,
+    )
+    from ontoloom.shacl.components.sparql import SPARQLConstraintComponent
+
+    seen: set[Term] = set()
+    stack = [top.node]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        shape = shapes.shape(node)
+        path = shape.path
+        reached = path is not None and not path.is_predicate and path.predicates()
+        if reached and any(p in written for p, inverse in reached if not inverse):
+            assert path is not None
+            return f"the path {path.sparql()} of shape {shapes.label(node)} reaches them"
+        for c in shape.constraints:
+            if isinstance(c, EqualsConstraintComponent | DisjointConstraintComponent):
+                other = getattr(c, "other", None)
+                if other in written or (path is not None and path.iri in written):
+                    return f"sh:{c.name} of shape {shapes.label(node)} compares them as terms"
+            stack += c.shape_refs()
+            if isinstance(c, SPARQLConstraintComponent) and digest(c.select) in judged:
+                continue
+            try:
+                queries = c.read_queries(shape)
+            except CompileError:
+                queries = []
+            for query, _ in queries:
+                reason = _reads_terms(query)
+                if reason:
+                    return f"the SPARQL query of shape {shapes.label(node)} {reason}"
+        stack += shape.properties
+    return None
+
+
+def _reads_terms(query: str) -> str | None:
+    """Whether a user's query may judge a literal by its term (see :data:`_TERM_READS`)."""
+    from ontoloom.shacl.sparql_syntax import analyse
+
+    found = _TERM_READS.search(query)
+    if found:
+        return f"calls {found.group(0).strip()}"
+    for group in _GROUP_BY.finditer(query):
+        if set(group.group(1).split()) - {"$this", "?this"}:
+            return "groups by values"
+    facts = analyse(query)
+    if "VALUES" in facts.features:
+        return "lists values"
+    subjects = {e.subject for e in facts.edges}
+    objects: dict[str, int] = {}
+    for edge in facts.edges:
+        if not edge.object.startswith(("?", "$", "<", "_:")):
+            return f"matches the literal {edge.object}"
+        objects[edge.object] = objects.get(edge.object, 0) + 1
+    joined = [v for v, n in objects.items() if n > 1 and v.startswith("?") and v not in subjects]
+    if joined:
+        return f"joins on {joined[0]}"
+    return None

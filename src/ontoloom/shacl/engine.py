@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import copy
 import re
+import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from ontoloom.shacl.compiler import CompileError, Compiler, Violation, term_sparql
+from ontoloom.shacl.compiler import CompileError, Compiler, Violation, term_sparql, unjoined
 from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.components.sparql import SPARQLConstraintComponent
 from ontoloom.shacl.components.unsupported import NotEvaluated
@@ -27,8 +28,9 @@ from ontoloom.shacl.shapes import (
     sh,
 )
 from ontoloom.store.base import Backend, Row
+from ontoloom.store.lexical import LEXICAL_FORM, RECORD_PREDICATE
 from ontoloom.terms import BlankNode, Literal, NamedNode, Term, Triple
-from ontoloom.vocab import RDFS
+from ontoloom.vocab import META, OL, RDFS
 
 __all__ = ["Report", "Result", "Validator"]
 
@@ -78,6 +80,23 @@ class Report:
     # Shapes whose results on some nodes pySHACL gave instead, on the terms as written
     # (those nodes read literals the store keeps by value): shape → how many nodes.
     as_written: dict[str, int] = field(default_factory=dict)
+    # And why their queries could not (see :func:`~ontoloom.shacl.compiler.unjoined`).
+    as_written_why: dict[str, str] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)  # shape → time its queries took
+
+    def explanation(self) -> dict[str, dict[str, object]]:
+        """Per targeted shape: how it was evaluated, and how long that took."""
+        out: dict[str, dict[str, object]] = {}
+        for shape, engine in sorted(self.engines.items()):
+            entry: dict[str, object] = {
+                "engine": engine,
+                "seconds": round(self.seconds.get(shape, 0.0), 4),
+            }
+            if shape in self.as_written:
+                entry["pyshacl_nodes"] = self.as_written[shape]  # -1: every target
+                entry["why"] = self.as_written_why.get(shape, "")
+            out[shape] = entry
+        return out
 
     @property
     def conforms(self) -> bool:
@@ -96,6 +115,9 @@ class Compiled:
     # A judged SPARQL constraint (:mod:`ontoloom.shacl.native`): its graph pattern, compiled
     # as this query is, and the Python function that evaluates the rest.
     native: tuple[Compiled, Judge] | None = None
+    # The variables of the value's lexical form and datatype as written, where the store
+    # may keep it in another form (see :class:`~ontoloom.shacl.compiler.Compiler`).
+    written: tuple[str, str] | None = None
 
 
 @dataclass
@@ -144,7 +166,7 @@ class Validator:
         # sh:select digest → judge: focused runs of that constraint filter in Python
         self.judges = dict(judges or {})
         self._unsupported: dict[frozenset[Term] | None, list[Unsupported]] = {}
-        self._plans: dict[frozenset[tuple[Term, Term]], tuple[list[Unit], list[Shape]]] = {}
+        self._plans: dict[object, tuple[list[Unit], list[Shape]]] = {}
         self._selections: dict[object, _Selection] = {}
 
     # -- compilation ---------------------------------------------------------------------
@@ -153,16 +175,19 @@ class Validator:
         pairs = [(r["s"], r["o"]) for r in rows if r["s"] is not None and r["o"] is not None]
         return Hierarchy([*pairs, *self.extra_classes])
 
-    def plan(self, hierarchy: Hierarchy) -> tuple[list[Unit], list[Shape]]:
-        """Compiled units, and the targeted shapes the compiler had to leave to pySHACL."""
-        key = hierarchy.key()
+    def plan(
+        self, hierarchy: Hierarchy, written: frozenset[Term] = frozenset()
+    ) -> tuple[list[Unit], list[Shape]]:
+        """Compiled units, and the targeted shapes the compiler had to leave to pySHACL;
+        ``written``: the predicates of the literals the store keeps in another form."""
+        key = (hierarchy.key(), written)
         cached = self._plans.get(key)
         if cached is not None:
             return cached
         units: list[Unit] = []
         fallback: list[Shape] = []
         for top in self.shapes.targeted():
-            compiler = Compiler(self.shapes, hierarchy, self.shapes_graph)
+            compiler = Compiler(self.shapes, hierarchy, self.shapes_graph, written)
             try:
                 full = self._compile_shape(
                     compiler, top, top, self._top_source(compiler, top, False)
@@ -188,19 +213,26 @@ class Validator:
         self._plans[key] = (units, fallback)
         return units, fallback
 
-    def _selected(self, hierarchy: Hierarchy, only: Collection[Term] | None) -> _Selection:
+    def _selected(
+        self, hierarchy: Hierarchy, only: Collection[Term] | None, written: frozenset[Term]
+    ) -> _Selection:
         """The plan's units and fallback shapes of the targeted shapes ``only`` names (all
         when None): made once per plan and selection — a write validates the same few."""
-        key = (hierarchy.key(), None if only is None else frozenset(only))
+        key = (hierarchy.key(), None if only is None else frozenset(only), written)
         found = self._selections.get(key)
         if found is None:
-            units, fallback = self.plan(hierarchy)
+            units, fallback = self.plan(hierarchy, written)
             if only is not None:
                 units = [u for u in units if u.top.node in only]
                 fallback = [s for s in fallback if s.node in only]
             if len(self._selections) >= _SELECTIONS_KEPT:
                 self._selections.clear()
             found = self._selections[key] = _Selection(units, fallback)
+            found.as_written = {
+                top.node: reason
+                for top in found.tops
+                if (reason := unjoined(self.shapes, top, written, set(self.judges))) is not None
+            }
         return found
 
     def _top_source(self, cx: Compiler, top: Shape, focused: bool) -> Callable[[str], str]:
@@ -225,7 +257,12 @@ class Validator:
             violation = constraint.pattern(cx, shape, "?this", source)
             if violation is None:
                 continue
-            compiled = Compiled(_select(cx, violation, source, parents), violation, parents)
+            # the value as written, for the result to name: asked at the top only
+            written = cx.written_value(violation.value) if violation.value else None
+            compiled = Compiled(
+                _select(cx, violation, source, parents, written), violation, parents
+            )
+            compiled.written = None if written is None else _pair(written[1].split())
             compiled.native = self._native(cx, shape, constraint, source, parents)
             units.append((shape, constraint, compiled))
         for prop in shape.properties:
@@ -270,7 +307,21 @@ class Validator:
         stand_in.select = PATTERN
         cx.prologues = set()
         violation = stand_in.pattern(cx, shape, "?this", source)
-        return Compiled(_select(cx, violation, source, parents), violation, parents), judge
+        compiled = Compiled(_select(cx, violation, source, parents), violation, parents)
+        if cx.written:
+            # The same solutions where the value's triple has a record, the value as written
+            # beside it: the judge decides those, exactly, and the SELECT all others.
+            cx.lexical["?value"] = ("?this", "?path")
+            joined = cx.written_value("?value")
+            assert joined is not None
+            pattern, names = joined
+            required = pattern.removeprefix("OPTIONAL ")
+            joined_pattern = Compiled(
+                _select(cx, violation, source, parents, (required, names)), violation, parents
+            )
+            joined_pattern.written = _pair(names.split())
+            compiled.native = (joined_pattern, judge)
+        return compiled, judge
 
     def explain(self, data: Backend) -> dict[str, str]:
         """Which engine validates each targeted shape: ``sparql`` or ``pyshacl``."""
@@ -338,7 +389,8 @@ class Validator:
         if unsupported and not allow_unsupported:
             raise UnsupportedFeatures(unsupported, self.shapes.describe)
         hierarchy = hierarchy or self.hierarchy(data)
-        selection = self._selected(hierarchy, only)
+        written, complete = _written_predicates(data)
+        selection = self._selected(hierarchy, only, written if complete else frozenset())
         units, fallback = selection.units, selection.fallback
         report = Report(unsupported=unsupported)
         focus_list = None if focus is None else list(dict.fromkeys(focus))
@@ -354,6 +406,8 @@ class Validator:
             tuple[str, tuple[tuple[str, Term], ...]], list[Row]
         ] = {}  # judged units share rows
         report.engines.update(dict.fromkeys(selection.labels, "sparql"))
+        # A user's SPARQL query binds ?value to the stored term: name the written one.
+        resolve = _WrittenValues(data) if written and complete else None
         targetable: dict[Term, bool] = {}  # per top shape: whether it may target the focus
         for unit in units:
             if profile is not None:
@@ -365,9 +419,18 @@ class Validator:
             batches: list[tuple[Compiled, Iterable[Row]]] = []
             runs: list[tuple[Compiled, str, dict[str, Term] | None]] = []
             native = None if focus_list is None else unit.focused.native
+            # Literals the store keeps in another form: the judge decides their solutions
+            # on the terms as written, the SELECT all the others.
+            rewritten = (unit.full if focus_list is None else unit.focused).native
+            rewritten = rewritten[0].native if rewritten is not None and written else None
             if native is not None and blanks and "#FOCUS(?this)#" not in native[0].query:
                 native = None  # its runs would read every target: the SELECT itself is better
-            if profile is not None and profile.around is not None and unit.direct is not None:
+            if (
+                profile is not None
+                and profile.around is not None
+                and unit.direct is not None
+                and not written  # its readers judge the terms as the store keeps them
+            ):
                 batches.append((unit.focused, unit.direct(profile.around)))
             elif focus_list is None:
                 runs.append((unit.full, _FOCUS_MARK.sub("", unit.full.query), None))
@@ -382,25 +445,48 @@ class Validator:
                 else:
                     bare = _FOCUS_MARK.sub("", query)
                     runs.extend((unit.focused, bare, {"this": b}) for b in blanks)
+            drop: set[tuple[Term | None, ...]] = set()
+            if rewritten is not None:
+                pattern, judge = rewritten
+                texts: list[tuple[str, dict[str, Term] | None]]
+                texts = [(_FOCUS_MARK.sub("", pattern.query), None)]
+                if focus_list is not None:
+                    texts = (
+                        [(_FOCUS_MARK.sub(lambda m: restriction(m.group(1)), pattern.query), None)]
+                        if restriction
+                        else []
+                    )
+                    texts += [(_FOCUS_MARK.sub("", pattern.query), {"this": b}) for b in blanks]
+                found = _written_rows(unit, data, pattern, texts)
+                drop = {(r["this"], r["path"], r["stored"]) for r in found}
+                batches.append((unit.focused if focus_list else unit.full, judged(found, judge)))
             for compiled, text, bindings in runs:
                 if native is None:
-                    batches.append(
-                        (compiled, _checked(unit, _rows(data, compiled, text, bindings)))
-                    )
+                    solutions = _checked(unit, _rows(data, compiled, text, bindings))
+                    batches.append((compiled, _without(solutions, drop)))
                     continue
                 asked = (text, tuple(sorted((bindings or {}).items())))
                 if asked not in matched:
                     matched[asked] = list(_checked(unit, _rows(data, native[0], text, bindings)))
-                batches.append((compiled, judged(matched[asked], native[1])))
+                batches.append((compiled, judged(_without(matched[asked], drop), native[1])))
             seen: set[tuple[object, ...]] = set()  # one result per distinct row, per unit
+            started = time.perf_counter()
             for compiled, rows in batches:
                 extra = [*compiled.violation.distinct, *compiled.parents]
                 for row in rows:
-                    result = _result(unit, compiled, row, self.renderer)
+                    result = _result(
+                        unit,
+                        compiled,
+                        row,
+                        self.renderer,
+                        resolve if unit.constraint.fills_messages else None,
+                    )
                     key = (result.key(), *(str(row.get(v.lstrip("?"))) for v in extra))
                     if key not in seen:
                         seen.add(key)
                         report.results.append(result)
+            label = _shape_label(unit.top.node)
+            report.seconds[label] = report.seconds.get(label, 0.0) + (time.perf_counter() - started)
         if fallback:
             from ontoloom.shacl.oracle import in_our_words, validate_shapes_with_pyshacl
 
@@ -420,6 +506,17 @@ class Validator:
                     self.renderer,
                 )
             )
+        # Shapes whose queries cannot judge every literal as written: pySHACL judges them.
+        handed = (
+            [t for t in selection.tops if t.node in selection.as_written]
+            if complete
+            else selection.tops
+        )
+        for shape in handed:
+            why = selection.as_written.get(shape.node, "the store's records are of an old form")
+            report.as_written_why[_shape_label(shape.node)] = why
+        if not handed:
+            return report
         from ontoloom.shacl.faithful import judge_as_written
 
         return judge_as_written(
@@ -428,7 +525,7 @@ class Validator:
             data,
             focus_list,
             hierarchy,
-            selection.tops,
+            handed,
             self.skip,
             lambda shape, nodes: self._targeted(data, shape, nodes, hierarchy),
             self.renderer,
@@ -458,10 +555,30 @@ class Validator:
 _SELECTIONS_KEPT = 64  # selections of units cached per validator (a write uses a few)
 
 
+def _written_predicates(data: Backend) -> tuple[frozenset[Term], bool]:
+    """The predicates of the literals the store keeps in another form than written, and
+    whether every record names its triple (records made before that do not)."""
+    if data.keeps_literals_as_written():
+        return frozenset(), True
+    rows = data.select(
+        f"SELECT DISTINCT ?p WHERE {{ GRAPH {META} {{ ?r {RECORD_PREDICATE} ?p }} }}"
+    )
+    predicates = frozenset(r["p"] for r in rows if r["p"] is not None)
+    old = data.select(
+        f"SELECT ?r WHERE {{ GRAPH {META} {{ ?r {LEXICAL_FORM} ?l "
+        f"FILTER NOT EXISTS {{ ?r {RECORD_PREDICATE} ?p }} }} }} LIMIT 1"
+    )
+    if next(iter(old), None) is not None:
+        return predicates or frozenset([_ANY]), False
+    return predicates, True
+
+
 @dataclass
 class _Selection:
     units: list[Unit]
     fallback: list[Shape]
+    # targeted shape → why its queries cannot judge every literal as written
+    as_written: dict[Term, str] = field(default_factory=dict)
     tops: list[Shape] = field(init=False)  # the units' targeted shapes, in order
     labels: list[str] = field(init=False)
     objects_of: list[Term] = field(init=False)  # the predicates of their objects-of targets
@@ -558,18 +675,61 @@ def _checked(unit: Unit, rows: Iterable[Row]) -> Iterator[Row]:
 
 
 def _select(
-    cx: Compiler, violation: Violation, source: Callable[[str], str], parents: tuple[str, ...]
+    cx: Compiler,
+    violation: Violation,
+    source: Callable[[str], str],
+    parents: tuple[str, ...],
+    written: tuple[str, str] | None = None,
 ) -> str:
+    """The SELECT of a violation; ``written``: a pattern binding the value as written, and
+    its variables."""
     names = ["?this"] + [
         v
         for v in (violation.value, violation.path, *violation.distinct, *parents)
         if v and v != "?this"
     ]
+    joined = ""
+    if written is not None:
+        joined, variables = written
+        names += variables.split()
     prologue = "\n".join(sorted(p for p in cx.prologues | cx.target_prologues if p))
     if violation.per_focus is not None:
         return f"{prologue}\nSELECT DISTINCT ?this WHERE {{ {violation.text} }}"
     where = violation.text if violation.sourced else f"{source('?this')} {violation.text}"
+    where += f" {joined}" if joined else ""
     return f"{prologue}\nSELECT DISTINCT {' '.join(dict.fromkeys(names))} WHERE {{ {where} }}"
+
+
+def _written_rows(
+    unit: Unit, data: Backend, pattern: Compiled, texts: list[tuple[str, dict[str, Term] | None]]
+) -> list[Row]:
+    """The solutions of a judged unit's pattern whose value's triple has a record: the
+    value as written, and as stored (``stored``)."""
+    assert pattern.written is not None
+    lexical, datatype = (name.lstrip("?") for name in pattern.written)
+    out: list[Row] = []
+    for text, bindings in texts:
+        for row in _checked(unit, _rows(data, pattern, text, bindings)):
+            form, dt = row.get(lexical), row.get(datatype)
+            if isinstance(form, Literal) and isinstance(dt, NamedNode):
+                value = Literal(form.value, datatype=dt)
+                out.append({**row, "stored": row.get("value"), "value": value})
+    return out
+
+
+def _without(rows: Iterable[Row], drop: set[tuple[Term | None, ...]]) -> Iterator[Row]:
+    """``rows`` but those on the triples in ``drop`` (this, path, value)."""
+    if not drop:
+        yield from rows
+        return
+    for row in rows:
+        if (row.get("this"), row.get("path"), row.get("value")) not in drop:
+            yield row
+
+
+def _pair(names: list[str]) -> tuple[str, str]:
+    first, second = names
+    return first, second
 
 
 def _values_of(source: Callable[[str], str], parent: str, path: str) -> Callable[[str], str]:
@@ -587,12 +747,24 @@ def _restriction(focus: list[Term] | None) -> tuple[Callable[[str], str] | None,
     return (lambda var: f"VALUES {var} {{ {listed} }}"), blanks
 
 
-def _result(unit: Unit, compiled: Compiled, row, renderer: Renderer) -> Result:
+def _result(
+    unit: Unit,
+    compiled: Compiled,
+    row: Row,
+    renderer: Renderer,
+    resolve: _WrittenValues | None = None,
+) -> Result:
     v = compiled.violation
     focus = row["this"]
     value = row.get(v.value.lstrip("?")) if v.value else None
     if v.value == "?this" or (value is None and v.value_is_focus):
         value = focus
+    if compiled.written is not None:
+        lexical, datatype = (row.get(name.lstrip("?")) for name in compiled.written)
+        if isinstance(lexical, Literal) and isinstance(datatype, NamedNode):
+            value = Literal(lexical.value, datatype=datatype)  # the value node as written
+    elif resolve is not None and isinstance(value, Literal):
+        value = resolve(focus, value)
     path: Path | Term | None = unit.shape.path
     if v.path:
         found = row.get(v.path.lstrip("?"))
@@ -628,6 +800,34 @@ def _result(unit: Unit, compiled: Compiled, row, renderer: Renderer) -> Result:
         constraint_name=constraint.short_name,
         root=row.get(compiled.parents[0].lstrip("?")) if compiled.parents else None,
     )
+
+
+class _WrittenValues:
+    """A literal a user's SPARQL query bound as ?value, as written: the written form of the
+    focus node's triple that holds it. A literal the query computed, or read from another
+    node's triple, stays as the store keeps it."""
+
+    def __init__(self, data: Backend) -> None:
+        self._data = data
+        self._found: dict[tuple[Term, Literal], Literal] = {}
+
+    def __call__(self, focus: Term, value: Literal) -> Literal:
+        key = (focus, value)
+        if key not in self._found:
+            forms = self._forms("ol:recordSubject $this ; ", {"this": focus, "value": value})
+            self._found[key] = forms[0] if len(forms) == 1 else value
+        return self._found[key]
+
+    def _forms(self, subject: str, bindings: dict[str, Term]) -> list[Literal]:
+        query = (
+            f"PREFIX ol: <{OL}>\nSELECT DISTINCT {' '.join('$' + n for n in bindings)} ?l ?d WHERE {{ GRAPH {META} {{ ?r {subject}"
+            f"ol:recordObject $value ; ol:lexicalForm ?l ; ol:datatype ?d }} }} LIMIT 2"
+        )
+        return [
+            Literal(r["l"].value, datatype=r["d"])
+            for r in self._data.select(query, bindings)
+            if isinstance(r["l"], Literal) and isinstance(r["d"], NamedNode)
+        ]
 
 
 def _is_true(term: Term | None) -> bool:

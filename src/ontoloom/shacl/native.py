@@ -11,8 +11,10 @@ The store still does all the graph matching: the unit's own compiled query, targ
 restriction included, with the constraint's SELECT replaced by :data:`PATTERN`; only the
 expressions are evaluated in Python. A judge is chosen by the SHA-256 of the sh:select text it
 stands in for, so an edited query is never judged by a stale stand-in; whole-store validation
-always runs the SELECT itself; the differential tests hold every judge to the store's own
-evaluation of its SELECT.
+runs the SELECT itself, but for the solutions whose value the store keeps in another form than
+written (``"1.50"`` kept as ``1.5``): the judge decides those, on the value as written, which
+no SELECT can see. The differential tests hold every judge to the store's own evaluation of
+its SELECT.
 """
 
 from __future__ import annotations

@@ -49,6 +49,9 @@ from ontoloom.store.base import Delta, Row
 from ontoloom.store.lexical import (
     DATATYPE,
     LEXICAL_FORM,
+    RECORD_OBJECT,
+    RECORD_PREDICATE,
+    RECORD_SUBJECT,
     record_key,
     record_quads,
     stored_form,
@@ -1030,8 +1033,16 @@ class SparqlEndpointBackend:
         where_records = []
         for i, record in enumerate(plan["drops"]):
             pattern = f"{record} {LEXICAL_FORM} ?l{i} . {record} {DATATYPE} ?d{i}"
-            delete.append(f"GRAPH {META} {{ {pattern} }}")
-            where_records.append(f"OPTIONAL {{ GRAPH {META} {{ {pattern} }} }}")
+            # the stored triple a record belongs to, apart: records made before lack it
+            triple = (
+                f"{record} {RECORD_SUBJECT} ?rs{i} . {record} {RECORD_PREDICATE} ?rp{i} . "
+                f"{record} {RECORD_OBJECT} ?ro{i}"
+            )
+            delete += [f"GRAPH {META} {{ {pattern} }}", f"GRAPH {META} {{ {triple} }}"]
+            where_records += [
+                f"OPTIONAL {{ GRAPH {META} {{ {pattern} }} }}",
+                f"OPTIONAL {{ GRAPH {META} {{ {triple} }} }}",
+            ]
         insert = [
             f"GRAPH {META} {{ {STORE_NODE} {GENERATION} {new} . {STORE_NODE} {LAST_CHANGE} {now} . "
             f'{change} {GENERATION} {new} ; {COMMIT} "{token}" ; '

@@ -9,7 +9,9 @@ and other SPARQL stores do the same. The encoding at the storage seam:
 * for a literal whose stored form differs from what was written, a *record* in the
   bookkeeping graph keeps the lexical form and datatype as written, keyed by the stored
   quad: ``<urn:ontoloom:lexical:{sha256 of the stored quad}> ol:lexicalForm "007" ;
-  ol:datatype xsd:integer``. Plain triples, so any SPARQL store can hold them;
+  ol:datatype xsd:integer``, with the stored triple it belongs to (``ol:recordSubject``,
+  ``ol:recordPredicate``, ``ol:recordObject``: the validation engine joins a value node
+  with its written form in SPARQL). Plain triples, so any SPARQL store can hold them;
 * reads that return quads (export, dumps, validation copies) give them back as written;
 * two literals written for one subject, predicate and graph that the store would keep as
   one value are refused: the store could keep only one of them.
@@ -29,6 +31,9 @@ from ontoloom.vocab import META, OL, XSD
 __all__ = [
     "DATATYPE",
     "LEXICAL_FORM",
+    "RECORD_OBJECT",
+    "RECORD_PREDICATE",
+    "RECORD_SUBJECT",
     "record_iri",
     "record_key",
     "record_quads",
@@ -39,6 +44,10 @@ __all__ = [
 
 LEXICAL_FORM = NamedNode(OL + "lexicalForm")
 DATATYPE = NamedNode(OL + "datatype")
+# The stored triple a record belongs to (records made before these were kept lack them).
+RECORD_SUBJECT = NamedNode(OL + "recordSubject")
+RECORD_PREDICATE = NamedNode(OL + "recordPredicate")
+RECORD_OBJECT = NamedNode(OL + "recordObject")
 _RECORD = "urn:ontoloom:lexical:"
 _XSD_STRING = NamedNode(XSD + "string")
 _PROBE = NamedNode("urn:ontoloom:probe")
@@ -145,6 +154,9 @@ def record_quads(written: Quad, stored: Quad) -> list[Quad]:
     return [
         Quad(node, LEXICAL_FORM, Literal(written.object.value), META),
         Quad(node, DATATYPE, written.object.datatype, META),
+        Quad(node, RECORD_SUBJECT, stored.subject, META),
+        Quad(node, RECORD_PREDICATE, stored.predicate, META),
+        Quad(node, RECORD_OBJECT, stored.object, META),
     ]
 
 

@@ -79,6 +79,9 @@ class Overlay:
     def rewritten(self) -> list[Quad]:
         return []  # no literal in another form, in the store or the delta (see `of`)
 
+    def keeps_literals_as_written(self) -> bool:
+        return True  # see `of`
+
     def __getattr__(self, name: str) -> Any:
         # every other read (select, quads, mentioning, …) and every write
         raise NotReadable(f"an overlay answers pattern reads only, not {name}")

@@ -71,10 +71,9 @@ class HasValueConstraintComponent(Constraint):
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         if shape.path is None:
             return Violation(f"FILTER(!{same_term(focus, self.expected)})")
-        v = cx.fresh("has")
+        values, v = cx.value_nodes(shape, focus)
         return Violation(
-            f"FILTER NOT EXISTS {{ {focus} {shape.path.sparql()} {v} "
-            f"FILTER({same_term(v, self.expected)}) }}"
+            f"FILTER NOT EXISTS {{ {values} FILTER({cx.same_term(v, self.expected)}) }}"
         )
 
     def message(
@@ -105,7 +104,7 @@ class InConstraintComponent(Constraint):
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
-        same = " || ".join(same_term(v, a) for a in self.allowed) or "false"
+        same = " || ".join(cx.same_term(v, a) for a in self.allowed) or "false"
         return Violation(f"{values} FILTER(!({same}))", value=v)
 
     def message(

@@ -235,18 +235,62 @@ _UNSAFE = {"SUBQUERY", "EXISTS", "MINUS", "VALUES", "SERVICE", "GRAPH", "AGGREGA
 
 def joins_safely(body: str, facts: QueryFacts) -> bool:
     """True when joining the query with the focus nodes equals pre-binding $this: one
-    group (the parser finds no subquery, EXISTS, aggregate…, and the text no nested braces
-    — the parser does not yet tell OPTIONAL or UNION apart) in which $this is the subject
-    or object of a triple pattern, and no BIND that reads $this (it would read it before
-    the join binds it) or assigns it."""
-    if facts.features & (_UNSAFE | {"BIND_THIS"}) or "this" in facts.assigned:
+    group (the parser finds no EXISTS, MINUS, VALUES…, and the text no nested braces — the
+    parser does not yet tell OPTIONAL or UNION apart) in which $this is the subject or
+    object of a triple pattern, and no BIND that reads $this (it would read it before the
+    join binds it) or assigns it. Subqueries of one group may stand in it where each that
+    mentions $this projects it and aggregates, if at all, only by it (``{ SELECT $this
+    (SUM(?x) AS ?sum) WHERE { … } GROUP BY $this }``): evaluated once for all focus nodes,
+    such a subquery answers for each what it answers with $this pre-bound."""
+    allowed = {"SUBQUERY", "AGGREGATE"}
+    if (facts.features - allowed) & (_UNSAFE | {"BIND_THIS"}) or "this" in facts.assigned:
         return False
     if not any("?this" in (e.subject, e.object) and e.scope == 0 for e in facts.edges):
         return False
     code = code_of(body)
     start, end = code.find("{"), code.rfind("}")
-    inner = code[start + 1 : end]
-    return "{" not in inner and "}" not in inner
+    rest, subqueries = _split_subqueries(code[start + 1 : end])
+    if "{" in rest or "}" in rest or len(subqueries) != len(facts.subquery_projections):
+        return False
+    if "AGGREGATE" in facts.features and not subqueries:
+        return False  # the outer query aggregates: per focus node
+    for scope, text in enumerate(subqueries, start=1):
+        mentions = any("?this" in (e.subject, e.object) for e in facts.edges if e.scope == scope)
+        if mentions and "this" not in facts.subquery_projections[scope - 1]:
+            return False
+        select = text[1:-1]  # the block's own braces aside
+        where = select[select.find("{") + 1 : select.rfind("}")]
+        if "{" in where or "}" in where:
+            return False  # one group inside too
+        if _AGGREGATES.search(text) and not (mentions and _grouped_by_this(text)):
+            return False
+    return True
+
+
+_AGGREGATES = re.compile(r"\b(COUNT|SUM|AVG|MIN|MAX|SAMPLE|GROUP_CONCAT)\s*\(", re.IGNORECASE)
+_SUBSELECT = re.compile(r"\{\s*SELECT\b", re.IGNORECASE)
+
+
+def _split_subqueries(code: str) -> tuple[str, list[str]]:
+    """``code`` without its ``{ SELECT … }`` blocks, and those blocks, in order."""
+    rest, blocks, at = [], [], 0
+    while (found := _SUBSELECT.search(code, at)) is not None:
+        depth, end = 0, len(code)
+        for i in range(found.start(), len(code)):
+            depth += {"{": 1, "}": -1}.get(code[i], 0)
+            if depth == 0:
+                end = i + 1
+                break
+        rest.append(code[at : found.start()])
+        blocks.append(code[found.start() : end])
+        at = end
+    rest.append(code[at:])
+    return " ".join(rest), blocks
+
+
+def _grouped_by_this(text: str) -> bool:
+    groups = re.findall(r"\bGROUP\s+BY\s+((?:[?$]\w+\s*)+)", text, re.IGNORECASE)
+    return len(groups) == 1 and set(groups[0].split()) <= {"$this", "?this"}
 
 
 ANNOTATIONS = "sh:resultAnnotation (SHACL-AF annotation properties on results)"

@@ -33,7 +33,10 @@ class _Length(Constraint):
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
-        test = f"isBlank({v}) || !COALESCE(STRLEN(STR({v})) {self.op} {self.n}, false)"
+        length = cx.as_written(
+            v, lambda lexical, _: f"COALESCE(STRLEN({lexical}) {self.op} {self.n}, false)"
+        )
+        test = f"isBlank({v}) || !{length}"
         return Violation(f"{values} FILTER({test})", value=v)
 
     def message(
@@ -81,7 +84,8 @@ class PatternConstraintComponent(Constraint):
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
         args = _quoted(self.regex) + (f", {_quoted(self.flags)}" if self.flags else "")
-        test = f"isBlank({v}) || !COALESCE(REGEX(STR({v}), {args}), false)"
+        matches = cx.as_written(v, lambda lexical, _: f"COALESCE(REGEX({lexical}, {args}), false)")
+        test = f"isBlank({v}) || !{matches}"
         return Violation(f"{values} FILTER({test})", value=v)
 
     def message(

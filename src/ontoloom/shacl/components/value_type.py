@@ -31,7 +31,10 @@ class ClassConstraintComponent(Constraint):
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
-        if values:  # MINUS on the value variable bound here: an anti-join, faster per row
+        if values and source is not None:
+            # At the top, MINUS on the value variable bound here: an anti-join, faster per
+            # row. Nested in an EXISTS the store would evaluate its right side in full at
+            # every evaluation: FILTER NOT EXISTS looks each value up instead.
             return Violation(f"{values} MINUS {{ {cx.instance_of(v, self.cls)} }}", value=v)
         return Violation(f"FILTER NOT EXISTS {{ {cx.instance_of(v, self.cls)} }}", value=v)
 
@@ -88,11 +91,12 @@ class DatatypeConstraintComponent(Constraint):
     ) -> str:
         return f"Value is not Literal with datatype {r.term(self.datatype)}"
 
-    def well_formed(self, v: str) -> str:
+    def well_formed(self, lexical: str) -> str:
+        """An expression: the lexical form ``lexical`` is in the datatype's lexical space."""
         dt = self.datatype.value
         if dt in _CASTABLE:
-            return f"COALESCE(isLiteral(<{dt}>(STR({v}))), false)"
-        as_int = f"<{XSD}integer>(STR({v}))"
+            return f"COALESCE(isLiteral(<{dt}>({lexical})), false)"
+        as_int = f"<{XSD}integer>({lexical})"
         if dt in _INTEGER_RANGES:
             return f"COALESCE({as_int} {_INTEGER_RANGES[dt]}, false)"
         if dt in _BOUNDED:
@@ -105,10 +109,10 @@ class DatatypeConstraintComponent(Constraint):
         if self.datatype.value == RDF + "langString":
             ok = f"isLiteral({v}) && lang({v}) != ''"
         else:
-            ok = (
-                f"isLiteral({v}) && lang({v}) = '' && datatype({v}) = {self.datatype} "
-                f"&& {self.well_formed(v)}"
+            written = cx.as_written(
+                v, lambda lexical, dt: f"{dt} = {self.datatype} && {self.well_formed(lexical)}"
             )
+            ok = f"isLiteral({v}) && lang({v}) = '' && {written}"
         return Violation(f"{values} FILTER(!({ok}))", value=v)
 
 
