@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test test-wheel test-endpoint test-virtuoso soak check bench bench-mcp eval eval-mining clean
+.PHONY: demo test test-wheel test-endpoint test-virtuoso soak check bench bench-validate bench-mcp eval eval-mining clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -55,6 +55,12 @@ check: $(STAMP)
 # One section: make bench BENCH_ARGS="--only endpoint" (bench/run.py --help lists them).
 bench: $(STAMP)
 	$(PY) bench/run.py $(BENCH_ARGS)
+
+# `ontoloom validate` beside pySHACL, pyshacl-turbo, shacl, shacl-rust and pyrudof, each in a
+# fresh process, interleaved: make bench-validate BENCH_ARGS="--million" adds the 1M row.
+bench-validate: $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,peers]'
+	$(PY) bench/validate_bench.py $(BENCH_ARGS)
 
 # MCP servers over stdio, side by side; peers are installed under bench/.peers/ on first use.
 bench-mcp: $(STAMP)
