@@ -23,8 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from validate_peers import ENGINES, run  # noqa: E402
-from validate_workload import write  # noqa: E402
+from validate_peers import ENGINES, run
+from validate_workload import write
 
 # The order of a round; pySHACL and pyrudof take minutes at 100k triples, so they run once.
 ORDER = ("ontoloom", "pyshacl-turbo", "shacl", "shacl-rust", "pyrudof", "pyshacl")
@@ -103,7 +103,15 @@ def main() -> None:
             sys.stderr.write(f"{label}: {triples:,} triples\n")
             runs = measure(data, shapes, args.rounds, args.timeout, args.slow_timeout)
             table += rows(label, triples, runs)
-    header = ["workload", "triples", "engine", "median wall (runs)", "peak RSS", "results", "× ontoloom"]
+    header = [
+        "workload",
+        "triples",
+        "engine",
+        "median wall (runs)",
+        "peak RSS",
+        "results",
+        "× ontoloom",
+    ]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in table:

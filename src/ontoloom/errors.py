@@ -52,15 +52,17 @@ OUTCOMES: dict[str, tuple[int, int]] = {
     "forbidden": (2, 403),  # a request under a name the server does not answer to
     "timeout": (2, 504),
     "owner_gone": (2, 502),
-    "error": (2, 500),
+    "read_only": (2, 409),  # a write through a graph or store opened for reading
+    "storage": (2, 500),  # a file of the data dir that cannot be opened, locked or written
     "internal": (2, 500),
 }
 
 
 class OntoloomError(Exception):
-    """Base of every error ontoloom raises on purpose."""
+    """Base of every error ontoloom raises on purpose; each is raised as one of the kinds
+    below, so that its JSON names what went wrong (the base itself says ``internal``)."""
 
-    kind = "error"
+    kind = "internal"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -149,6 +151,18 @@ class OwnerGone(OntoloomError):
     """The owner took a request and died before answering: it may have been applied."""
 
     kind = "owner_gone"
+
+
+class ReadOnly(OntoloomError):
+    """A write through a graph or store opened for reading: nothing was stored."""
+
+    kind = "read_only"
+
+
+class StorageError(OntoloomError):
+    """A file of the data dir that cannot be opened, locked or written."""
+
+    kind = "storage"
 
 
 class Internal(OntoloomError):

@@ -127,9 +127,7 @@ class Session:
     # -- search ------------------------------------------------------------------------------
     def _index(self) -> SearchIndex:
         if self.data_dir is None:
-            from ontoloom.errors import OntoloomError
-
-            raise OntoloomError("search needs a data dir")
+            raise BadInput("search needs a data dir: open the graph with one")
         if self._search is None:
             self._search = SearchIndex.of(self.data_dir)
         return self._search

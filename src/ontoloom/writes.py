@@ -36,7 +36,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import cast
 
-from ontoloom.errors import BadInput, Busy, CommitConflict, OntoloomError, ValidationFailed
+from ontoloom.errors import (
+    BadInput,
+    Busy,
+    CommitConflict,
+    ReadOnly,
+    ValidationFailed,
+)
 from ontoloom.findings import Finding
 from ontoloom.model import IdSpace
 from ontoloom.reporting import finding_from_result
@@ -112,9 +118,11 @@ class WritePath:
         if delta.is_empty():
             return self.backend.generation()
         if any(q.graph_name == META for q in (*delta.adds, *delta.removes)):
-            raise OntoloomError("the bookkeeping graph is written by the store alone")
+            raise BadInput(
+                "the bookkeeping graph is written by the store alone: leave it out of the change"
+            )
         if not self.backend.writable:
-            raise OntoloomError(
+            raise ReadOnly(
                 "this graph is open read-only: nothing was stored; open it with "
                 "Graph.open(..., write=True) to write"
             )

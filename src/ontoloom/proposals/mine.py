@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ontoloom.actions import known_objects
 from ontoloom.config import MiningConfig, load_config
 from ontoloom.egress import Gate, Item
-from ontoloom.errors import BadInput, NotFound, OntoloomError
+from ontoloom.errors import BadInput, NotFound, StorageError
 from ontoloom.model import literal_from_json, shown_id, vocab_iri
 from ontoloom.proposals.confidence import confidence, load_usage
 from ontoloom.proposals.enrich import type_fits
@@ -1294,7 +1294,7 @@ def write_record(graph: Session) -> dict[str, Any]:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, text.encode("utf-8"))
     except OSError as exc:
-        raise OntoloomError(
+        raise StorageError(
             f"{RECORD}: could not write it ({exc.strerror or exc}); the confirmation is "
             "stored — run `ontoloom mine --write-record` once the folder is writable"
         ) from None

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ontoloom.errors import OntoloomError
+from ontoloom.errors import StorageError
 from ontoloom.records.frontmatter import DELIMITER, Note, parse_record
 from ontoloom.terms import Literal, NamedNode, Quad
 
@@ -277,7 +277,7 @@ def record_pending(data_dir: Path, pending: Pending) -> Path:
             _fsync_dir(data_dir)
         atomic_write(path, json.dumps(asdict(pending), ensure_ascii=False, indent=1).encode())
     except OSError as exc:
-        raise OntoloomError(
+        raise StorageError(
             f"could not record the pending writeback of {pending.path} in {folder} "
             f"({exc.strerror or exc}); nothing was confirmed — free space or fix the "
             "permissions of the data dir, then confirm again"

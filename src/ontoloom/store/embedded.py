@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING
 
 import pyoxigraph
 
-from ontoloom.errors import BadInput, CommitConflict, OntoloomError
+from ontoloom.errors import BadInput, CommitConflict, StorageError
 from ontoloom.store.base import Delta, Row
 from ontoloom.store.lexical import (
     DATATYPE,
@@ -163,7 +163,7 @@ class EmbeddedBackend:
                 return cls(pyoxigraph.Store(str(path)), writable=True)
             return cls(pyoxigraph.Store.read_only(str(path)), writable=False)
         except OSError as exc:
-            raise OntoloomError(f"cannot open the store at {path}: {exc}") from exc
+            raise StorageError(f"cannot open the store at {path}: {exc}") from exc
 
     # -- reads ---------------------------------------------------------------------------
     def _query(self, sparql: str, bindings: Mapping[str, Term] | None):
@@ -283,14 +283,17 @@ class EmbeddedBackend:
         ops = []
         if plan.removes:
             if any(map(_has_blank, plan.removes)):
-                raise OntoloomError("cannot remove quads holding blank nodes through a delta")
+                raise BadInput(
+                    "cannot remove quads holding blank nodes through a delta: remove them "
+                    "by a SPARQL update that matches them"
+                )
             ops.append("DELETE DATA {\n" + "\n".join(map(quad_text, plan.removes)) + "\n}")
         ops += [
             f"DELETE WHERE {{ GRAPH {META} {{ {r} ?p ?o }} }}" for r in sorted(plan.drops, key=str)
         ]
         if any(_has_blank(q) for q in plan.adds if record_iri(q) in plan.keys):
             # INSERT DATA gives blank nodes fresh names, which would orphan their records.
-            raise OntoloomError(
+            raise BadInput(
                 "cannot keep a literal as written on a blank node in a change that also "
                 "removes triples: make the two changes one after the other"
             )

@@ -44,7 +44,7 @@ from urllib.parse import urlsplit
 import httpx
 import pyoxigraph
 
-from ontoloom.errors import BadInput, CommitConflict, OntoloomError, QueryTimeout
+from ontoloom.errors import BadInput, CommitConflict, OntoloomError, QueryTimeout, ReadOnly
 from ontoloom.store.base import Delta, Row
 from ontoloom.store.lexical import (
     DATATYPE,
@@ -572,7 +572,7 @@ class SparqlEndpointBackend:
 
     def _update(self, sparql: str, what: str = "an update") -> None:
         if not self.writable:
-            raise OntoloomError("this store is open read-only")
+            raise ReadOnly("this store is open read-only: nothing was stored")
         self._post(self.config.update_url, {"update": sparql}, None, what)
 
     def _results(self, sparql: str, *, capped_ok: bool = False) -> Any:

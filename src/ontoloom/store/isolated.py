@@ -25,7 +25,15 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from ontoloom.errors import BadInput, Busy, NoStore, OntoloomError, ParseError, QueryTimeout
+from ontoloom.errors import (
+    BadInput,
+    Busy,
+    Internal,
+    NoStore,
+    OntoloomError,
+    ParseError,
+    QueryTimeout,
+)
 from ontoloom.terms import Literal, NamedNode, Quad, RdfFormat, Term, serialize
 
 __all__ = ["parse_rows", "run_isolated", "syntax_error"]
@@ -124,7 +132,7 @@ def _spawn(request: bytes, deadline: float, timeout: float, fds: tuple[int, ...]
         raise
     if not out.startswith(b"{"):
         detail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
-        raise OntoloomError(
+        raise Internal(
             f"the query process ended unexpectedly (exit {proc.returncode}): {detail[0]}"
         )
     return out

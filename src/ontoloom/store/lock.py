@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from ontoloom.errors import Busy, OntoloomError, OwnerTookOver
+from ontoloom.errors import Busy, OwnerTookOver, StorageError
 
 try:
     import fcntl
@@ -102,9 +102,7 @@ class DataDirLock:
             # A reader of a data dir whose lock file is missing creates it harmlessly.
             handle = path.open("a+b") if self.exclusive or not path.exists() else path.open("rb")
         except OSError as exc:
-            raise OntoloomError(
-                f"cannot open the lock file {path}: {exc.strerror or exc}"
-            ) from None
+            raise StorageError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
         deadline = time.monotonic() + self.wait
         probe = time.monotonic() + _OWNER_PROBE
         while True:
@@ -112,7 +110,7 @@ class DataDirLock:
                 taken = _try_lock(handle, self.exclusive)
             except OSError as exc:
                 handle.close()
-                raise OntoloomError(f"cannot lock {path}: {exc.strerror or exc}") from None
+                raise StorageError(f"cannot lock {path}: {exc.strerror or exc}") from None
             if taken:
                 self._file = handle
                 return
