@@ -227,3 +227,13 @@ def test_a_grouped_subquery_answers_as_pre_binding_does() -> None:
         rows.append(f"ex:o{i} a ex:Order ; ex:t {i} ; ex:l [ ex:p {i % 7} ] , [ ex:p {i % 5} ] .")
     rows.append("ex:lonely a ex:Order ; ex:t 0 .")  # no lines: the subquery has no row
     _compare(PREFIXES + "\n".join(rows) + "\n", BATCHED)
+
+
+def test_a_closed_shape_names_the_value_as_written() -> None:
+    shapes = PREFIXES + (
+        "ex:S a sh:NodeShape ; sh:targetClass ex:Order ; sh:closed true ; "
+        "sh:ignoredProperties ( <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> ) ; "
+        "sh:property [ sh:path ex:total ] .\n"
+    )
+    data = PREFIXES + 'ex:o a ex:Order ; ex:total 1.0 ; ex:extra "2.50"^^xsd:decimal .\n'
+    _compare(data, shapes)

@@ -46,6 +46,8 @@ class ClosedConstraintComponent(Constraint):
         values, v = cx.value_nodes(shape, focus)
         p, o = cx.fresh("p"), cx.fresh("o")
         text = f"{values} {v} {p} {o} ."
+        if cx.written:  # the result names the value as written (its record's triple)
+            cx.lexical[o] = (v, p)
         if self.allowed:
             text += f" FILTER({p} NOT IN ({', '.join(term_sparql(a) for a in self.allowed)}))"
         if self.resource_type_allowed:
