@@ -416,14 +416,8 @@ def unjoined(
     )
     from ontoloom.shacl.components.sparql import SPARQLConstraintComponent
 
-    seen: set[Term] = set()
-    stack = [top.node]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        shape = shapes.shape(node)
+    for shape in shapes.reached([top.node]):
+        node = shape.node
         path = shape.path
         reached = path is not None and not path.is_predicate and path.predicates()
         if reached and any(p in written for p, inverse in reached if not inverse):
@@ -434,7 +428,6 @@ def unjoined(
                 other = getattr(c, "other", None)
                 if other in written or (path is not None and path.iri in written):
                     return f"sh:{c.name} of shape {shapes.label(node)} compares them as terms"
-            stack += c.shape_refs()
             if isinstance(c, SPARQLConstraintComponent) and digest(c.select) in judged:
                 continue
             try:
@@ -445,7 +438,6 @@ def unjoined(
                 reason = _reads_terms(query)
                 if reason:
                     return f"the SPARQL query of shape {shapes.label(node)} {reason}"
-        stack += shape.properties
     return None
 
 

@@ -341,27 +341,21 @@ class Validator:
             return cached
         shapes = self.shapes
         out: list[Unsupported] = []
-        seen: set[Term] = set()
         # Targeted shapes, and those whose only targets are ones ontoloom cannot run.
-        stack = [
+        roots = [
             n
             for n in shapes.all_shape_nodes()
             if (shapes.shape(n).targets or shapes.shape(n).unsupported)
             and not shapes.shape(n).deactivated
             and (only is None or n in only)
         ]
-        while stack:
-            node = stack.pop()
-            if node in seen:
-                continue
-            seen.add(node)
-            shape = shapes.shape(node)
-            out += [Unsupported(node, feature) for feature in shape.unsupported]
-            for c in shape.constraints:
-                if isinstance(c, NotEvaluated):
-                    out.append(Unsupported(node, c.feature))
-                stack += c.shape_refs()
-            stack += shape.properties
+        for shape in shapes.reached(roots):
+            out += [Unsupported(shape.node, feature) for feature in shape.unsupported]
+            out += [
+                Unsupported(shape.node, c.feature)
+                for c in shape.constraints
+                if isinstance(c, NotEvaluated)
+            ]
         for subject, regime in shapes.graph.pairs(sh("entailment")):
             if regime not in self.entailments:
                 out.append(Unsupported(subject, f"sh:entailment {shapes.label(regime)}"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -204,6 +204,22 @@ class ShapeSet:
         self._shapes[node] = shape
         shape.constraints = parse_constraints(self, shape)
         return shape
+
+    def reached(self, roots: Iterable[Term]) -> Iterator[Shape]:
+        """The shapes ``roots`` reach, each once: themselves, their property shapes and the
+        shapes their constraints name (sh:node, sh:or…), at any depth."""
+        seen: set[Term] = set()
+        stack = list(roots)
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            shape = self.shape(node)
+            yield shape
+            for c in shape.constraints:
+                stack += c.shape_refs()
+            stack += shape.properties
 
     def all_shape_nodes(self) -> list[Term]:
         """Every node the shapes graph uses as a shape, in a stable order."""
