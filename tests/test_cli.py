@@ -468,3 +468,15 @@ def test_a_number_written_with_a_leading_zero_stays_as_written(cli: Cli) -> None
     assert changed.exit_code == 0, changed.output  # was: unexpected JSONDecodeError
     props = json.loads(changed.output)["properties"]
     assert (props["beta"], props["n"], props["k"]) == ("01", "-0", 10)
+
+
+def test_unsetting_an_absent_property_says_nothing_was_unset(team: Cli) -> None:
+    """Unsetting what is not there is no error (a retried call is harmless) but is said."""
+    assert team("update", "task_a", "--unset", "priority").exit_code == 0
+    again = team("update", "task_a", "--unset", "priority")
+    assert again.exit_code == 0
+    assert "task_a has no 'priority': nothing to unset" in again.output
+    typo = team("update", "task_a", "--unset", "prority")
+    assert typo.exit_code == 0 and "task_a has no 'prority'" in typo.output
+    refused = team("update", "task_a", "--unset", "blocks")
+    assert refused.exit_code == 2 and "is a relation" in refused.output

@@ -83,7 +83,17 @@ def _update(g: Graph, a: dict[str, Any]) -> Any:
     props, unset = a.get("properties") or {}, a.get("unset") or []
     if not props and not unset:
         raise BadInput('nothing to change: give "properties" (null unsets one) or "unset"')
-    return g.update(a["id"], props, unset).to_json()
+    from ontoloom.ops import Result
+
+    unsetting = [*unset, *(k for k, v in props.items() if v is None)]
+    held = g.get(a["id"]).properties if unsetting else {}
+    entity = g.update(a["id"], props, unset)
+    # Unsetting what is not there changes nothing: said, not passed off as an update.
+    absent = [k for k in dict.fromkeys(unsetting) if k not in held]
+    return Result(
+        entity.to_json(),
+        warnings=tuple(f"{a['id']} has no {k!r}: nothing to unset" for k in absent),
+    )
 
 
 def _delete(g: Graph, a: dict[str, Any]) -> Any:
