@@ -173,7 +173,7 @@ class Compiler:
 
         return f"IF({self._record(v)}, {self._record(v, judged)}, {plain})"
 
-    def written_value(self, v: str) -> tuple[str, str] | None:
+    def written_value(self, v: str) -> tuple[str, tuple[str, str]] | None:
         """A pattern binding the lexical form and datatype ``v`` was written with where its
         triple has a record (for results to name the value as written), and their variables."""
         if v not in self.lexical:
@@ -187,7 +187,7 @@ class Compiler:
             f"{RECORD_PREDICATE} {predicate} ; {RECORD_OBJECT} {v} ; "
             f"{LEXICAL_FORM} {lexical} ; {DATATYPE} {datatype} }} }}"
         )
-        return pattern, f"{lexical} {datatype}"
+        return pattern, (lexical, datatype)
 
     def same_term(self, v: str, term: Term) -> str:
         """An expression: ``v``, as written, is ``term`` (sh:in, sh:hasValue)."""

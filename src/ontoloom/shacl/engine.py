@@ -262,7 +262,7 @@ class Validator:
             compiled = Compiled(
                 _select(cx, violation, source, parents, written), violation, parents
             )
-            compiled.written = None if written is None else _pair(written[1].split())
+            compiled.written = None if written is None else written[1]
             compiled.native = self._native(cx, shape, constraint, source, parents)
             units.append((shape, constraint, compiled))
         for prop in shape.properties:
@@ -319,7 +319,7 @@ class Validator:
             joined_pattern = Compiled(
                 _select(cx, violation, source, parents, (required, names)), violation, parents
             )
-            joined_pattern.written = _pair(names.split())
+            joined_pattern.written = names
             compiled.native = (joined_pattern, judge)
         return compiled, judge
 
@@ -673,10 +673,10 @@ def _select(
     violation: Violation,
     source: Callable[[str], str],
     parents: tuple[str, ...],
-    written: tuple[str, str] | None = None,
+    written: tuple[str, tuple[str, str]] | None = None,
 ) -> str:
     """The SELECT of a violation; ``written``: a pattern binding the value as written, and
-    its variables."""
+    its variables (lexical form, datatype)."""
     names = ["?this"] + [
         v
         for v in (violation.value, violation.path, *violation.distinct, *parents)
@@ -685,7 +685,7 @@ def _select(
     joined = ""
     if written is not None:
         joined, variables = written
-        names += variables.split()
+        names += variables
     prologue = "\n".join(sorted(p for p in cx.prologues | cx.target_prologues if p))
     if violation.per_focus is not None:
         return f"{prologue}\nSELECT DISTINCT ?this WHERE {{ {violation.text} }}"
@@ -719,11 +719,6 @@ def _without(rows: Iterable[Row], drop: set[tuple[Term | None, ...]]) -> Iterato
     for row in rows:
         if (row.get("this"), row.get("path"), row.get("value")) not in drop:
             yield row
-
-
-def _pair(names: list[str]) -> tuple[str, str]:
-    first, second = names
-    return first, second
 
 
 def _values_of(source: Callable[[str], str], parent: str, path: str) -> Callable[[str], str]:
