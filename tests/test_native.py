@@ -54,6 +54,11 @@ VALUE_PIECES = [
     *("ghp_", "github_pat_", "glpat-", "xoxb-", "sk_live_", "rk_test_", "sk-", "sk-ant-"),
     *("AIza", "eyJ", "eyJhbGciOi", ".", "-----BEGIN ", "RSA ", "PRIVATE KEY", "-----"),
     *(" BLOCK", "A" * 18, "a" * 36, "Z9_-" * 6, "\u00df", "\u00e9"),
+    # normalised before judging: zero-width and bidi characters, fullwidth and math forms
+    *("\u200b", "\u202e", "\u00ad", "\ufeff", "\uff21\uff2b\uff29\uff21", "\uff1a", "\U0001d400"),
+    # written forms: JSON quotes, a value on the next line, headers, URL user info, code
+    *('"', "'", "\r\n", "Authorization", "Bearer ", "Basic ", "://", "@", "postgres://a:", "=>"),
+    *("settings.API_KEY", "N/A", "required", "correcthorsebattery", "123456", "12"),
 ]
 
 

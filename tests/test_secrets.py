@@ -3,13 +3,10 @@ refusals never print the value back; the rule cannot be switched off from the sc
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from conftest import Cli, quads_of
 from test_fast_path_vs_pyshacl import shape_subset
@@ -192,145 +189,32 @@ def test_the_demo_never_prints_the_secret_it_tries_to_store(tmp_path: Path) -> N
     assert "sk_live_123" not in result.output and "(redacted)" in result.output
 
 
-# The oracle: the rule's two queries as first written, every sieve and test a constant REGEX
-# (checked against pySHACL then); the shipped ones sieve with CONTAINS and give each REGEX its
-# pattern in a variable (a constant pattern is compiled whenever Oxigraph plans the query,
-# which cost most of a write's validation).
-_ORACLE = Path(__file__).parent / "fixtures" / "secret_rule_regex_sieves.rq"
-
-
-@functools.cache
-def _secret_queries() -> tuple[list[str], list[str]]:
-    """The secret rule's two queries as shipped, and as first written (names, then values)."""
+def test_the_shipped_rule_is_the_one_the_tables_generate() -> None:
+    """shapes/core.ttl holds ol:NoSecrets' queries as ``no_secrets_selects()`` writes them
+    (scripts/write_secret_rule.py), and each judge is registered under its query's digest:
+    the SHACL rule and the Python judge are one rule (tests/test_native.py holds the judges
+    to the store's evaluation of these queries)."""
     from ontoloom.schema import builtin_triples
+    from ontoloom.secret_text import NO_SECRETS_JUDGES, no_secrets_selects
+    from ontoloom.shacl.native import digest
     from ontoloom.terms import NamedNode
     from ontoloom.vocab import OL
 
     _, shapes = builtin_triples()
     rule = shape_subset(shapes, only=NamedNode(OL + "NoSecrets"))
-    shipped = sorted(
-        (
-            str(t.object.value)
-            for t in rule
-            if t.predicate == NamedNode("http://www.w3.org/ns/shacl#select")
-            and "$this" in t.object.value
-        ),
-        key=lambda q: "?kind" in q,
-    )
-    text = "\n".join(line for line in _ORACLE.read_text().splitlines() if not line.startswith("# "))
-    original = sorted(text.split("#----\n"), key=lambda q: "?kind" in q)
-    assert len(shipped) == len(original) == 2
-    return shipped, original
-
-
-_AWKWARD = st.text(
-    alphabet=st.sampled_from([*"abkpstwAKPST019 :=-_.", "\u017f", "\u212a", "\u0130", "ß"]),
-    max_size=24,
-)
-_TOKENS = st.sampled_from(
-    [
-        "pass",
-        "PASS",
-        "pa\u017f\u017f",
-        "\u212aEY",
-        "token",
-        "secret",
-        "AKIA",
-        "ghp_",
-        "ghs_",
-        "github_pat_",
-        "glpat-",
-        "xoxb-",
-        "_live_",
-        "rk_test_",
-        "sk-ant-",
-        "AIza",
-        "eyJ",
-        ".eyJ",
-        "-----BEGIN RSA PRIVATE KEY-----",
-        "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
-        ": ",
-        "=",
-    ]
-)
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    st.lists(
-        st.tuples(
-            st.lists(st.one_of(_AWKWARD, _TOKENS), max_size=4),
-            st.lists(st.one_of(_AWKWARD, _TOKENS), max_size=5),
-        ),
-        min_size=1,
-        max_size=6,
-    )
-)
-def test_the_contains_sieves_pass_whatever_the_regex_sieves_passed(rows) -> None:
-    """Same answers from the shipped rule and from the rule with its first REGEX sieves, on
-    names and values built from case-folding look-alikes (long s, Kelvin sign, dotted I)."""
-    import urllib.parse
-
-    import pyoxigraph as ox
-
-    store = ox.Store()
-    for i, (name, value) in enumerate(rows):
-        local = urllib.parse.quote("".join(name) or "p", safe="")
-        store.add(
-            ox.Quad(
-                ox.NamedNode(f"http://example.org/s{i}"),
-                ox.NamedNode(f"http://example.org/{local}"),
-                ox.Literal("".join(value)),
-                ox.DefaultGraph(),
-            )
-        )
-    shipped, original = _secret_queries()
-    for new, old in zip(shipped, original, strict=True):
-        new_text, old_text = (q.replace("$this", "?this") for q in (new, old))
-        assert {str(r) for r in store.query(new_text)} == {str(r) for r in store.query(old_text)}
-
-
-@pytest.mark.parametrize(
-    "value",
-    [
-        AWS,
-        GITHUB,
-        "ghs_" + "x" * 36,
-        "github_pat_" + "y" * 22,
-        "glpat-" + "z" * 20,
-        "xoxb-1234567890-abc",
-        STRIPE,
-        "rk_test_abc4567890",
-        "sk-ant-" + "q" * 20,
-        "AIza" + "w" * 35,
-        JWT,
-        PEM,
-        "password: hunter2",
-        "API key = Zx9",
-        "pa\u017f\u017fword: hunter2",
-        "\u212aEY=abc1",
-        "password: $PW",
-        "high priority, thoughtful",
-        "key: value",
-        "",
-    ],
-)
-def test_each_secret_format_is_judged_as_the_first_written_rule_judges_it(value: str) -> None:
-    import pyoxigraph as ox
-
-    store = ox.Store()
-    for name in ("note", "apiKey", "sort_key", "pa\u017f\u017f"):
-        store.add(
-            ox.Quad(
-                ox.NamedNode("http://example.org/s"),
-                ox.NamedNode(f"http://example.org/{name}"),
-                ox.Literal(value),
-                ox.DefaultGraph(),
-            )
-        )
-    for new, old in zip(*_secret_queries(), strict=True):
-        new_text, old_text = (q.replace("$this", "?this") for q in (new, old))
-        assert {str(r) for r in store.query(new_text)} == {str(r) for r in store.query(old_text)}
+    shipped = {
+        str(t.object.value)
+        for t in rule
+        if t.predicate == NamedNode("http://www.w3.org/ns/shacl#select")
+        and "$this" in t.object.value
+    }
+    generated = no_secrets_selects()
+    assert shipped == set(generated), "run scripts/write_secret_rule.py"
+    names, values = generated
+    assert {k: v.__name__ for k, v in NO_SECRETS_JUDGES.items()} == {
+        digest(names): "secret_property",
+        digest(values): "secret_value",
+    }
 
 
 @pytest.mark.parametrize("secret", [AWS, GITHUB, STRIPE, JWT, "password=hunter2hunter2"])
