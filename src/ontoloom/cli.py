@@ -28,6 +28,7 @@ from ontoloom.errors import (
 )
 from ontoloom.findings import Finding
 from ontoloom.model import parse_scalar
+from ontoloom.secret_text import redact
 
 __all__ = ["main"]
 
@@ -308,7 +309,7 @@ class _Group(click.Group):
             sys.stderr.close()
             sys.exit(0)
         except Exception as exc:  # the last line of defence: never a traceback
-            click.echo(f"error: unexpected {type(exc).__name__}: {exc}", err=True)
+            click.echo(redact(f"error: unexpected {type(exc).__name__}: {exc}"), err=True)
             sys.exit(2)
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from ontoloom.findings import Finding, refusal_json
+from ontoloom.secret_text import redact
 
 __all__ = [
     "OUTCOMES",
@@ -65,6 +66,8 @@ class OntoloomError(Exception):
     kind = "internal"
 
     def __init__(self, message: str) -> None:
+        # A message may quote what was given (a query, a file's line, a name): never a secret.
+        message = redact(message)
         super().__init__(message)
         self.message = message
 

@@ -24,6 +24,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ontoloom.secret_text import redact
+
 __all__ = ["FINDING_KEYS", "SCHEMA", "Finding", "finding_json", "refusal_json", "report_json"]
 
 FINDING_KEYS = (
@@ -147,6 +149,14 @@ class Finding:
     step: int | None = None  # the plan step (1-based) it is blamed on
     component: str | None = None  # the SHACL constraint component's IRI (shape findings)
     source_shape: str | None = None  # the shape that found it (shape findings)
+
+    def __post_init__(self) -> None:
+        # What a finding quotes of the input passes the one redaction (secret_text.redact):
+        # a rule that refuses a value for another reason must not print the secret in it.
+        for name in ("focus", "path", "message", "value"):
+            text = getattr(self, name)
+            if isinstance(text, str):
+                object.__setattr__(self, name, redact(text))
 
     def to_json(self) -> dict[str, Any]:
         """The one findings shape."""

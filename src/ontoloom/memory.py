@@ -47,8 +47,7 @@ from ontoloom.errors import BadInput, NotFound, ValidationFailed
 from ontoloom.findings import Finding
 from ontoloom.model import OBSERVATIONS, Entity, Relation, check_id, vocab_iri
 from ontoloom.schema import ENTITY, RelationSpec
-from ontoloom.secret_text import holds_secret
-from ontoloom.shacl.redact import redact_text
+from ontoloom.secret_text import holds_secret, redaction
 from ontoloom.terms import Literal, NamedNode, Quad
 from ontoloom.vocab import FACTS, OL, OPEN_RELATION_PREFIX, RDF, RDF_TYPE, RDFS_LABEL
 
@@ -413,7 +412,7 @@ class Memory:
         """The refusal with ids replaced by the names the agent used and CLI advice dropped."""
         # A name that is itself the secret is named as reports show a secret: redacted.
         names = {
-            entity_id: redact_text(Literal(name)) if holds_secret(name) else name
+            entity_id: redaction(name) if holds_secret(name) else name
             for entity_id, name in self._names.items()
         }
 

@@ -21,9 +21,10 @@ import mcp.types as types
 from mcp.server.lowlevel import NotificationOptions, Server
 
 from ontoloom import ops
-from ontoloom.errors import OntoloomError, OwnerTookOver, Stopped
+from ontoloom.errors import Internal, OntoloomError, OwnerTookOver, Stopped
 from ontoloom.mcp_server.pipes import stdio_streams
 from ontoloom.ops import Operation, Result, static_operations, tools
+from ontoloom.secret_text import redact
 
 __all__ = ["build_server", "serve"]
 
@@ -167,7 +168,7 @@ def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallTool
     """Run one tool call to completion in this process (blocking): the operation of that
     name, its answer or its error as the tool's."""
     if not _is_tool(name):
-        return _error(f"unknown tool {name!r}: list the tools to see them")
+        return _error(redact(f"unknown tool {name!r}: list the tools to see them"))
     try:
         return tool_result(name, ops.call(data_dir, name, arguments))
     except OwnerTookOver:
@@ -175,8 +176,7 @@ def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallTool
     except OntoloomError as exc:
         return tool_error(exc)
     except Exception as exc:  # a bug must not take the server (and the agent's tools) down
-        message = f"unexpected {type(exc).__name__}: {exc}"
-        return _error(message, {"error": "internal", "message": message})
+        return tool_error(Internal(f"unexpected {type(exc).__name__}: {exc}"))
 
 
 def dispatch(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
@@ -185,14 +185,13 @@ def dispatch(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.Call
     from ontoloom.owner import run
 
     if not _is_tool(name):
-        return _error(f"unknown tool {name!r}: list the tools to see them")
+        return _error(redact(f"unknown tool {name!r}: list the tools to see them"))
     try:
         return tool_result(name, run(data_dir, name, arguments, claim=True))
     except OntoloomError as exc:
         return tool_error(exc)
     except Exception as exc:  # a bug must not take the server (and the agent's tools) down
-        message = f"unexpected {type(exc).__name__}: {exc}"
-        return _error(message, {"error": "internal", "message": message})
+        return tool_error(Internal(f"unexpected {type(exc).__name__}: {exc}"))
 
 
 def build_server(data_dir: Path) -> Server:

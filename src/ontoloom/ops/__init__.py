@@ -26,7 +26,7 @@ import re
 import threading
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,7 @@ from ontoloom.ops.commands import command_operations
 from ontoloom.ops.memory import EMPTY_RESULTS, memory_operations
 from ontoloom.ops.spec import Access, Operation
 from ontoloom.ops.typed import typed_operations
+from ontoloom.secret_text import redact
 
 if TYPE_CHECKING:
     from ontoloom.schema import Schema
@@ -165,9 +166,14 @@ def call(
         if name not in EMPTY_RESULTS:
             raise
         value = EMPTY_RESULTS[name]
-    if isinstance(value, Result):
-        return value
-    return Result(value, getattr(value, "note", None), cursor=getattr(value, "cursor", None))
+    if not isinstance(value, Result):
+        value = Result(value, getattr(value, "note", None), cursor=getattr(value, "cursor", None))
+    # A note or warning may quote what was given (a property name, a query): never a secret.
+    return replace(
+        value,
+        note=None if value.note is None else redact(value.note),
+        warnings=tuple(redact(w) for w in value.warnings),
+    )
 
 
 def argument_problem(
