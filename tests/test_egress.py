@@ -299,3 +299,44 @@ def test_the_gate_releases_only_what_may_leave(item: Item, reason: str | None) -
     released = gate.release([item])
     assert released.payloads() == ([item.payload] if reason is None else [])
     assert released.summary()["reasons"] == ({} if reason is None else {reason: 1})
+
+
+def test_any_text_of_a_private_object_is_a_quote_of_it_in_any_script() -> None:
+    """Issue 31 item 5: the gate knows every literal of a private object, not only its body,
+    compares text normalised, and reads unspaced scripts character by character."""
+    gate = Gate(
+        [
+            Guarded(
+                "note_a",
+                privacy_of(["private"]),
+                ["顧客リスト"],
+                "The payroll export lives on the second NAS.\n顧客の個人情報はここに保存されています。",
+            ),
+            Guarded("rule:open", Privacy("public"), ["Open rule"]),
+        ]
+    )
+    quoted = [
+        "as noted: the payroll export lives on the second NAS",
+        "the payroll\nexport lives on\nthe second NAS",  # re-wrapped
+        "the pay\u200broll export lives on the second NAS",  # a zero-width space inside
+        "ｔｈｅ　ｐａｙｒｏｌｌ　ｅｘｐｏｒｔ　ｌｉｖｅｓ　ｏｎ　ｔｈｅ",  # fullwidth
+        "彼は顧客の個人情報はここにあると言った",  # six characters of the CJK sentence
+        "see 顧客リスト",  # a CJK name
+    ]
+    for text in quoted:
+        assert gate.decide(Item({"text": text}, ("rule:open",))) == NAMES_WITHHELD, text
+    assert gate.decide(Item({"text": "顧客の声"}, ("rule:open",))) is None  # three characters
+
+
+def test_the_gate_reads_every_property_of_a_private_object_in_the_store(inst: Cli) -> None:
+    from ontoloom.api import Graph
+
+    made = inst(
+        "create", "Person", "--id", "pers_secretive", "-p", "name=Quentin Marsh",
+        "-p", "privacy=private", "-p", "bio=Quentin keeps the spare keys under the third flowerpot",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    with Graph.open(inst.data_dir) as g:
+        gate = Gate.from_graph(g)
+    quote = Item({"text": "keeps the spare keys under the third flowerpot"}, ())
+    assert gate.decide(quote) == NAMES_WITHHELD

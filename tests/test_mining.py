@@ -7,6 +7,7 @@ import io
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -791,3 +792,27 @@ def test_the_mining_eval_meets_its_floors() -> None:
     figures = module.evaluate()
     assert {k: figures[k] for k in module.FLOORS} == dict.fromkeys(module.FLOORS, 1.0)
     assert figures["corroboration_right"] is True and figures["candidates"] == 14
+
+
+def test_an_emitted_request_holds_no_transcript_secret_or_personal_data(
+    inst: Cli, tmp_path: Path
+) -> None:
+    """Issue 31 item 5: transcripts are redacted before they leave, the request says what was
+    redacted (counts, never content), and the request file is this user's alone."""
+    token = "ghp_" + "Zq9" * 12
+    (root_of(inst) / "transcripts/leak.jsonl").write_text(
+        plain("s1", f"deploy with {token} and password: Hunter2-Xy")
+        + "\n"
+        + plain("s2", "mail ann.lee@example.com or call +44 20 7946 0958 before 2026-12-04")
+        + "\n"
+    )
+    target = tmp_path / "request.json"
+    result = inst("mine", "--emit", "-o", str(target))
+    assert result.exit_code == 0, result.output
+    text = target.read_text()
+    for leaked in (token, "Hunter2-Xy", "ann.lee@example.com", "7946 0958"):
+        assert leaked not in text
+    assert "2026-12-04" in text  # a date is no phone number
+    request = next(r for r in json.loads(text)["requests"] if "leak" in json.dumps(r))
+    assert request["redacted"] == {"a phone number": 1, "a secret": 2, "an email address": 1}
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600

@@ -129,15 +129,19 @@ def _output_format(fmt: str | None, default: str, option: str = "--format") -> s
 
 def _write_document(output: Path | None, text: str, what: str) -> None:
     """``text`` to the ``-o`` file, or to standard output when there is none or it is ``-``;
-    the file's name and ``what`` it holds on stderr.
+    the file's name and ``what`` it holds on stderr. The file is this user's alone (0600):
+    a request quotes records and transcripts.
 
     :raises BadInput: the file cannot be written.
     """
+    from ontoloom.records.writeback import atomic_write
+
     if output is None or _is_stdio(output):
         click.echo(text)
         return
     try:
-        output.write_text(text + "\n", encoding="utf-8")
+        atomic_write(output, (text + "\n").encode("utf-8"), new_mode=0o600)
+        output.chmod(0o600)
     except OSError as exc:
         raise BadInput(
             f"cannot write {output}: {exc.strerror or exc}; choose another file with -o"

@@ -7,8 +7,16 @@ only what the gate releases. An item is released when
 
 * every source's privacy class is ``public`` or ``internal``, and
 * none of its strings names an object that may not leave (by id, id slug, title, name or
-  alias: compared as slugs, word by word) or quotes one (a sentence of its body, or any run
-  of :data:`QUOTE_WORDS` words of it).
+  alias: compared as slugs, word by word) or quotes one (a sentence of any of its text — its
+  body, a note's content, every other property and frontmatter field — or any run of
+  :data:`QUOTE_WORDS` words of it). Text is compared normalised (zero-width characters
+  removed, compatibility forms folded, accents dropped, case and line breaks ignored), and
+  in scripts written without spaces (Chinese, Japanese, Korean, Thai) each character is a
+  word, so a quote of a few characters is caught as a quote of a few words is.
+
+Text that leaves from outside the store — a transcript's messages — is first redacted
+(:func:`redacted_for_egress`): secrets, e-mail addresses, phone numbers, IBANs and card
+numbers become a mark saying what was there, and the request counts what was redacted.
 
 Everything else is withheld, counted by reason and never described by content. The gate fails
 closed: a source it does not know, a privacy value it does not recognise, or no privacy class
@@ -31,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from ontoloom.config import PRIVACY_CLASSES
 from ontoloom.records.slug import slug
+from ontoloom.secret_text import normalised, redact
 
 if TYPE_CHECKING:
     from ontoloom.session import Session
@@ -39,6 +48,7 @@ __all__ = [
     "MISSING",
     "NAMES_WITHHELD",
     "PASSABLE",
+    "PERSONAL_DATA",
     "PRIVATE",
     "QUOTE_WORDS",
     "UNKNOWN_SOURCE",
@@ -51,6 +61,7 @@ __all__ = [
     "describe",
     "most_restrictive",
     "privacy_of",
+    "redacted_for_egress",
 ]
 
 PASSABLE = frozenset({"public", "internal"})
@@ -266,6 +277,17 @@ class Gate:
                 if oid is not None:
                     into[oid].append(r["v"].value)
         privacy = {oid: privacy_of(values.get(oid, [])) for oid in typed.values()}
+        # An object that may not leave is quoted by any of its text, not only its body.
+        named = {"privacy", "title", "name", "aliases"}
+        for r in graph.backend.select("SELECT ?s ?p ?v WHERE { ?s ?p ?v FILTER(isLiteral(?v)) }"):
+            oid = typed.get(r["s"].value)
+            if (
+                oid is not None
+                and not privacy[oid].passes
+                and vocab_name(r["p"]) not in named
+                and r["v"].value
+            ):
+                bodies[oid].append(r["v"].value)
         occurrences: dict[str, list[Privacy]] = defaultdict(list)
         for r in graph.backend.select(f"SELECT ?o ?c WHERE {{ ?o {vocab_iri('recurs-as')} ?c }}"):
             occurrence, klass = typed.get(r["o"].value), typed.get(r["c"].value)
@@ -284,8 +306,57 @@ class Gate:
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[-*#>|])")
 
 
+#: Scripts written without spaces between words: each character counts as a word.
+_UNSPACED = (
+    "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+    "\U00020000-\U0002ffff"
+)
+_WORD = re.compile(f"[{_UNSPACED}]|[^{_UNSPACED}]+")
+
+
 def _words(text: str) -> tuple[str, ...]:
-    return tuple(w for w in slug(text).split("-") if w)
+    """The words of ``text`` as the gate compares them (see the module docstring).
+
+    >>> _words("Pass\u200bword reset — 顧客の")
+    ('password', 'reset', '顧', '客', 'の')
+    """
+    return tuple(part for w in slug(normalised(text)).split("-") if w for part in _WORD.findall(w))
+
+
+#: Personal data a transcript may hold, redacted before it leaves (what it is, its form).
+PERSONAL_DATA = [
+    ("an email address", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")),
+    ("a phone number", re.compile(r"(?<![\w.])\+?\d[\d ().-]{8,}\d(?![\w.])")),
+    ("an IBAN", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}\b")),
+    ("a card number", re.compile(r"\b(?:\d[ -]?){13,19}\b")),
+]
+#: Dates and times look like phone numbers to the pattern above: they are kept.
+_DATE_OR_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}([ T]\d{2}[:.]\d{2}([:.]\d{2})?)?|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}"
+)
+
+
+def redacted_for_egress(text: str) -> tuple[str, Counter[str]]:
+    """``text`` with its secrets and personal data replaced by a mark naming each, and how
+    many of each kind were replaced (never what they were).
+
+    >>> redacted_for_egress("mail bob@example.com or +44 20 7946 0958 on 2026-12-04")
+    ('mail [an email address withheld] or [a phone number withheld] on 2026-12-04', Counter({'an email address': 1, 'a phone number': 1}))
+    """
+    found: Counter[str] = Counter()
+    shown = redact(text)
+    if shown != text:
+        found["a secret"] += shown.count("(redacted)")
+    for what, pattern in PERSONAL_DATA:
+
+        def mark(m: re.Match[str], what: str = what) -> str:
+            if _DATE_OR_TIME.fullmatch(m.group(0).strip()):
+                return m.group(0)
+            found[what] += 1
+            return f"[{what} withheld]"
+
+        shown = pattern.sub(mark, shown)
+    return shown, found
 
 
 def _strings(value: Any) -> Iterator[str]:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ontoloom.actions import known_objects
 from ontoloom.config import MiningConfig, load_config
-from ontoloom.egress import Gate, Item
+from ontoloom.egress import PERSONAL_DATA, Gate, Item, redacted_for_egress
 from ontoloom.errors import BadInput, NotFound, StorageError
 from ontoloom.model import literal_from_json, shown_id, vocab_iri
 from ontoloom.proposals.confidence import confidence, load_usage
@@ -371,14 +371,15 @@ def _request(
     """The extraction request of one transcript. Everything in it passes the egress gate:
     a message naming or quoting an object that may not leave is withheld, and so is every
     such object."""
-    items = [
-        Item(
-            {"id": m.id, "role": m.role, "timestamp": m.timestamp, "text": m.text},
-            (),
-            "message",
+    items, redacted = [], Counter[str]()
+    for m in transcript.messages:
+        text, found = redacted_for_egress(m.text)  # secrets and personal data never leave
+        redacted.update(found)
+        items.append(
+            Item(
+                {"id": m.id, "role": m.role, "timestamp": m.timestamp, "text": text}, (), "message"
+            )
         )
-        for m in transcript.messages
-    ]
     items += [Item(o, (o["id"],), "object") for o in objects]
     released = gate.release(items)
     vocabulary = [
@@ -412,18 +413,11 @@ def _request(
         "types": types,
         "objects": released.payloads("object")[:2000],
         "withheld": released.summary(),
+        "redacted": dict(sorted(redacted.items())),
     }
 
 
 # -- the egress gate for candidates ------------------------------------------------------------
-_PII = [
-    ("an email address", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")),
-    ("a phone number", re.compile(r"(?<![\w.])\+?\d[\d ().-]{8,}\d(?![\w.])")),
-    ("an IBAN", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}\b")),
-    ("a card number", re.compile(r"\b(?:\d[ -]?){13,19}\b")),
-]
-
-
 def secret_or_pii(text: str) -> tuple[str, str] | None:
     """("secret"|"pii", what) when ``text`` holds a secret or personal data, else None.
 
@@ -434,7 +428,7 @@ def secret_or_pii(text: str) -> tuple[str, str] | None:
     """
     if holds_secret(text):
         return "secret", "a secret"
-    for what, pattern in _PII:
+    for what, pattern in PERSONAL_DATA:
         if pattern.search(text):
             return "pii", what
     return None
