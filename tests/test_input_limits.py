@@ -103,3 +103,39 @@ def test_a_malformed_limit_is_a_usage_error(
     monkeypatch.setenv("ONTOLOOM_MAX_LITERAL_BYTES", "1MB")
     result = store("import", str(data))
     assert result.exit_code == 2 and "ONTOLOOM_MAX_LITERAL_BYTES='1MB'" in result.output
+
+
+def test_every_door_has_the_literal_limit_and_what_it_stores_round_trips(
+    store: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31 item 10: the API, plans and the drop-in tools refuse a literal an import would
+    refuse (one limit, one place: the commit); a value within it exports and imports again."""
+    from ontoloom import ops
+    from ontoloom.errors import BadInput
+
+    monkeypatch.setenv("ONTOLOOM_MAX_LITERAL_BYTES", "4096")
+    before = quads_of(store.data_dir)
+    big = "word " * 1000  # 5000 bytes
+    calls = [
+        ("create_entity", {"type": "Task", "properties": {"title": "t", "status": "open", "description": big}}),
+        ("create_entities", {"entities": [{"name": "n", "entityType": "Thing", "observations": [big]}]}),
+    ]  # fmt: skip
+    for name, args in calls:
+        with pytest.raises(BadInput, match="more than the 4096 bytes a literal may hold"):
+            ops.call(store.data_dir, name, args)
+    assert quads_of(store.data_dir) == before
+    fits = "word " * 800  # 4000 bytes
+    ops.call(
+        store.data_dir,
+        "create_entity",
+        {"type": "Task", "id": "task_big", "properties": {"title": "t", "status": "open", "description": fits}},
+    )  # fmt: skip
+    for fmt in ("nquads", "turtle", "trig"):
+        out = tmp_path / f"all.{fmt}"
+        assert store("export", "--format", fmt, "-o", str(out)).exit_code == 0
+        other = Cli(tmp_path / f"other-{fmt}" / ".ontoloom")
+        assert other("init", str(tmp_path / f"other-{fmt}")).exit_code == 0
+        result = other("import", str(out))
+        assert result.exit_code == 0, result.output
+        got = other.json("get", "task_big")
+        assert fits.strip() in got.output.replace("\\n", "")

@@ -55,6 +55,7 @@ from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures
 from ontoloom.store import lock_timeout, scratch
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.overlay import NotReadable, Overlay
+from ontoloom.store.rdfio import check_literal_sizes
 from ontoloom.terms import BlankNode, Quad, Term
 from ontoloom.terms import node as held
 from ontoloom.vocab import META, SCHEMA_GRAPH
@@ -121,6 +122,7 @@ class WritePath:
             raise BadInput(
                 "the bookkeeping graph is written by the store alone: leave it out of the change"
             )
+        check_literal_sizes(delta.adds, "the change")  # the limit a file read has, too
         if not self.backend.writable:
             raise ReadOnly(
                 "this graph is open read-only: nothing was stored; open it with "

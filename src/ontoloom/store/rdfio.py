@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from ontoloom.errors import BadInput, ParseError
 from ontoloom.store.embedded import FORMATS
 from ontoloom.terms import Literal, Quad, RdfFormat, Triple, parse
 
-__all__ = ["format_for", "guess_format", "input_limits", "read_quads", "read_triples"]
+__all__ = [
+    "check_literal_sizes",
+    "format_for",
+    "guess_format",
+    "input_limits",
+    "read_quads",
+    "read_triples",
+]
 
 # Input is bounded so that one file cannot take the memory of the process reading it.
 MAX_INPUT_BYTES = 64 * 2**20
@@ -89,7 +97,7 @@ def read_quads(
             parser = parse(data, format=fmt, base_iri=base_iri)
         quads = list(parser)
         if max_literal is not None:
-            _check_literals(quads, label, max_literal)
+            check_literal_sizes(quads, label, max_literal)
         if prefixes is not None:
             prefixes.update(parser.prefixes)
         return quads
@@ -145,7 +153,15 @@ def _mib(size: int) -> str:
     return f"{size / 2**20:.3g} MiB" if size >= 2**20 else f"{size} bytes"
 
 
-def _check_literals(quads: list[Quad], label: str, limit: int) -> None:
+def check_literal_sizes(quads: Iterable[Quad], label: str, limit: int | None = None) -> None:
+    """Refuse a literal larger than ``limit`` (default: :func:`input_limits`'): the one
+    limit of every door — a file read, and every commit — so that what is stored can be
+    exported and imported again.
+
+    :raises BadInput: naming the literal's triple and its size.
+    """
+    if limit is None:
+        limit = input_limits()[1]
     for quad in quads:
         if isinstance(quad.object, Literal) and len(quad.object.value) > limit // 4:
             size = len(quad.object.value.encode("utf-8"))  # exact only when it may matter
