@@ -59,6 +59,18 @@ def _folded(char: str) -> str:
     return form if len(form) == 1 and form in FOLD_TARGETS else char
 
 
+class _Folds(dict[int, str]):
+    """A ``str.translate`` table filled as characters are met (all of Unicode at once would
+    cost a quarter of a second to build)."""
+
+    def __missing__(self, point: int) -> str:
+        self[point] = folded = _folded(chr(point))
+        return folded
+
+
+_FOLDS = _Folds()
+
+
 def normalised(text: str) -> str:
     """``text`` as the rule reads it: format characters removed, compatibility forms folded.
 
@@ -67,7 +79,7 @@ def normalised(text: str) -> str:
     """
     if text.isascii():
         return text
-    return "".join(_folded(c) if c > "\x7f" else c for c in _FORMAT.sub("", text))
+    return _FORMAT.sub("", text).translate(_FOLDS)
 
 
 def _fold_table() -> dict[str, list[int]]:
@@ -190,7 +202,26 @@ TOKEN_KINDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 _TOKENS = [(kind, sieve, re.compile(pattern)) for kind, sieve, pattern in TOKEN_KINDS]
 
 
+def _trie(words: set[str]) -> str:
+    """A regex matching any of ``words``, factored by their first characters: Python's
+    engine tries an alternation's branches one by one at each position, a trie's at once."""
+    if "" in words:
+        rest = _trie(words - {""}) if len(words) > 1 else ""
+        return f"(?:{rest})?" if rest else ""
+    heads: dict[str, set[str]] = {}
+    for word in words:
+        heads.setdefault(word[0], set()).add(word[1:])
+    branches = [re.escape(head) + _trie(tails) for head, tails in sorted(heads.items())]
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+
+#: Any sieve word at all: text without one holds no token (one scan instead of one per kind).
+_ANY_SIEVE = re.compile(_trie({w for _, sieve, _ in TOKEN_KINDS for w in sieve}))
+
+
 def _token_kind(text: str) -> str | None:
+    if _ANY_SIEVE.search(text) is None:
+        return None
     for kind, sieve, pattern in _TOKENS:
         if any(word in text for word in sieve) and pattern.search(text):
             return kind

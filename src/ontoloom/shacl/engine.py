@@ -412,7 +412,7 @@ class Validator:
                     continue
             batches: list[tuple[Compiled, Iterable[Row]]] = []
             runs: list[tuple[Compiled, str, dict[str, Term] | None]] = []
-            native = None if focus_list is None else unit.focused.native
+            native = (unit.full if focus_list is None else unit.focused).native
             # Literals the store keeps in another form: the judge decides their solutions
             # on the terms as written, the SELECT all the others.
             rewritten = (unit.full if focus_list is None else unit.focused).native
@@ -427,7 +427,8 @@ class Validator:
             ):
                 batches.append((unit.focused, unit.direct(profile.around)))
             elif focus_list is None:
-                runs.append((unit.full, _FOCUS_MARK.sub("", unit.full.query), None))
+                whole = unit.full if native is None else native[0]
+                runs.append((unit.full, _FOCUS_MARK.sub("", whole.query), None))
             else:
                 query = (unit.focused if native is None else native[0]).query
                 if restriction:
