@@ -143,7 +143,8 @@ def test_type_and_focus_choose_what_the_page_holds_and_shows(example: tuple[Path
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--type", "Nope"], "--type Nope: no such type"),
+        (["--type", "Nope"], "--type Nope: unknown entity type 'Nope'"),
+        (["--type", "Rul"], "(did you mean 'Rule'?)"),
         (["--depth", "2"], "--depth N goes with --focus ID"),
         (["--focus", "nothing-like-this"], "nothing-like-this"),
         (["--focus", "rule:no-raw-control-bytes", "--type", "Decision"], "left out by --type"),
@@ -248,7 +249,7 @@ def test_a_bad_view_parameter_is_a_400_with_the_reason(
     bad = c.get("/ui/api/view?focus=rule:no-raw-control-bytes&depth=abc", headers=AUTH)
     assert bad.status_code == 400 and "abc" in bad.json()["message"]
     unknown = c.get("/ui/api/view?type=Nope", headers=AUTH)
-    assert unknown.status_code == 400 and "no such type" in unknown.json()["message"]
+    assert unknown.status_code == 400 and "unknown entity type" in unknown.json()["message"]
     missing = c.get("/ui/api/view?focus=nothing-like-this", headers=AUTH)
     assert missing.status_code == 404
 
