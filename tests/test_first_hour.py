@@ -104,3 +104,15 @@ def test_an_id_like_no_other_gets_no_suggestion(team: Cli) -> None:
 def test_an_unknown_command_gets_clicks_suggestion() -> None:
     result = CliRunner().invoke(main, ["crate", "Task"])
     assert result.exit_code == 2 and "Did you mean" in result.output and "'create'" in result.output
+
+
+# -- output ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("fmt", ["json", "xml", "csv", "tsv"])
+def test_query_output_ends_with_one_newline(team: Cli, fmt: str) -> None:
+    out = team("query", "SELECT ?s WHERE { ?s a ol:Task }", "--format", fmt).stdout
+    assert out.endswith("\n") and not out.endswith("\n\n"), repr(out[-20:])
+
+
+def test_query_json_output_ends_with_one_newline(team: Cli) -> None:
+    out = team.json("query", "ASK { ?s ?p ?o }").stdout
+    assert out.endswith("}\n"), repr(out[-20:])

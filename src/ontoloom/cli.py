@@ -1191,8 +1191,8 @@ def query(
     result = _value("query_text", arguments)
     if result["format"] == "table":
         _table(result["columns"], result["rows"])
-    else:
-        click.echo(result["text"], nl=False)
+    else:  # every format ends its last line (SPARQL JSON and XML do not, as serialised)
+        click.echo(result["text"], nl=not result["text"].endswith("\n"))
 
 
 def _table(columns: list[str], cells: list[list[str]]) -> None:
