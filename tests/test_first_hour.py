@@ -5,6 +5,8 @@ the store knows comes back as a "did you mean"; a failed `init` leaves nothing b
 from __future__ import annotations
 
 import json
+import socket
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -116,3 +118,34 @@ def test_query_output_ends_with_one_newline(team: Cli, fmt: str) -> None:
 def test_query_json_output_ends_with_one_newline(team: Cli) -> None:
     out = team.json("query", "ASK { ?s ?p ?o }").stdout
     assert out.endswith("}\n"), repr(out[-20:])
+
+
+# -- init --------------------------------------------------------------------------------------
+def _nothing_listening() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/query"
+
+
+@pytest.mark.parametrize("before", ["no directory", "an empty directory", "an instance"])
+def test_a_failed_init_with_an_endpoint_leaves_the_directory_as_it_was(
+    tmp_path: Path, before: str
+) -> None:
+    runner = CliRunner()
+    where = tmp_path / "team"
+    if before != "no directory":
+        where.mkdir()
+    if before == "an instance":
+        assert runner.invoke(main, ["init", str(where)]).exit_code == 0
+    snapshot = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    dirs = sorted(p for p in tmp_path.rglob("*") if p.is_dir())
+    url = _nothing_listening()
+    failed = runner.invoke(main, ["init", str(where), "--endpoint", url])
+    assert failed.exit_code == 2 and "cannot be reached" in failed.stderr, failed.output
+    after = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    assert after == snapshot
+    assert sorted(p for p in tmp_path.rglob("*") if p.is_dir()) == dirs
+    # the retry meets the same directory, and fails for the same reason (not "it exists")
+    again = runner.invoke(main, ["init", str(where), "--endpoint", url])
+    assert again.exit_code == 2 and again.stderr == failed.stderr
