@@ -81,6 +81,30 @@ def test_the_file_is_self_contained_and_pins_its_library(
     assert "MIT" in (vendor / "THIRD_PARTY_LICENSES.txt").read_text()
 
 
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        (["-o", "g.txt"], "g.txt"),
+        (["-o", "graph"], "graph"),
+        (["--format", "json", "-o", "g.html"], "g.html"),
+    ],
+)
+def test_an_output_name_that_says_another_format_is_refused(
+    example: tuple[Path, str], tmp_path: Path, args: list[str], name: str
+) -> None:
+    code, out, err = view(example[0], *args)
+    assert code == 2, out + err
+    assert name in err and (".json" if "json" in args else ".html") in err
+    assert not (tmp_path / name).exists()
+
+
+def test_the_output_name_follows_the_format(example: tuple[Path, str], tmp_path: Path) -> None:
+    assert view(example[0], "-o", str(tmp_path / "G.HTM"))[0] == 0
+    assert view(example[0], "--format", "json")[0] == 0  # by default ontoloom-view.json, here
+    assert json.loads((tmp_path / "ontoloom-view.json").read_text())["nodes"]
+    assert not (tmp_path / "ontoloom-view.html").exists()
+
+
 def test_a_private_object_is_only_private_unless_asked(
     example: tuple[Path, str], tmp_path: Path
 ) -> None:
