@@ -381,6 +381,31 @@ def test_import_refuses_bad_input_readably(cli: Cli, tmp_path: Path) -> None:
     assert result.exit_code == 2
 
 
+@pytest.mark.parametrize(
+    "text", ["", "\n  \n", "not json\n", "# notes\n[oops\n"], ids=["empty", "blank", "text", "junk"]
+)
+def test_a_memory_file_with_no_json_line_is_bad_input_and_stores_nothing(
+    cli: Cli, tmp_path: Path, text: str
+) -> None:
+    jsonl = tmp_path / "memory.jsonl"
+    jsonl.write_text(text)
+    for dry in ([], ["--dry-run"]):
+        result = cli("import", str(jsonl), "--from", "memory-jsonl", *dry)
+        assert result.exit_code == 2, result.output
+        assert "memory.jsonl has no JSON line" in result.stderr
+        as_json = json.loads(cli.json("import", str(jsonl), "--from", "memory-jsonl", *dry).stdout)
+        assert as_json["error"] == "bad_input" and "stored" not in as_json
+
+
+def test_a_refused_line_is_reported_without_a_doubled_colon(cli: Cli, tmp_path: Path) -> None:
+    jsonl = tmp_path / "memory.jsonl"
+    jsonl.write_text('{"type":"entity","name":"A","entityType":"x","observations":[]}\n{oops\n')
+    result = cli("import", str(jsonl), "--from", "memory-jsonl")
+    assert result.exit_code == 0, result.output
+    assert "refused memory.jsonl:2: not JSON" in result.output
+    assert ": :" not in result.output
+
+
 def test_errors_from_below_the_drop_in_lose_their_cli_advice() -> None:
 
     from ontoloom.errors import BadInput, NotFound

@@ -354,3 +354,86 @@ def test_an_oversized_or_too_deep_body_is_refused(server: Server) -> None:
     )
     assert deep.status_code == 400 and deep.json()["error"] == "bad_input"
     assert server.post("get_entity", {"id": "pers_ann"}).status_code == 200  # still serving
+
+
+def _first_line(proc: subprocess.Popen[bytes], timeout: float = 10) -> str:
+    """The first line the server writes on stderr, waited for up to ``timeout`` seconds."""
+    import select
+
+    assert proc.stderr is not None
+    ready, _, _ = select.select([proc.stderr], [], [], timeout)
+    assert ready, f"nothing on stderr within {timeout:g} s"
+    return proc.stderr.readline().decode("utf-8", "replace")
+
+
+def test_serve_announces_its_address_and_where_the_token_is_never_the_token(
+    data_dir: Path, server: Server
+) -> None:
+    line = _first_line(server.proc)
+    assert f"http://127.0.0.1:{server.port}/" in line
+    assert str(data_dir / "serve.token") in line
+    assert server.token not in line
+
+
+def test_serve_on_port_0_announces_the_port_it_listens_on_and_a_token_from_the_env(
+    tmp_path: Path,
+) -> None:
+    env = {**os.environ, "ONTOLOOM_TOKEN": "s3cret-token"}
+    data_dir = tmp_path / "d" / ".ontoloom"
+    made = [*ONTOLOOM, "--data-dir", str(data_dir), "create", "Person", "-p", "name=Ann"]
+    assert subprocess.run(made, capture_output=True).returncode == 0
+    proc = subprocess.Popen(
+        [*ONTOLOOM, "--data-dir", str(data_dir), "serve", "--port", "0", "--ui"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        line = _first_line(proc)
+        assert "ONTOLOOM_TOKEN" in line and "s3cret-token" not in line
+        url = line.split("http://", 1)[1].split("/", 1)[0]
+        assert not url.endswith(":0")
+        answer = httpx.get(
+            f"http://{url}/sparql",
+            params={"query": "ASK {}"},
+            headers={"Authorization": "Bearer s3cret-token"},
+        )
+        assert answer.status_code == 200
+        assert f"http://{url}/ui/" in line  # one line, the view's address in it
+        proc.terminate()
+        assert proc.wait(timeout=20) == 0
+        assert proc.stderr is not None and proc.stderr.read() == b""  # the one line only
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGINT"])
+def test_a_signal_lets_the_request_in_flight_finish_and_the_server_exits_0(
+    server: Server, stop: str
+) -> None:
+    import signal
+
+    body = json.dumps({"id": "pers_ann"}).encode()
+    head = (
+        f"POST /api/get_entity HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+        f"Authorization: Bearer {server.token}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as slow:
+        slow.sendall(head + body[:3])  # the request has begun; its body is still coming
+        # Answered after the slow request's head was sent, on the same event loop: by then
+        # the server has read that head, and the request is in flight.
+        assert server.post("get_entity", {"id": "pers_ann"}).status_code == 200
+        server.proc.send_signal(getattr(signal, stop))
+        slow.sendall(body[3:])
+        answer = b""
+        while chunk := slow.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    assert b'"pers_ann"' in answer
+    assert server.proc.wait(timeout=20) == 0
+    assert server.proc.stderr is not None
+    rest = server.proc.stderr.read().decode("utf-8", "replace")
+    assert "error" not in rest and "Traceback" not in rest

@@ -253,6 +253,22 @@ def test_human_and_table_formats(files: Path) -> None:
     assert "…" not in table  # cells fold, never cut
 
 
+def test_a_table_shows_user_text_as_written_not_as_console_markup(tmp_path: Path) -> None:
+    """A pattern's message, a value and an IRI holding ``[a-z]`` or ``[bold]`` stay whole."""
+    shapes = PREFIXES + (
+        "ex:S a sh:NodeShape ; sh:targetClass ex:Animal ; sh:property [ sh:path ex:name ;\n"
+        '  sh:pattern "^[a-z]+$" ; sh:message "the name is [a-z]+ and [bold]lower[/bold]" ] .\n'
+    )
+    (tmp_path / "shapes.ttl").write_text(shapes, encoding="utf-8")
+    (tmp_path / "data.ttl").write_text(
+        PREFIXES + 'ex:tom a ex:Animal ; ex:name "[red]Tom" .\n', encoding="utf-8"
+    )
+    args = [str(tmp_path / "data.ttl"), "-s", str(tmp_path / "shapes.ttl"), "-f", "table"]
+    table = ours(*args).stdout
+    assert "the name is [a-z]+ and [bold]lower[/bold]" in table, table
+    assert '"[red]Tom"' in table, table
+
+
 def test_output_file_and_stdout(files: Path) -> None:
     args = [str(files / "data.ttl"), "-s", str(files / "shapes.ttl"), "-f", "json"]
     written = ours(*args, "-o", str(files / "report.json"))

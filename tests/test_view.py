@@ -81,6 +81,30 @@ def test_the_file_is_self_contained_and_pins_its_library(
     assert "MIT" in (vendor / "THIRD_PARTY_LICENSES.txt").read_text()
 
 
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        (["-o", "g.txt"], "g.txt"),
+        (["-o", "graph"], "graph"),
+        (["--format", "json", "-o", "g.html"], "g.html"),
+    ],
+)
+def test_an_output_name_that_says_another_format_is_refused(
+    example: tuple[Path, str], tmp_path: Path, args: list[str], name: str
+) -> None:
+    code, out, err = view(example[0], *args)
+    assert code == 2, out + err
+    assert name in err and (".json" if "json" in args else ".html") in err
+    assert not (tmp_path / name).exists()
+
+
+def test_the_output_name_follows_the_format(example: tuple[Path, str], tmp_path: Path) -> None:
+    assert view(example[0], "-o", str(tmp_path / "G.HTM"))[0] == 0
+    assert view(example[0], "--format", "json")[0] == 0  # by default ontoloom-view.json, here
+    assert json.loads((tmp_path / "ontoloom-view.json").read_text())["nodes"]
+    assert not (tmp_path / "ontoloom-view.html").exists()
+
+
 def test_a_private_object_is_only_private_unless_asked(
     example: tuple[Path, str], tmp_path: Path
 ) -> None:
@@ -143,7 +167,8 @@ def test_type_and_focus_choose_what_the_page_holds_and_shows(example: tuple[Path
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--type", "Nope"], "--type Nope: no such type"),
+        (["--type", "Nope"], "--type Nope: unknown entity type 'Nope'"),
+        (["--type", "Rul"], "(did you mean 'Rule'?)"),
         (["--depth", "2"], "--depth N goes with --focus ID"),
         (["--focus", "nothing-like-this"], "nothing-like-this"),
         (["--focus", "rule:no-raw-control-bytes", "--type", "Decision"], "left out by --type"),
@@ -248,7 +273,7 @@ def test_a_bad_view_parameter_is_a_400_with_the_reason(
     bad = c.get("/ui/api/view?focus=rule:no-raw-control-bytes&depth=abc", headers=AUTH)
     assert bad.status_code == 400 and "abc" in bad.json()["message"]
     unknown = c.get("/ui/api/view?type=Nope", headers=AUTH)
-    assert unknown.status_code == 400 and "no such type" in unknown.json()["message"]
+    assert unknown.status_code == 400 and "unknown entity type" in unknown.json()["message"]
     missing = c.get("/ui/api/view?focus=nothing-like-this", headers=AUTH)
     assert missing.status_code == 404
 

@@ -110,28 +110,26 @@ class Changes:
     def type_iri(self, type_name: str, focus: str) -> NamedNode:
         spec = self.graph.schema.types.get(type_name)
         if spec is None:
-            known = ", ".join(sorted(self.graph.schema.types))
+            message = self.graph.schema.unknown_type(type_name)
             raise refusal(
                 focus,
                 None,
                 "type",
                 type_name,
-                f"unknown entity type {type_name!r}; known types: {known}. "
-                "Add a type with `ontoloom schema add-type`",
+                f"{message}. Add a type with `ontoloom schema add-type`",
             )
         return spec.iri
 
     def relation(self, rel: str | None, focus: str = "(relation)") -> RelationSpec:
         spec = self.graph.schema.relations.get(rel or "")
         if spec is None:
-            known = ", ".join(self.graph.schema.relations)
+            message = self.graph.schema.unknown_relation(rel)
             raise refusal(
                 focus,
                 rel,
                 "relation",
                 rel,
-                f"unknown relation {rel!r}; known relations: {known}. "
-                "Add one with `ontoloom schema add-relation`",
+                f"{message}. Add one with `ontoloom schema add-relation`",
             )
         return spec
 
@@ -152,7 +150,8 @@ class Changes:
         graphs = {q.graph_name for q in self.quads_about(node, RDF_TYPE)}
         if not graphs:
             raise NotFound(
-                f"no entity with id {shown_id(entity_id)}: check the id with `ontoloom list`"
+                f"no entity with id {shown_id(entity_id)}{self.graph.id_hint(entity_id)}: "
+                "check the id with `ontoloom list`"
             )
         if FACTS not in graphs:
             raise BadInput(
@@ -242,7 +241,8 @@ class Changes:
                         rel,
                         "exists",
                         m,
-                        f"{m} does not exist: create it first, or check the id with `ontoloom list`",
+                        f"{m} does not exist{self.graph.id_hint(m)}: create it first, or "
+                        "check the id with `ontoloom list`",
                     )
                     for m in missing
                 ]
@@ -280,7 +280,8 @@ class Changes:
             raise BadInput('a relation needs a name: give it in words, e.g. "works at"')
         missing = [i for i in (from_id, to_id) if not self.exists(check_id(i))]
         if missing:
-            raise NotFound(f"{missing[0]} does not exist: create it first")
+            hint = self.graph.id_hint(missing[0])
+            raise NotFound(f"{missing[0]} does not exist{hint}: create it first")
         s, p, o = self.graph.ids.iri(from_id), open_relation_iri(label), self.graph.ids.iri(to_id)
         if any(q.object == o for q in self.quads_about(s, p)):
             return False

@@ -1196,8 +1196,8 @@ def query(
     result = _value("query_text", arguments)
     if result["format"] == "table":
         _table(result["columns"], result["rows"])
-    else:
-        click.echo(result["text"], nl=False)
+    else:  # every format ends its last line (SPARQL JSON and XML do not, as serialised)
+        click.echo(result["text"], nl=not result["text"].endswith("\n"))
 
 
 def _table(columns: list[str], cells: list[list[str]]) -> None:
@@ -2518,9 +2518,9 @@ def _recovered(messages: list[str]) -> None:
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("ontoloom-view.html"),
-    show_default=True,
-    help="The file to write; - writes to stdout.",
+    default=None,
+    help="The file to write (FILE.html, or FILE.json with --format json; default "
+    "ontoloom-view.html or .json); - writes to stdout.",
 )
 @click.option("--focus", metavar="ID", help="Show this object (id, slug, title or alias) first.")
 @click.option(
@@ -2551,7 +2551,7 @@ def _recovered(messages: list[str]) -> None:
 )
 @_common
 def view(
-    output: Path,
+    output: Path | None,
     focus: str | None,
     depth: int | None,
     types: tuple[str, ...],
@@ -2574,6 +2574,15 @@ def view(
 
     if depth is not None and focus is None:
         raise BadInput("--depth N goes with --focus ID: it says how far from ID to show first")
+    output = output or Path(f"ontoloom-view.{fmt}")
+    suffixes = {"html": (".html", ".htm"), "json": (".json",)}[fmt]
+    if str(output) != "-" and output.suffix.lower() not in suffixes:
+        # a page written under another name opens as text (or not at all): say so instead
+        named = " or ".join(f"FILE{x}" for x in suffixes)
+        raise BadInput(
+            f"-o {output}: --format {fmt} writes {fmt.upper()}, so the file is {named} "
+            "(or - for standard output)"
+        )
     data = _value(
         "view_data",
         {

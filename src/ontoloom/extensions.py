@@ -442,7 +442,7 @@ def show_type(graph: Session, name: str) -> dict[str, Any]:
     if spec is None:
         from ontoloom.errors import NotFound
 
-        raise NotFound(f"no type {name!r}; `ontoloom schema list` shows the types")
+        raise NotFound(f"{graph.schema.unknown_type(name)} (`ontoloom schema list` shows them)")
     rules = []
     for shape in graph.schema.shapes.targeted():
         if any(

@@ -43,15 +43,6 @@ def init_instance(
     directory = directory.resolve()
     if directory.exists() and not directory.is_dir():
         raise BadInput(f"{directory} is a file, not a directory")
-    directory.mkdir(parents=True, exist_ok=True)
-    marker = directory / INSTANCE_MARKER
-    if not marker.exists():
-        marker.write_text(TEMPLATE, encoding="utf-8")
-    if endpoint is not None:
-        _set_endpoint(marker, endpoint, update_endpoint, graph_store)
-    elif update_endpoint is not None or graph_store is not None:
-        option = "--update-endpoint" if update_endpoint is not None else "--graph-store"
-        raise BadInput(f"{option} goes with --endpoint (the query endpoint)")
     target = resolve_data_dir(data_dir) if data_dir else None
     if target is None:
         import os
@@ -61,14 +52,52 @@ def init_instance(
             if os.environ.get("ONTOLOOM_HOME")
             else (directory / DATA_DIR_NAME)
         )
-    created = not initialised(target)
-    if created or not owner_alive(target):  # an owner keeps an existing store open
-        with open_backend(target, write=True, create=True):
-            pass
+    marker = directory / INSTANCE_MARKER
+    # A failed init leaves the directory as it was: what it made goes, the marker is put back.
+    made = [m for m in map(_first_missing, (directory, target)) if m is not None]
+    marker_before = marker.read_bytes() if marker.exists() else None
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        if marker_before is None:
+            marker.write_text(TEMPLATE, encoding="utf-8")
+        if endpoint is not None:
+            _set_endpoint(marker, endpoint, update_endpoint, graph_store)
+        elif update_endpoint is not None or graph_store is not None:
+            option = "--update-endpoint" if update_endpoint is not None else "--graph-store"
+            raise BadInput(f"{option} goes with --endpoint (the query endpoint)")
+        created = not initialised(target)
+        if created or not owner_alive(target):  # an owner keeps an existing store open
+            with open_backend(target, write=True, create=True):
+                pass
+    except BaseException:
+        _undo(made, marker, marker_before)
+        raise
     gitignore = directory / ".gitignore"
     if target.parent == directory and not gitignore.exists():
         gitignore.write_text(f"{DATA_DIR_NAME}/\n", encoding="utf-8")
     return {"instance": str(directory), "data_dir": str(target), "created": created}
+
+
+def _first_missing(path: Path) -> Path | None:
+    """The outermost directory of ``path`` that does not exist yet (None: it exists)."""
+    if path.exists():
+        return None
+    while not path.parent.exists():
+        path = path.parent
+    return path
+
+
+def _undo(made: list[Path], marker: Path, marker_before: bytes | None) -> None:
+    """Put a directory back as an init that failed found it: the marker as it was (or
+    none), and the directories it made (the instance, the data dir) gone."""
+    import shutil
+
+    if marker_before is not None:
+        marker.write_bytes(marker_before)
+    else:
+        marker.unlink(missing_ok=True)
+    for path in made:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _set_endpoint(

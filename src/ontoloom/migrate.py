@@ -102,8 +102,13 @@ def read_memory(path: Path, source: str) -> dict[str, Any]:
 
 
 def read_memory_jsonl(text: str, file_name: str) -> Source:
-    """The reference server's file, line by line; an unreadable line is refused by number."""
+    """The reference server's file, line by line; an unreadable line is refused by number.
+
+    :raises BadInput: no line of it is JSON (an empty file, or not a memory.jsonl at all):
+        there is nothing to import, and "imported nothing" would pass for a success.
+    """
     out = Source()
+    json_lines = 0
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -113,6 +118,7 @@ def read_memory_jsonl(text: str, file_name: str) -> Source:
         except json.JSONDecodeError as exc:
             out.refused.append({"where": where, "why": f"not JSON ({exc.msg})"})
             continue
+        json_lines += 1
         kind = item.get("type") if isinstance(item, dict) else None
         if kind == "entity":
             name, entity_type = item.get("name"), item.get("entityType")
@@ -141,6 +147,11 @@ def read_memory_jsonl(text: str, file_name: str) -> Source:
             out.refused.append(
                 {"where": where, "why": f"type is {kind!r}, neither 'entity' nor 'relation'"}
             )
+    if not json_lines:
+        raise BadInput(
+            f"{file_name} has no JSON line: a memory.jsonl holds one JSON object per line, "
+            'e.g. {"type": "entity", "name": "Alice", "entityType": "person", "observations": []}'
+        )
     return out
 
 
@@ -447,7 +458,7 @@ def render(report: dict[str, Any]) -> str:
             if "from" in r
             else r.get("title") or ""
         )
-        lines.append(f"  refused {r.get('where')}: {what}: {r['why']}")
+        lines.append(f"  refused {r.get('where')}: {what + ': ' if what else ''}{r['why']}")
     for r in report["skipped"]:
         lines.append(f"  skipped {r['where']}: {r.get('title', '')}: {r['why']}")
     for note in report["notes"]:

@@ -17,6 +17,7 @@ from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.shacl.shapes import Shape
 from ontoloom.store.rdfio import read_triples
+from ontoloom.suggest import did_you_mean
 from ontoloom.terms import BlankNode, Literal, NamedNode, Term, Triple, named
 from ontoloom.vocab import OL, OWL, RDF, RDFS, SH
 
@@ -241,6 +242,24 @@ class Schema:
                 else "many_to_many"
             )
         return dict(sorted(out.items()))
+
+    # -- names it does not know ------------------------------------------------------------
+    def unknown_type(self, name: str) -> str:
+        """What to say of a type name the schema lacks: the name, the closest known, and all
+        of them (each front end adds how to see or add one)."""
+        known = sorted(self.types)
+        return (
+            f"unknown entity type {name!r}{did_you_mean(name, known)}; "
+            f"known types: {', '.join(known)}"
+        )
+
+    def unknown_relation(self, name: str | None) -> str:
+        """:meth:`unknown_type` for a relation name."""
+        known = list(self.relations)
+        return (
+            f"unknown relation {name!r}{did_you_mean(name or '', known)}; "
+            f"known relations: {', '.join(known)}"
+        )
 
     @cached_property
     def datatype_properties(self) -> set[str]:

@@ -26,13 +26,14 @@ import ipaddress
 import json
 import os
 import secrets
+import sys
 from collections.abc import AsyncIterator, Collection
 from pathlib import Path
 from typing import Any
 
-from ontoloom.errors import BadInput, Internal, OntoloomError
+from ontoloom.errors import BadInput, Internal, OntoloomError, Stopped
 
-__all__ = ["TOKEN_FILE", "build_app", "resolve_token", "run_operation", "serve"]
+__all__ = ["TOKEN_FILE", "announcement", "build_app", "resolve_token", "run_operation", "serve"]
 
 TOKEN_FILE = "serve.token"
 
@@ -533,30 +534,61 @@ def serve(
     allow_hosts: Collection[str] = (),
 ) -> None:
     """Serve until interrupted; this process owns the data dir while it can. Requests must
-    name the server by an IP address, ``localhost``, ``host`` or one of ``allow_hosts``."""
-    import sys
+    name the server by an IP address, ``localhost``, ``host`` or one of ``allow_hosts``.
 
+    Once it listens, one line on stderr says where (:func:`announcement`). SIGTERM or SIGINT
+    stops it as a service is stopped: no new connection is taken, the requests in flight are
+    answered, then :class:`~ontoloom.errors.Stopped` is raised here (the CLI exits 0).
+
+    :raises BadInput: it cannot listen there, or has no token it may use.
+    """
     import uvicorn
 
     from ontoloom.owner import owning
 
     token = resolve_token(data_dir, host)
-    if ui:
-        where = "ONTOLOOM_TOKEN" if os.environ.get("ONTOLOOM_TOKEN") else data_dir / TOKEN_FILE
-        shown = f"[{host}]" if ":" in host else host
-        sys.stderr.write(
-            f"ui: http://{shown}:{port}/ui/ — the page asks for the token ({where}); or open "
-            f"http://{shown}:{port}/ui/#token=TOKEN\n"
-        )
+    where = "ONTOLOOM_TOKEN" if os.environ.get("ONTOLOOM_TOKEN") else str(data_dir / TOKEN_FILE)
     _check_listen(host, port)
+
+    class Announced(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                bound = self.servers[0].sockets[0].getsockname()[1]
+                sys.stderr.write(announcement(host, bound, where, ui) + "\n")
+                sys.stderr.flush()
+
     with owning(data_dir):
+        app = build_app(data_dir, token, ui, hosts=[host, *allow_hosts])
+        server = Announced(uvicorn.Config(app, host=host, port=port, log_level="warning"))
         try:
-            app = build_app(data_dir, token, ui, hosts=[host, *allow_hosts])
-            uvicorn.run(app, host=host, port=port, log_level="warning")
+            server.run()
+        except Stopped:  # the signal uvicorn caught, raised again once it has shut down
+            raise
         except SystemExit as exc:  # uvicorn could not start (it logged why)
             if exc.code not in (0, None):
                 raise BadInput(f"cannot serve on {host}:{port}: see the message above") from None
             raise
+        if not server.started:
+            raise BadInput(f"cannot serve on {host}:{port}: see the message above")
+
+
+def announcement(host: str, port: int, token_at: str, ui: bool = False) -> str:
+    """The line a server writes once it listens: its address, and where its token is (a
+    file or the variable, never the token itself).
+
+    >>> announcement("127.0.0.1", 8765, "/srv/team/.ontoloom/serve.token")
+    'serving http://127.0.0.1:8765/ (the bearer token is in /srv/team/.ontoloom/serve.token)'
+    >>> announcement("::1", 80, "ONTOLOOM_TOKEN", ui=True)  # doctest: +NORMALIZE_WHITESPACE
+    'serving http://[::1]:80/ (the bearer token is in ONTOLOOM_TOKEN); the view at
+     http://[::1]:80/ui/ asks for it, or open http://[::1]:80/ui/#token=TOKEN'
+    """
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/"
+    line = f"serving {url} (the bearer token is in {token_at})"
+    if ui:
+        line += f"; the view at {url}ui/ asks for it, or open {url}ui/#token=TOKEN"
+    return line
 
 
 def _check_listen(host: str, port: int) -> None:

@@ -40,10 +40,11 @@ from ontoloom.model import (
     vocab_iri,
     vocab_name,
 )
-from ontoloom.schema import Schema
+from ontoloom.schema import RelationSpec, Schema
 from ontoloom.search import Hits, SearchIndex, touched_by
 from ontoloom.store import Backend, Delta, Row, open_backend
 from ontoloom.store.lock import kept_by_owner
+from ontoloom.suggest import did_you_mean
 from ontoloom.terms import Literal, NamedNode, Term
 from ontoloom.vocab import (
     DCTERMS_MODIFIED,
@@ -58,6 +59,9 @@ from ontoloom.writes import WritePath
 __all__ = ["MAX_DEPTH", "Lender", "RelateOutcome", "Session", "lend_sessions"]
 
 MAX_DEPTH = 5
+# How many ids sharing a misspelt id's prefix are read to find the closest: one bounded
+# page of the search index, on the error path only.
+ID_HINT_CANDIDATES = 1000
 
 
 class Lender(Protocol):
@@ -177,6 +181,7 @@ class Session:
         """BM25 search; any text is a safe query. Catches the index up with the store first."""
         if not 1 <= limit <= 1000:
             raise BadInput(f"--limit must be between 1 and 1000, not {limit}")
+        types = [self.known_type(t) for t in types]
         index = self._current_index()
         return index.search(query, types=types, tags=tags, rel=rel, limit=limit)
 
@@ -328,9 +333,20 @@ class Session:
         entity = self._entities({"e": t.subject, "p": t.predicate, "o": t.object} for t in triples)
         if not entity or not entity[0].type:
             raise NotFound(
-                f"no entity with id {shown_id(entity_id)}: check the id with `ontoloom list`"
+                f"no entity with id {shown_id(entity_id)}{self.id_hint(entity_id)}: "
+                "check the id with `ontoloom list`"
             )
         return entity[0]
+
+    def id_hint(self, entity_id: str) -> str:
+        """A "did you mean" for an id no object has: the closest ids among those that share
+        its prefix (``task_``, ``failure:``…), read as one page of the index — its cost does
+        not grow with the graph; ``""`` when none is close."""
+        cut = [i for i in (entity_id.find("_"), entity_id.find(":")) if i >= 0]
+        prefix = entity_id[: min(cut) + 1] if cut else ""
+        near = self.object_ids(prefix or None, ID_HINT_CANDIDATES)
+        # random hex suffixes share a character here and there: only a near-copy is offered
+        return did_you_mean(entity_id, [i for i in near if i.startswith(prefix)], cutoff=0.8)
 
     def describe(self, entity_id: str) -> dict[str, Any]:
         """An entity's JSON with its outgoing and incoming relations (``get``)."""
@@ -393,13 +409,8 @@ class Session:
     ) -> tuple[list[Term], str, dict[str, Term]]:
         """The classes a listing covers, its query (``#NODES#`` stands for the pattern that
         binds ?e) and the query's bindings."""
-        if type_name is not None and type_name not in self.schema.types:
-            # A read with a wrong argument is bad input (exit 2), not a refused write (1).
-            known = ", ".join(sorted(self.schema.types))
-            raise BadInput(
-                f"unknown entity type {type_name!r}; known types: {known} "
-                "(`ontoloom schema list` shows them)"
-            )
+        if type_name is not None:
+            self.known_type(type_name)
         classes = list(
             self.schema.hierarchy.subclasses(vocab_iri(type_name))
             if type_name
@@ -423,6 +434,28 @@ class Session:
         )
         return classes, query, bindings
 
+    # A read with a wrong name in it is bad input (exit 2), never a refused write (1).
+    def known_type(self, type_name: str) -> str:
+        """``type_name``, a type of the schema.
+
+        :raises BadInput: a type the schema does not know (with the closest it does)."""
+        if type_name not in self.schema.types:
+            raise BadInput(
+                f"{self.schema.unknown_type(type_name)} (`ontoloom schema list` shows them)"
+            )
+        return type_name
+
+    def known_relation(self, rel: str) -> RelationSpec:
+        """The schema's relation ``rel``, for a read that filters on it.
+
+        :raises BadInput: a relation the schema does not know (with the closest it does)."""
+        spec = self.schema.relations.get(rel)
+        if spec is None:
+            raise BadInput(
+                f"{self.schema.unknown_relation(rel)} (`ontoloom schema list` shows them)"
+            )
+        return spec
+
     def relations(
         self, entity_id: str, rel: str | None = None, direction: str = "both"
     ) -> list[Relation]:
@@ -432,7 +465,7 @@ class Session:
             raise BadInput(f"direction must be out, in or both, not {direction!r}")
         node = self.ids.iri(entity_id)
         out: list[Relation] = []
-        rel_filter = f"VALUES ?p {{ {self.changes().relation(rel).iri} }}" if rel else ""
+        rel_filter = f"VALUES ?p {{ {self.known_relation(rel).iri} }}" if rel else ""
         if direction in ("out", "both"):
             query = f"SELECT DISTINCT ?s ?p ?o WHERE {{ {rel_filter} ?s ?p ?o . FILTER(isIRI(?o) && ?p != {RDF_TYPE}) }}"
             out.extend(self._relations(self.backend.select(query, {"s": node})))
@@ -488,7 +521,7 @@ class Session:
             raise BadInput(f"depth must be between 1 and {MAX_DEPTH}, not {depth}")
         self.get(entity_id)
         start = self.ids.iri(entity_id)
-        rel_filter = f"VALUES ?p {{ {self.changes().relation(rel).iri} }}" if rel else ""
+        rel_filter = f"VALUES ?p {{ {self.known_relation(rel).iri} }}" if rel else ""
         symmetric = {s.iri for s in self.schema.relations.values() if s.symmetric}
         # node → (path, relation names, each edge as stored: (from, rel, to))
         reached: dict[Term, tuple[list[Term], list[str], list[tuple[Term, str, Term]]]] = {

@@ -171,6 +171,7 @@ class Outcome:
 
         from rich import box
         from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
 
         buffer = StringIO()
@@ -187,7 +188,7 @@ class Outcome:
             for name in ("Component", "Shape", "Value"):
                 rows.add_column(name, overflow="fold")
             for n, (r, f) in enumerate(zip(self.report.results, self.findings, strict=True), 1):
-                rows.add_row(
+                cells = (
                     str(n),
                     f.severity,
                     str(r.focus),
@@ -197,6 +198,8 @@ class Outcome:
                     str(r.source_shape),
                     "-" if r.value is None else str(r.value),
                 )
+                # The data's and the shapes' own text: a "[a-z]" in it is not console markup.
+                rows.add_row(*(escape(cell) for cell in cells))
             console.print(rows)
         return buffer.getvalue()
 

@@ -178,8 +178,8 @@ def view_data(
     unknown = sorted(set(types) - set(graph.schema.types))
     if unknown:
         raise BadInput(
-            f"--type {unknown[0]}: no such type; `ontoloom schema list` shows the types "
-            f"({', '.join(sorted(graph.schema.types))})"
+            f"--type {unknown[0]}: {graph.schema.unknown_type(unknown[0])} "
+            "(`ontoloom schema list` shows them)"
         )
     wanted: set[str] = set()  # a type stands for its subtypes too, as in `list --type`
     for name in types:

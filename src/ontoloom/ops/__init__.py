@@ -38,6 +38,7 @@ from ontoloom.ops.memory import EMPTY_RESULTS, memory_operations
 from ontoloom.ops.spec import Access, Operation
 from ontoloom.ops.typed import typed_operations
 from ontoloom.secret_text import redact
+from ontoloom.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from ontoloom.schema import Schema
@@ -187,10 +188,13 @@ def argument_problem(
     error = errors[0]
     where = ".".join(str(p) for p in error.absolute_path) or "arguments"
     hint = ""
+    if error.validator == "enum" and isinstance(error.instance, str):
+        # the closest names allowed (only they are quoted, never the value given)
+        hint = did_you_mean(error.instance, [str(v) for v in error.validator_value])
     if error.validator == "enum" and error.absolute_path and error.absolute_path[-1] == "type":
-        hint = "; schema_list shows the types, schema_add_type adds one"
+        hint += "; schema_list shows the types, schema_add_type adds one"
     elif error.validator == "enum" and error.absolute_path and error.absolute_path[-1] == "rel":
-        hint = "; schema_list shows the relations, schema_add_relation adds one"
+        hint += "; schema_list shows the relations, schema_add_relation adds one"
     return f"invalid arguments for {operation.name}: {where}: {_broken(error)}{hint}"
 
 
