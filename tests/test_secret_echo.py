@@ -164,3 +164,17 @@ def _seed(data_dir: Path) -> None:
         capture_output=True,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_rebuild_never_prints_a_secret_of_a_record_or_its_file_name(tmp_path: Path) -> None:
+    root = tmp_path / "inst"
+    (root / "records/memory").mkdir(parents=True)
+    (root / "records/memory/rotate-keys.md").write_text(
+        f"---\ntitle: Rotate keys\n---\nUse {GITHUB} for deploys.\n"
+    )
+    (root / f"records/memory/{GITHUB}.md").write_text("---\ntitle: Other\n---\nplain\n")
+    cli = Cli(root / ".ontoloom")
+    assert cli("init", str(root)).exit_code == 0
+    for result in (cli("rebuild"), cli.json("rebuild")):
+        assert "forbidden" in result.output
+        _silent(result.output)

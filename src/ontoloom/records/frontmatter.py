@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ontoloom.secret_text import redact
+
 __all__ = ["Note", "ParsedRecord", "parse_record"]
 
 DELIMITER = "---"
@@ -26,10 +28,15 @@ class Note:
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.message}"
+        return redact(f"{where}: {self.message}")  # a file name or a quote may hold a secret
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "kind": self.kind, "message": self.message}
+        return {
+            "path": redact(self.path),
+            "line": self.line,
+            "kind": self.kind,
+            "message": redact(self.message),
+        }
 
 
 @dataclass
