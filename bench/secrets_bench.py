@@ -657,8 +657,9 @@ def format_summary(s: Score) -> list[str]:
 
 
 def differences(s: Score, reference: Score) -> list[str]:
-    """The format × carrier cells where ``s`` and ``reference`` disagree: all of a cell refused
-    by one and not by the other, or (the same fakes tried) another count of misses."""
+    """The format × carrier cells where ``s`` and ``reference`` disagree: the same fakes with
+    another count of misses, or (a sample of the cell) a miss where the reference refused
+    the whole cell, or a refusal where it refused none."""
     ours, theirs = cells_of(s.fakes), cells_of(reference.fakes)
     out = []
     for key, cell in ours.items():
@@ -667,7 +668,8 @@ def differences(s: Score, reference: Score) -> list[str]:
             continue
         a, b = missed(cell), missed(other)
         same_items = [o.item for o in cell] == [o.item for o in other]
-        if (same_items and a != b) or (a == 0) != (b == 0) or (a == len(cell)) != (b == len(other)):
+        unanimous = (b == 0 and a > 0) or (b == len(other) and a < len(cell))
+        if (a != b) if same_items else unanimous:
             out.append(f"{key[0]}/{key[1]} {a}/{len(cell)} (vs {b}/{len(other)})")
     return out
 
