@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test test-wheel test-endpoint test-virtuoso soak check bench bench-validate bench-mcp eval eval-mining clean
+.PHONY: demo test test-wheel test-endpoint test-virtuoso soak check bench bench-validate bench-secrets bench-mcp eval eval-mining clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -61,6 +61,12 @@ bench: $(STAMP)
 bench-validate: $(STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,peers]'
 	$(PY) bench/validate_bench.py $(BENCH_ARGS)
+
+# Precision and recall of the secret refusal through every door (API, import, CLI, MCP, HTTP,
+# rebuild), beside detect-secrets on the same seeded corpus: make bench-secrets BENCH_ARGS="--quick".
+bench-secrets: $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,peers]'
+	$(PY) bench/secrets_bench.py $(BENCH_ARGS)
 
 # MCP servers over stdio, side by side; peers are installed under bench/.peers/ on first use.
 bench-mcp: $(STAMP)
