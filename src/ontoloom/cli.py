@@ -1238,7 +1238,7 @@ def _table(columns: list[str], cells: list[list[str]]) -> None:
 @_common
 @_with_progress
 def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> None:
-    """Export graphs as RDF (TriG and N-Quads keep the named graphs).
+    """Export graphs as RDF (TriG, N-Quads and JSON-LD keep the named graphs).
 
     Turtle and TriG declare the prefixes they use; JSON-LD is compacted with an @context.
     Without --format, the -o file's extension picks the format (.ttl .trig .nq .nt .jsonld),
@@ -1295,7 +1295,8 @@ def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> Non
     "which",
     type=click.Choice(["facts", "confirmed", "proposals", "schema"]),
     default=None,
-    help="Target graph (default: facts, or the graphs a TriG/N-Quads file names).",
+    help="Put every triple here (default: facts, or the graphs a TriG/N-Quads/JSON-LD file "
+    "names, which must be ontoloom's own).",
 )
 @click.option(
     "--from",
@@ -1340,8 +1341,6 @@ def import_(
         result = _run("import_rdf", {**_file_arguments(file), "format": fmt, "graph": which})
         where = "standard input" if _is_stdio(file) else file
         _emit(result.value, f"imported {result.value['imported']} quads from {where}")
-        if result.note and not _opts()["json"]:
-            click.echo(result.note, err=True)
         return
     if _is_stdio(file):
         raise click.UsageError("--from reads a file (a database cannot come on standard input)")

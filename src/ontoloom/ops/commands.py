@@ -63,9 +63,8 @@ def _export(g: Graph, a: dict[str, Any]) -> Any:
 
 def _import_rdf(g: Graph, a: dict[str, Any]) -> Any:
     from ontoloom.interchange import import_file
-    from ontoloom.ops import Result
 
-    result = import_file(
+    return import_file(
         g,
         None,
         a.get("format"),
@@ -73,8 +72,7 @@ def _import_rdf(g: Graph, a: dict[str, Any]) -> Any:
         data=content_of(a),
         label=a.get("name"),
         base_iri=a.get("base"),
-    )
-    return Result(result.to_json(), note=result.note())
+    ).to_json()
 
 
 def _import_memory(g: Graph, a: dict[str, Any]) -> Any:
