@@ -46,7 +46,8 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
         "--data-dir",
         type=click.Path(file_okay=False, path_type=Path),
         default=None,
-        help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/).",
+        help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/, "
+        "else the per-user data dir; `ontoloom where` says which).",
     )(f)
 
     @functools.wraps(f)
@@ -322,7 +323,8 @@ class _Group(click.Group):
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/).",
+    help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/, "
+    "else the per-user data dir; `ontoloom where` says which).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 @click.option("--quiet", is_flag=True, help="No progress bar on stderr for long work.")
@@ -385,6 +387,29 @@ def init(
         f"{'already initialised' if result['created'] is False else 'initialised'}: "
         f"{result['data_dir']}",
     )
+
+
+@main.command()
+@_common
+def where() -> None:
+    """Print the data dir this command line would use, and which rule chose it.
+
+    The same rule holds for every command, `ontoloom mcp`, `serve` and the hooks:
+    --data-dir, else ONTOLOOM_HOME, else the nearest enclosing instance's .ontoloom/, else a
+    .ontoloom/ already here, else the per-user data dir ($XDG_DATA_HOME/ontoloom).
+
+    \b
+    Examples:
+      ontoloom where
+      ontoloom where --json | jq -r .data_dir
+    """
+    from ontoloom.locate import locate
+
+    found = locate(str(_opts()["data_dir"]) if _opts()["data_dir"] else None)
+    data = found.to_json()
+    state = "a store" if (Path(found.path) / "store").exists() else "no store yet"
+    owner = "; kept open by a running owner (mcp or serve)" if data["owner"] else ""
+    _emit(data, f"{found.path}\n  rule: {found.rule} — {found.reason}\n  {state}{owner}")
 
 
 # -- entities ----------------------------------------------------------------------------------

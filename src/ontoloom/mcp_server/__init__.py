@@ -233,14 +233,15 @@ def serve(data_dir: str | Path | None = None) -> None:
     import os
     import sys
 
-    from ontoloom.config import find_instance, resolve_data_dir
+    from ontoloom.locate import locate
 
-    path = resolve_data_dir(data_dir, outside_instance="user")
-    if not data_dir and not os.environ.get("ONTOLOOM_HOME") and find_instance(Path.cwd()) is None:
+    found = locate(os.fspath(data_dir) if data_dir else None)
+    path = Path(found.path)
+    if found.rule == "user":
         # Clients start servers anywhere: never write there; say once where memory lives.
         print(
-            f"ontoloom: no instance (ontoloom.toml) around {Path.cwd()}; using the per-user "
-            f"data dir {path} (set ONTOLOOM_HOME or pass --data-dir to use another)",
+            f"ontoloom: {found.reason} {path} (set ONTOLOOM_HOME or pass --data-dir to use "
+            "another; `ontoloom where` shows it)",
             file=sys.stderr,
             flush=True,
         )
