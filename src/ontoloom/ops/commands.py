@@ -15,6 +15,7 @@ import io
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput
+from ontoloom.ops.describe import api_document, tool_list
 from ontoloom.ops.spec import Access, Handler, Operation
 
 if TYPE_CHECKING:
@@ -313,6 +314,12 @@ def command_operations() -> list[Operation]:
             "mine_write_record", "Rewrite the conversations record.", _mining("record"), "write"
         ),
         _command("view_data", "The data the graph view draws.", _view),
+        _command("tool_list", "The tools, as MCP lists them.", lambda g, a: tool_list(g.schema)),
+        _command(
+            "api_document",
+            "The HTTP API as an OpenAPI 3.1 document.",
+            lambda g, a: api_document(g.schema),
+        ),
         _command("skill", "The instructions for agents, from the live schema.", _skill),
         _command("hook_prompt_context", "The facts a prompt points at.", _hook_text("prompt")),
         _command("hook_session_start", "The session's status line.", _hook_text("status")),
