@@ -2694,6 +2694,7 @@ def mcp() -> None:
 def serve(host: str, port: int, ui: bool, allow_hosts: tuple[str, ...]) -> None:
     """Serve the graph over HTTP: MCP at /mcp, SPARQL (read-only) at /sparql, JSON at /api/TOOL.
 
+    GET /api is the OpenAPI 3.1 document of the tools; GET / lists the endpoints.
     Every request needs `Authorization: Bearer TOKEN`: ONTOLOOM_TOKEN, else the data dir's
     serve.token (made 0600 on first start). Listens on loopback unless --host says otherwise,
     and refuses a non-loopback address without a token set up beforehand.
