@@ -65,8 +65,10 @@ async def wait_until_async(
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test sees the developer's ONTOLOOM_HOME or waits long on a lock."""
+    """No test sees the developer's ONTOLOOM_HOME or per-user data dir, or waits long on a
+    lock."""
     monkeypatch.delenv("ONTOLOOM_HOME", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("ONTOLOOM_LOCK_TIMEOUT", "0.3")
     monkeypatch.chdir(tmp_path)
 

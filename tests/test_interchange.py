@@ -140,26 +140,6 @@ def test_import_into_a_chosen_graph_and_inferred_is_not_a_target(demo: Cli, tmp_
     assert demo("import", str(good), "--graph", "inferred").exit_code == 2
 
 
-def test_graphs_ontoloom_does_not_keep_are_merged_into_facts_and_named(
-    cli: Cli, tmp_path: Path
-) -> None:
-    """A TriG/N-Quads file may name graphs of its own: ontoloom keeps only its own graphs,
-    so their triples go to the facts graph — and the import says so by name, never silently
-    (found round-tripping the W3C TriG tests)."""
-    path = tmp_path / "in.trig"
-    path.write_text(
-        "<http://a/s> <http://a/p> <http://a/o> .\n"
-        "<http://a/g> { <http://a/s> <http://a/p> <http://a/o> . }\n"
-        "_:b { <http://a/s> <http://a/p> <http://a/x> . }\n"
-    )
-    shown = cli("import", str(path))
-    assert shown.exit_code == 0, shown.output
-    assert "<http://a/g>" in shown.output and "facts graph" in shown.output
-    as_json = json.loads(cli("--json", "import", str(path)).stdout)
-    assert as_json["merged_graphs"] == ["_:b", "http://a/g"]
-    assert as_json["graphs"] == {"https://ontoloom.dev/graph/facts": 2}
-
-
 def test_the_bookkeeping_graph_cannot_be_imported(cli: Cli, tmp_path: Path) -> None:
     path = tmp_path / "meta.nq"
     path.write_text(

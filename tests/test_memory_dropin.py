@@ -191,7 +191,7 @@ def test_outside_any_instance_the_server_uses_the_per_user_data_dir(tmp_path: Pa
     cwd, xdg = tmp_path / "client-cwd", tmp_path / "xdg"
     cwd.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "ONTOLOOM_HOME"}
-    env["XDG_DATA_HOME"] = str(xdg)  # where platformdirs puts user data on Linux
+    env["XDG_DATA_HOME"] = str(xdg)  # the per-user data dir on Linux
     errlog = tmp_path / "stderr.txt"
     _serve_outside_instance(cwd, env, errlog)
     assert list(cwd.iterdir()) == []  # nothing written where the client started it

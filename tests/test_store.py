@@ -30,6 +30,10 @@ def test_data_dir_resolution_order(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert resolve_data_dir(None, inner) == tmp_path / "home"
     assert resolve_data_dir(tmp_path / "explicit", inner) == tmp_path / "explicit"
     monkeypatch.delenv("ONTOLOOM_HOME")
+    # outside any instance: the per-user data dir, unless a data dir is already here
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert resolve_data_dir(None, tmp_path) == tmp_path / "xdg" / "ontoloom"
+    (tmp_path / ".ontoloom").mkdir()
     assert resolve_data_dir(None, tmp_path) == tmp_path / ".ontoloom"
 
 

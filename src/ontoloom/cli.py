@@ -46,7 +46,8 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
         "--data-dir",
         type=click.Path(file_okay=False, path_type=Path),
         default=None,
-        help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/).",
+        help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/, "
+        "else the per-user data dir; `ontoloom where` says which).",
     )(f)
 
     @functools.wraps(f)
@@ -322,7 +323,8 @@ class _Group(click.Group):
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/).",
+    help="Data dir (default: ONTOLOOM_HOME, else the enclosing instance's .ontoloom/, "
+    "else the per-user data dir; `ontoloom where` says which).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 @click.option("--quiet", is_flag=True, help="No progress bar on stderr for long work.")
@@ -385,6 +387,29 @@ def init(
         f"{'already initialised' if result['created'] is False else 'initialised'}: "
         f"{result['data_dir']}",
     )
+
+
+@main.command()
+@_common
+def where() -> None:
+    """Print the data dir this command line would use, and which rule chose it.
+
+    The same rule holds for every command, `ontoloom mcp`, `serve` and the hooks:
+    --data-dir, else ONTOLOOM_HOME, else the nearest enclosing instance's .ontoloom/, else a
+    .ontoloom/ already here, else the per-user data dir ($XDG_DATA_HOME/ontoloom).
+
+    \b
+    Examples:
+      ontoloom where
+      ontoloom where --json | jq -r .data_dir
+    """
+    from ontoloom.locate import locate
+
+    found = locate(str(_opts()["data_dir"]) if _opts()["data_dir"] else None)
+    data = found.to_json()
+    state = "a store" if (Path(found.path) / "store").exists() else "no store yet"
+    owner = "; kept open by a running owner (mcp or serve)" if data["owner"] else ""
+    _emit(data, f"{found.path}\n  rule: {found.rule} — {found.reason}\n  {state}{owner}")
 
 
 # -- entities ----------------------------------------------------------------------------------
@@ -1238,7 +1263,7 @@ def _table(columns: list[str], cells: list[list[str]]) -> None:
 @_common
 @_with_progress
 def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> None:
-    """Export graphs as RDF (TriG and N-Quads keep the named graphs).
+    """Export graphs as RDF (TriG, N-Quads and JSON-LD keep the named graphs).
 
     Turtle and TriG declare the prefixes they use; JSON-LD is compacted with an @context.
     Without --format, the -o file's extension picks the format (.ttl .trig .nq .nt .jsonld),
@@ -1295,7 +1320,8 @@ def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> Non
     "which",
     type=click.Choice(["facts", "confirmed", "proposals", "schema"]),
     default=None,
-    help="Target graph (default: facts, or the graphs a TriG/N-Quads file names).",
+    help="Put every triple here (default: facts, or the graphs a TriG/N-Quads/JSON-LD file "
+    "names, which must be ontoloom's own).",
 )
 @click.option(
     "--from",
@@ -1340,8 +1366,6 @@ def import_(
         result = _run("import_rdf", {**_file_arguments(file), "format": fmt, "graph": which})
         where = "standard input" if _is_stdio(file) else file
         _emit(result.value, f"imported {result.value['imported']} quads from {where}")
-        if result.note and not _opts()["json"]:
-            click.echo(result.note, err=True)
         return
     if _is_stdio(file):
         raise click.UsageError("--from reads a file (a database cannot come on standard input)")
@@ -2670,6 +2694,7 @@ def mcp() -> None:
 def serve(host: str, port: int, ui: bool, allow_hosts: tuple[str, ...]) -> None:
     """Serve the graph over HTTP: MCP at /mcp, SPARQL (read-only) at /sparql, JSON at /api/TOOL.
 
+    GET /api is the OpenAPI 3.1 document of the tools; GET / lists the endpoints.
     Every request needs `Authorization: Bearer TOKEN`: ONTOLOOM_TOKEN, else the data dir's
     serve.token (made 0600 on first start). Listens on loopback unless --host says otherwise,
     and refuses a non-loopback address without a token set up beforehand.

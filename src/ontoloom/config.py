@@ -1,10 +1,8 @@
 """Where the data dir is, and what ``ontoloom.toml`` says.
 
-Resolution, the same in every command: ``--data-dir`` wins, then ``ONTOLOOM_HOME``, then the
-nearest enclosing instance (the closest ancestor of the working directory holding
-``ontoloom.toml``) → its ``.ontoloom/``, and only then ``./.ontoloom/`` — except for the MCP
-server, which an agent's client starts in whatever directory it likes: outside any instance it
-uses one per-user data dir (:func:`user_data_dir`) and never writes into that directory.
+Where: one rule for every front end, :func:`ontoloom.locate.locate` — ``--data-dir``, then
+``ONTOLOOM_HOME``, then the nearest enclosing instance's ``.ontoloom/``, then a ``.ontoloom/``
+already in the working directory, then the per-user data dir (:func:`user_data_dir`).
 """
 
 from __future__ import annotations
@@ -39,28 +37,16 @@ def find_instance(start: Path) -> Path | None:
 
 
 def user_data_dir() -> Path:
-    """The platform's per-user data directory for ontoloom (``~/.local/share/ontoloom`` on
-    Linux, ``~/Library/Application Support/ontoloom`` on macOS, ``%LOCALAPPDATA%\\ontoloom``
-    on Windows)."""
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("ontoloom", appauthor=False)).resolve()
+    """The per-user data dir (:func:`ontoloom.locate.user_data_dir`)."""
+    return Path(locate.user_data_dir())
 
 
 def resolve_data_dir(
-    explicit: str | os.PathLike[str] | None = None,
-    cwd: Path | None = None,
-    *,
-    outside_instance: str = "cwd",
+    explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None
 ) -> Path:
-    """The data dir to use. ``outside_instance="user"`` (the MCP server) picks
-    :func:`user_data_dir` where the others pick ``./.ontoloom``."""
-    found = locate.resolve(os.fspath(explicit) if explicit else None, str(cwd) if cwd else None)
-    if found is not None:
-        return Path(found)
-    if outside_instance == "user":
-        return user_data_dir()
-    return (cwd or Path.cwd()).resolve() / DATA_DIR_NAME
+    """The data dir to use, by the one rule (:func:`ontoloom.locate.locate`)."""
+    found = locate.locate(os.fspath(explicit) if explicit else None, str(cwd) if cwd else None)
+    return Path(found.path)
 
 
 RECORD_KINDS = ("failures", "decisions", "memory", "runbooks")

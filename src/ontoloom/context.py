@@ -740,7 +740,8 @@ def status(data_dir: Path) -> str:
     if not has_store and not instance:
         return ""
     rebuilt = _rebuilt_at(data_dir)
-    if rebuilt is None and not _cue_shown(data_dir):
+    # Only an instance has records to rebuild (not the per-user data dir, nor ONTOLOOM_HOME's).
+    if rebuilt is None and instance and not _cue_shown(data_dir):
         _remember_cue(data_dir)
         return NEVER_REBUILT
     counts = {"objects": 0, "relations": 0, "proposals": 0}
@@ -751,7 +752,8 @@ def status(data_dir: Path) -> str:
     when = _ago(rebuilt) if rebuilt is not None else "never"
     return (
         f"ontoloom: {counts['objects']} objects · {counts['relations']} relations · "
-        f"{counts['proposals']} proposals pending · rebuilt {when}"
+        f"{counts['proposals']} proposals pending"
+        + (f" · rebuilt {when}" if instance or rebuilt is not None else "")
     ) + _mining(data_dir)
 
 

@@ -37,7 +37,7 @@ from ontoloom.terms import (
     triple,
 )
 from ontoloom.vocab import (
-    GRAPH_BASE,
+    INFERRED,
     META,
     OWL,
     PROPOSALS,
@@ -52,8 +52,6 @@ if TYPE_CHECKING:
     from ontoloom.session import Session
 
 __all__ = ["INFERRED", "compute", "compute_owlrl", "infer", "inferred_quads"]
-
-INFERRED = NamedNode(GRAPH_BASE + "inferred")
 
 
 def _files(graph: Session) -> tuple[Any, Any]:

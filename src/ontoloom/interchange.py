@@ -6,8 +6,9 @@ all-or-nothing; a refused import stores nothing.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -28,9 +29,11 @@ from ontoloom.terms import (
     serialize,
 )
 from ontoloom.vocab import (
+    CLASS_GRAPH_PREFIX,
     CONFIRMED,
     FACTS,
     GRAPH_BASE,
+    INFERRED,
     META,
     PREFIXES,
     PROPOSALS,
@@ -48,6 +51,7 @@ __all__ = [
     "ImportResult",
     "export_graph",
     "import_file",
+    "kept_graph",
 ]
 
 GRAPHS = ("facts", "records", "confirmed", "proposals", "schema", "inferred", "all")
@@ -169,31 +173,61 @@ _RDF_TYPE = PREFIXES["rdf"] + "type"
 class ImportResult:
     quads: int
     graphs: dict[str, int]
-    # Graphs the file names that ontoloom does not keep: their triples went to facts.
-    merged_graphs: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"imported": self.quads, "graphs": self.graphs, "merged_graphs": self.merged_graphs}
-
-    def note(self) -> str | None:
-        """What the import did with graphs ontoloom does not keep, if the file named any."""
-        if not self.merged_graphs:
-            return None
-        names = ", ".join(n if n.startswith("_:") else f"<{n}>" for n in self.merged_graphs)
-        return (
-            f"note: ontoloom keeps only its own graphs: the triples of {names} went to the "
-            "facts graph (one copy of a triple found in several)"
-        )
+        return {"imported": self.quads, "graphs": self.graphs}
 
 
-def _target(name: GraphName, forced: Term | None) -> GraphName:
+def kept_graph(name: GraphName) -> bool:
+    """Whether ``name`` is a graph ontoloom keeps in the store and an import may name: the
+    fixed graphs, a record's, a failure class's (the bookkeeping graph is written only by
+    the store itself; inferred triples are derived, kept beside the store)."""
+    return isinstance(name, NamedNode) and (
+        name in _FIXED.values()
+        or name.value.startswith(RECORD_GRAPH_PREFIX)
+        or name.value.startswith(CLASS_GRAPH_PREFIX)
+    )
+
+
+def _placed(quads: list[Quad], forced: Term | None, label: str) -> set[Quad]:
+    """The quads in the graphs they go to: ``forced`` for all of them, else the graph each
+    names (the default graph holds facts).
+
+    :raises BadInput: a graph the store does not keep, named by the file (without
+        ``forced``), or ontoloom's bookkeeping graph (always) — nothing is imported.
+    """
+    if any(q.graph_name == META for q in quads):
+        raise BadInput(f"{label} writes ontoloom's bookkeeping graph <{META.value}>; leave it out")
     if forced is not None:
-        return graph_name(forced)
-    if isinstance(name, NamedNode) and (
-        name in _FIXED.values() or name.value.startswith(RECORD_GRAPH_PREFIX)
-    ):
-        return name
-    return FACTS  # the default graph, and graphs ontoloom does not know, hold facts
+        target = graph_name(forced)
+        return {Quad(q.subject, q.predicate, q.object, target) for q in quads}
+    if any(q.graph_name == INFERRED for q in quads):
+        raise BadInput(
+            f"{label} names the inferred graph <{INFERRED.value}>: inferred triples are "
+            "derived, not stored — export without --infer and run `ontoloom infer` after the "
+            "import (or pass --graph facts to store them as facts); nothing was imported"
+        )
+    foreign = sorted(
+        {
+            f"_:{g.value}" if isinstance(g, BlankNode) else f"<{g.value}>"
+            for g in (q.graph_name for q in quads)
+            if not isinstance(g, DefaultGraph) and not kept_graph(g)
+        }
+    )
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (
+            f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
+        )
+        raise BadInput(
+            f"{label} names graphs ontoloom does not keep: {shown} (it keeps facts, confirmed, "
+            "proposals, schema, the record/… and record-class/… graphs); pass --graph facts "
+            "(or another graph) to put every triple there, one copy of a triple found in "
+            "several; nothing was imported"
+        )
+    return {
+        q if kept_graph(q.graph_name) else Quad(q.subject, q.predicate, q.object, FACTS)
+        for q in quads
+    }
 
 
 def _refuse_token_ids(graph: Session, quads: Iterable[Quad], label: str) -> None:
@@ -266,29 +300,11 @@ def import_file(
             quads = read_quads(path=path, format_name=name, base_iri=path.resolve().as_uri())
     if not quads:
         raise holds_nothing(label, name, "nothing was imported")
-    if any(q.graph_name == META for q in quads):
-        raise BadInput(f"{label} writes ontoloom's bookkeeping graph <{META.value}>; leave it out")
+    placed = _placed(quads, forced, label)
     _refuse_token_ids(graph, quads, label)
-    placed = {Quad(q.subject, q.predicate, q.object, _target(q.graph_name, forced)) for q in quads}
-    merged = {
-        q.graph_name
-        for q in quads
-        if forced is None
-        and not isinstance(q.graph_name, DefaultGraph)
-        and q.graph_name != FACTS
-        and _target(q.graph_name, None) == FACTS
-    }
     # One delta, schema and data together: validated against the schema in effect plus the
     # schema the file brings, and committed whole or not at all.
     with progress.task(f"validating and storing {len(placed)} quads"):
         graph.writes.commit(Delta(adds=placed))
-    counts: dict[str, int] = {}
-    for q in placed:
-        key = (
-            q.graph_name.value
-            if not isinstance(q.graph_name, DefaultGraph | BlankNode)
-            else "default"
-        )
-        counts[key] = counts.get(key, 0) + 1
-    labels = sorted(f"_:{g.value}" if isinstance(g, BlankNode) else g.value for g in merged)
-    return ImportResult(len(placed), dict(sorted(counts.items())), labels)
+    counts = Counter(str(getattr(q.graph_name, "value", "default")) for q in placed)
+    return ImportResult(len(placed), dict(sorted(counts.items())))

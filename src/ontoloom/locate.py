@@ -1,9 +1,19 @@
 """Where an instance and its data dir are, and whether someone keeps the data dir open: the
-rules every front end shares, with nothing but the standard library so that the prompt hook
-can find its data dir's owner before importing anything heavy.
+rules every front end shares (the CLI, ``ontoloom mcp``, ``serve``, the hooks), with nothing
+but the standard library so that the prompt hook can find its data dir's owner before
+importing anything heavy.
 
-``--data-dir`` wins, then ``ONTOLOOM_HOME``, then the nearest enclosing instance (the closest
-ancestor holding ``ontoloom.toml``) → its ``.ontoloom/``, then ``./.ontoloom/``.
+One rule, first match wins (:func:`locate`; ``ontoloom where`` prints it):
+
+1. ``--data-dir``;
+2. ``ONTOLOOM_HOME``;
+3. the nearest enclosing instance (the closest ancestor holding ``ontoloom.toml``) → its
+   ``.ontoloom/``;
+4. a ``.ontoloom/`` already in the working directory (made outside any instance by a version
+   before this rule: it stays in use);
+5. the per-user data dir: ``$XDG_DATA_HOME/ontoloom`` (``~/.local/share/ontoloom``) on Linux,
+   ``~/Library/Application Support/ontoloom`` on macOS, ``%LOCALAPPDATA%\\ontoloom`` on
+   Windows.
 """
 
 from __future__ import annotations
@@ -12,6 +22,7 @@ import contextlib
 import os
 import socket
 import struct
+import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks start here)
 if TYPE_CHECKING:
@@ -22,13 +33,16 @@ __all__ = [
     "DATA_DIR_NAME",
     "HAS_UNIX_SOCKETS",
     "INSTANCE_MARKER",
+    "RULES",
     "SOCKET_NAME",
+    "Location",
     "find_instance",
     "hook_data_dir",
+    "locate",
     "owner_alive",
     "peer_uid",
-    "resolve",
     "socket_address",
+    "user_data_dir",
 ]
 
 INSTANCE_MARKER = "ontoloom.toml"
@@ -51,31 +65,88 @@ def find_instance(start: str) -> str | None:
         folder = parent
 
 
-def resolve(explicit: str | None = None, cwd: str | None = None) -> str | None:
-    """The data dir by the shared rules; None when outside any instance with neither
-    ``--data-dir`` nor ``ONTOLOOM_HOME`` (the caller picks its own fallback)."""
-    chosen = explicit or os.environ.get("ONTOLOOM_HOME")
-    if chosen:
-        return os.path.realpath(os.path.expanduser(chosen))
-    instance = find_instance(cwd or os.getcwd())
-    return None if instance is None else os.path.join(instance, DATA_DIR_NAME)
+#: The rules of :func:`locate`, in the order they are tried.
+RULES = ("--data-dir", "ONTOLOOM_HOME", "instance", "here", "user")
+
+
+class Location:
+    """A data dir and the rule that chose it (one of :data:`RULES`), with why in words."""
+
+    __slots__ = ("instance", "path", "reason", "rule")
+
+    def __init__(self, path: str, rule: str, reason: str, instance: str | None = None) -> None:
+        self.path, self.rule, self.reason, self.instance = path, rule, reason, instance
+
+    def to_json(self) -> dict[str, object]:
+        """What ``ontoloom where --json`` answers."""
+        return {
+            "data_dir": self.path,
+            "rule": self.rule,
+            "reason": self.reason,
+            "instance": self.instance,
+            "exists": os.path.isdir(self.path),
+            "owner": owner_alive(self.path),
+        }
+
+
+def user_data_dir() -> str:
+    """The platform's per-user data directory for ontoloom, as the XDG base directory spec
+    and the platforms' conventions place it (and as ``platformdirs`` did before)."""
+    home = os.path.expanduser("~")
+    if sys.platform == "darwin":
+        base = os.path.join(home, "Library", "Application Support")
+    elif sys.platform.startswith(("win", "cygwin")):
+        base = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+    else:
+        xdg = os.environ.get("XDG_DATA_HOME", "").strip()
+        # the spec: a relative path is invalid and ignored
+        base = xdg if os.path.isabs(xdg) else os.path.join(home, ".local", "share")
+    return os.path.realpath(os.path.join(base, "ontoloom"))
+
+
+def locate(explicit: str | None = None, cwd: str | None = None) -> Location:
+    """The data dir by the one rule (the module's docstring), seen from ``cwd`` (default:
+    the working directory), and which rule matched."""
+    if explicit:
+        return Location(
+            os.path.realpath(os.path.expanduser(explicit)), "--data-dir", "given with --data-dir"
+        )
+    home = os.environ.get("ONTOLOOM_HOME")
+    if home:
+        return Location(
+            os.path.realpath(os.path.expanduser(home)), "ONTOLOOM_HOME", "ONTOLOOM_HOME is set"
+        )
+    here = os.path.realpath(cwd or os.getcwd())
+    instance = find_instance(here)
+    if instance is not None:
+        marker = os.path.join(instance, INSTANCE_MARKER)
+        return Location(
+            os.path.join(instance, DATA_DIR_NAME), "instance", f"the nearest {marker}", instance
+        )
+    if os.path.isdir(os.path.join(here, DATA_DIR_NAME)):
+        return Location(
+            os.path.join(here, DATA_DIR_NAME),
+            "here",
+            f"no {INSTANCE_MARKER} around {here}, but a {DATA_DIR_NAME}/ in it (made "
+            f"outside an instance; `ontoloom init` there makes it one)",
+        )
+    return Location(
+        user_data_dir(),
+        "user",
+        f"no {INSTANCE_MARKER} around {here}: the per-user data dir",
+    )
 
 
 def hook_data_dir(explicit: str | None, event_cwd: object) -> str:
-    """A hook's data dir: ``--data-dir``, else ``ONTOLOOM_HOME``, else the instance enclosing
-    the event's ``cwd`` (the agent's project dir), else the one enclosing the process's
-    working directory, else ``./.ontoloom``."""
-    if explicit or os.environ.get("ONTOLOOM_HOME"):
-        return resolve(explicit) or ""
+    """A hook's data dir: the one rule seen from the event's ``cwd`` (the agent's project
+    dir) when it names an instance or a data dir there, else from the process's working
+    directory."""
     usable = isinstance(event_cwd, str) and event_cwd and "\x00" not in event_cwd
     if usable and os.path.isdir(str(event_cwd)):
-        here = str(event_cwd)
-        found = resolve(None, here)
-        if found is not None:
-            return found
-        if os.path.isdir(os.path.join(here, DATA_DIR_NAME)):
-            return os.path.join(os.path.realpath(here), DATA_DIR_NAME)
-    return resolve() or os.path.join(os.path.realpath(os.getcwd()), DATA_DIR_NAME)
+        found = locate(explicit, str(event_cwd))
+        if found.rule != "user":
+            return found.path
+    return locate(explicit).path
 
 
 @contextlib.contextmanager

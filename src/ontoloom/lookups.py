@@ -208,11 +208,13 @@ def count_objects(backend: Backend, ids: Any) -> int:
 
 
 def count_relations(backend: Backend, ids: Any) -> int:
+    # One relation, one triple: two records stating it make it no more (as Session.summary).
     return _count(
         backend,
-        f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
+        f"SELECT (COUNT(*) AS ?n) WHERE {{ SELECT DISTINCT ?s ?p ?o WHERE {{ "
+        f"GRAPH ?g {{ ?s ?p ?o }} "
         f'FILTER(?g != {PROPOSALS} && ?p != {RDF_TYPE} && STRSTARTS(STR(?p), "{OL}") '
-        f"&& {_instance(ids, '?o')} && {_instance(ids, '?s')}) }}",
+        f"&& {_instance(ids, '?o')} && {_instance(ids, '?s')}) }} }}",
     )
 
 

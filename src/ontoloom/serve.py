@@ -5,6 +5,9 @@
   ``application/sparql-query``); updates are refused;
 * ``/api/{tool}`` — POST the tool's arguments as JSON, get its result as JSON: the CLI's
   refusals with their meanings as HTTP statuses (:data:`ontoloom.errors.OUTCOMES`);
+  ``GET /api`` — the OpenAPI 3.1 document of those (:func:`ontoloom.ops.describe.api_document`,
+  from the live schema); every error, the router's own included, is JSON;
+* ``/`` — where the endpoints are (JSON; a page of links for a browser with ``--ui``);
 * ``/ui/`` and ``/ui/review`` (with ``--ui``) — the graph view and the review page. The pages
   carry no data: they fetch it from ``/ui/api/…`` with the same bearer token (taken from the
   address's ``#token=`` fragment or typed in), so every byte of the graph still needs it. A
@@ -290,8 +293,9 @@ def build_app(
     import anyio
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
     from starlette.requests import Request
-    from starlette.responses import JSONResponse, Response
+    from starlette.responses import HTMLResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
     from starlette.types import Receive, Scope, Send
 
@@ -408,7 +412,23 @@ def build_app(
         async with sessions.run():
             yield
 
+    async def api_document(request: Request) -> Response:
+        if not authorised(request.headers):
+            return unauthorised()
+        status, body, _ = await anyio.to_thread.run_sync(
+            run_operation, data_dir, "api_document", {}
+        )
+        return JSONResponse(body, status_code=status)
+
+    async def root(request: Request) -> Response:
+        index = endpoints(ui)
+        if ui and _prefers_html(request.headers.get("accept", "")):
+            return HTMLResponse(_index_page(index))
+        return JSONResponse(index)
+
     routes: list[Any] = [
+        Route("/", root, methods=["GET"]),
+        Route("/api", api_document, methods=["GET"]),
         Route("/api/{tool}", api, methods=["POST"]),
         Route("/sparql", sparql, methods=["GET", "POST"]),
         Mount("/mcp", app=mcp_endpoint),
@@ -417,7 +437,86 @@ def build_app(
         routes += _ui_routes(data_dir, authorised, unauthorised)
     from ontoloom.store.rdfio import input_limits
 
-    return _Guard(Starlette(routes=routes, lifespan=lifespan), hosts, input_limits()[0])
+    handlers = {HTTPException: _http_error, Exception: _unexpected}
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
+    return _Guard(app, hosts, input_limits()[0])
+
+
+def endpoints(ui: bool) -> dict[str, Any]:
+    """What ``GET /`` answers: where the server's endpoints are (no data of the graph, so no
+    token is needed to read it)."""
+    return {
+        "name": "ontoloom",
+        "api": "/api",
+        "sparql": "/sparql",
+        "mcp": "/mcp/",
+        "ui": "/ui/" if ui else None,
+        "auth": "every endpoint needs Authorization: Bearer <token> (ONTOLOOM_TOKEN, else the "
+        "data dir's serve.token); GET /api is the OpenAPI 3.1 document of POST /api/{tool}",
+    }
+
+
+def _prefers_html(accept: str) -> bool:
+    """Whether a browser asks (text/html named before any JSON type)."""
+    kinds = [part.split(";")[0].strip().lower() for part in accept.split(",")]
+    html = kinds.index("text/html") if "text/html" in kinds else None
+    json_at = kinds.index("application/json") if "application/json" in kinds else None
+    return html is not None and (json_at is None or html < json_at)
+
+
+def _index_page(index: dict[str, Any]) -> str:
+    from html import escape
+
+    links = [
+        (index["ui"], "the graph view"),
+        ("/ui/review", "the review page"),
+        (index["api"], "the JSON API (OpenAPI 3.1)"),
+        (index["sparql"], "SPARQL (read-only)"),
+        (index["mcp"], "MCP (streamable HTTP)"),
+    ]
+    items = "".join(
+        f'<li><a href="{escape(h)}">{escape(h)}</a> — {escape(t)}</li>' for h, t in links
+    )
+    return (
+        '<!doctype html><html lang="en"><meta charset="utf-8"><title>ontoloom</title>'
+        f"<h1>ontoloom</h1><ul>{items}</ul><p>{escape(index['auth'])}</p></html>"
+    )
+
+
+def _error_kind(status: int) -> str:
+    """The kind an HTTP status stands for in :data:`ontoloom.errors.OUTCOMES` (the first with
+    it); a status no kind has (405, 406, 415) is bad input of the request's form."""
+    from ontoloom.errors import OUTCOMES
+
+    found = [kind for kind, (_exit, http) in OUTCOMES.items() if http == status]
+    return found[0] if found else ("internal" if status >= 500 else "bad_input")
+
+
+async def _http_error(request: Any, exc: Any) -> Any:
+    """The router's own errors (no such path, a method the path does not take) as the API's:
+    JSON, never text/plain."""
+    from starlette.responses import JSONResponse
+
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        allowed = headers.get("Allow", "")
+        message = f"{request.method} is not served at {request.url.path}: use {allowed}"
+    elif exc.status_code == 404:
+        message = (
+            f"nothing is served at {request.url.path}: GET / lists the endpoints, GET /api "
+            "the tools"
+        )
+    else:
+        message = str(exc.detail)
+    body = {"error": _error_kind(exc.status_code), "message": message}
+    return JSONResponse(body, status_code=exc.status_code, headers=headers)
+
+
+async def _unexpected(request: Any, exc: Exception) -> Any:
+    from starlette.responses import JSONResponse
+
+    error = Internal(f"unexpected {type(exc).__name__}: {exc}")
+    return JSONResponse(error.to_json(), status_code=500)
 
 
 # What the review page may ask for: the operation that does it and the keys it takes.

@@ -638,10 +638,13 @@ class Session:
             )
             if vocab_name(r["t"]) in self.schema.types
         }
+        # A relation is one triple, whichever graphs state it (two records may state the
+        # same one): count distinct triples, not their copies in the union of the graphs.
         rows = self.backend.select(
-            f"SELECT ?p ?literal (COUNT(*) AS ?n) WHERE {{ ?s ?p ?o "
+            f"SELECT ?p ?literal (COUNT(*) AS ?n) WHERE {{ {{ SELECT DISTINCT ?s ?p ?o "
+            f"WHERE {{ ?s ?p ?o "
             f"FILTER({ol} && ?p != {RDF_TYPE} && STRSTARTS(STR(?s), {json.dumps(self.ids.base)})) "
-            f"BIND(isLiteral(?o) AS ?literal) }} GROUP BY ?p ?literal"
+            f"}} }} BIND(isLiteral(?o) AS ?literal) }} GROUP BY ?p ?literal"
         )
         relations: dict[str, int] = {}
         properties: dict[str, int] = {}

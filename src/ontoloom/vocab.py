@@ -61,6 +61,10 @@ SCHEMA_GRAPH = NamedNode(GRAPH_BASE + "schema")
 PROPOSALS = NamedNode(GRAPH_BASE + "proposals")
 META = NamedNode(GRAPH_BASE + "meta")
 RECORD_GRAPH_PREFIX = GRAPH_BASE + "record/"
+# One graph per failure class, derived by rebuild from the occurrences that name it.
+CLASS_GRAPH_PREFIX = GRAPH_BASE + "record-class/"
+# Derived by `ontoloom infer` and kept beside the store (never in it, never validated).
+INFERRED = NamedNode(GRAPH_BASE + "inferred")
 # Reified proposals are named under their own base (never an instance IRI).
 PROPOSAL_BASE = "https://ontoloom.dev/proposal/"
 

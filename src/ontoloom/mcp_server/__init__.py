@@ -23,7 +23,9 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from ontoloom import ops
 from ontoloom.errors import Internal, OntoloomError, OwnerTookOver, Stopped
 from ontoloom.mcp_server.pipes import stdio_streams
-from ontoloom.ops import Operation, Result, static_operations, tools
+from ontoloom.ops import Result, static_operations
+from ontoloom.ops.describe import tool_list
+from ontoloom.schema import Schema
 from ontoloom.secret_text import redact
 
 __all__ = ["build_server", "serve"]
@@ -38,42 +40,22 @@ why for the decisions behind a rule. Proposals are unconfirmed until a person co
 The memory-server tools (create_entities, read_graph, …) work on the same graph."""
 
 
-def _tools(data_dir: Path) -> list[Operation]:
-    return tools(_schema(data_dir))
+def _tools(data_dir: Path) -> list[types.Tool]:
+    """The tools as the live schema describes them, where the data dir's graph is open (here,
+    or in its owner: a store another process holds has the same added types); the shipped
+    schema's when there is no store."""
+    from ontoloom.owner import run
+
+    try:
+        listed = run(data_dir, "tool_list", {}, claim=True).value
+    except OntoloomError:  # an owner not answering: the tools still list, without extensions
+        listed = tool_list(Schema.load())
+    return [types.Tool.model_validate(tool) for tool in listed]
 
 
 def _is_tool(name: str) -> bool:
     known = static_operations().get(name)
     return known is not None and known.tool
-
-
-def _schema(data_dir: Path) -> Any:
-    """The live schema: the store's when there is one, else the shipped one."""
-    from ontoloom.api import Graph
-    from ontoloom.schema import Schema
-
-    try:
-        with Graph.open(data_dir) as g:
-            return g.schema
-    except OntoloomError:
-        return Schema.load()
-
-
-def _tool(spec: Operation) -> types.Tool:
-    return types.Tool(
-        name=spec.name,
-        title=spec.title,
-        description=spec.description,
-        inputSchema=spec.input_schema(),
-        outputSchema=spec.output_schema,
-        annotations=types.ToolAnnotations(
-            title=spec.title,
-            readOnlyHint=spec.read_only,
-            destructiveHint=spec.destructive,
-            idempotentHint=spec.idempotent,
-            openWorldHint=False,
-        ),
-    )
 
 
 def _text(data: Any) -> str:
@@ -202,8 +184,7 @@ def build_server(data_dir: Path) -> Server:
 
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
-        specs = await anyio.to_thread.run_sync(_tools, data_dir)
-        return [_tool(spec) for spec in specs]
+        return await anyio.to_thread.run_sync(_tools, data_dir)
 
     @server.call_tool(validate_input=False)  # checked against the live schema in `call`
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
@@ -233,14 +214,15 @@ def serve(data_dir: str | Path | None = None) -> None:
     import os
     import sys
 
-    from ontoloom.config import find_instance, resolve_data_dir
+    from ontoloom.locate import locate
 
-    path = resolve_data_dir(data_dir, outside_instance="user")
-    if not data_dir and not os.environ.get("ONTOLOOM_HOME") and find_instance(Path.cwd()) is None:
+    found = locate(os.fspath(data_dir) if data_dir else None)
+    path = Path(found.path)
+    if found.rule == "user":
         # Clients start servers anywhere: never write there; say once where memory lives.
         print(
-            f"ontoloom: no instance (ontoloom.toml) around {Path.cwd()}; using the per-user "
-            f"data dir {path} (set ONTOLOOM_HOME or pass --data-dir to use another)",
+            f"ontoloom: {found.reason} {path} (set ONTOLOOM_HOME or pass --data-dir to use "
+            "another; `ontoloom where` shows it)",
             file=sys.stderr,
             flush=True,
         )

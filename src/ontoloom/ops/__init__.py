@@ -34,6 +34,7 @@ import jsonschema
 
 from ontoloom.errors import BadInput, NoStore, NotFound
 from ontoloom.ops.commands import command_operations
+from ontoloom.ops.describe import api_document, tool_list
 from ontoloom.ops.memory import EMPTY_RESULTS, memory_operations
 from ontoloom.ops.spec import Access, Operation
 from ontoloom.ops.typed import typed_operations
@@ -164,9 +165,12 @@ def call(
                 raise BadInput(problem)
             value = operation.handler(g, given)
     except NoStore:
-        if name not in EMPTY_RESULTS:
+        if name in _SHIPPED_SCHEMA:  # what a first write would find: the shipped schema's
+            value = _SHIPPED_SCHEMA[name](_shipped_schema())
+        elif name in EMPTY_RESULTS:
+            value = EMPTY_RESULTS[name]
+        else:
             raise
-        value = EMPTY_RESULTS[name]
     if not isinstance(value, Result):
         value = Result(value, getattr(value, "note", None), cursor=getattr(value, "cursor", None))
     # A note or warning may quote what was given (a property name, a query): never a secret.
@@ -175,6 +179,16 @@ def call(
         note=None if value.note is None else redact(value.note),
         warnings=tuple(redact(w) for w in value.warnings),
     )
+
+
+# Operations that describe the tools: with no store yet, the shipped schema's.
+_SHIPPED_SCHEMA = {"tool_list": tool_list, "api_document": api_document}
+
+
+def _shipped_schema() -> Schema:
+    from ontoloom.schema import Schema
+
+    return Schema.load()
 
 
 def argument_problem(

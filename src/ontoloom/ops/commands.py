@@ -15,6 +15,7 @@ import io
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput
+from ontoloom.ops.describe import api_document, tool_list
 from ontoloom.ops.spec import Access, Handler, Operation
 
 if TYPE_CHECKING:
@@ -63,9 +64,8 @@ def _export(g: Graph, a: dict[str, Any]) -> Any:
 
 def _import_rdf(g: Graph, a: dict[str, Any]) -> Any:
     from ontoloom.interchange import import_file
-    from ontoloom.ops import Result
 
-    result = import_file(
+    return import_file(
         g,
         None,
         a.get("format"),
@@ -73,8 +73,7 @@ def _import_rdf(g: Graph, a: dict[str, Any]) -> Any:
         data=content_of(a),
         label=a.get("name"),
         base_iri=a.get("base"),
-    )
-    return Result(result.to_json(), note=result.note())
+    ).to_json()
 
 
 def _import_memory(g: Graph, a: dict[str, Any]) -> Any:
@@ -315,6 +314,12 @@ def command_operations() -> list[Operation]:
             "mine_write_record", "Rewrite the conversations record.", _mining("record"), "write"
         ),
         _command("view_data", "The data the graph view draws.", _view),
+        _command("tool_list", "The tools, as MCP lists them.", lambda g, a: tool_list(g.schema)),
+        _command(
+            "api_document",
+            "The HTTP API as an OpenAPI 3.1 document.",
+            lambda g, a: api_document(g.schema),
+        ),
         _command("skill", "The instructions for agents, from the live schema.", _skill),
         _command("hook_prompt_context", "The facts a prompt points at.", _hook_text("prompt")),
         _command("hook_session_start", "The session's status line.", _hook_text("status")),

@@ -49,6 +49,26 @@ class Operation:
     def read_only(self) -> bool:
         return self.access == "read"
 
+    def describe(self) -> dict[str, Any]:
+        """The operation as a tool, as data: what MCP's ``tools/list`` gives for it (its
+        field names) and what the HTTP API's OpenAPI document is made from."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema(),
+            "annotations": {
+                "title": self.title,
+                "readOnlyHint": self.read_only,
+                "destructiveHint": self.destructive,
+                "idempotentHint": self.idempotent,
+                "openWorldHint": False,
+            },
+        }
+        if self.output_schema is not None:
+            out["outputSchema"] = self.output_schema
+        return out
+
     def input_schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "object", "properties": self.properties}
         if self.required:

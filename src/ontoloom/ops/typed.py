@@ -44,6 +44,18 @@ def _creatable(schema: Schema) -> list[str]:
     return sorted(name for name, spec in schema.types.items() if spec.iri in creatable)
 
 
+def _entity_type(schema: Schema) -> str:
+    """What create_entity's type enum leaves out of the schema's types, and why: the `schema
+    list` of the command line shows them all."""
+    records = sorted(set(schema.types) - set(_creatable(schema)))
+    if not records:
+        return "The entity type."
+    return (
+        f"The entity type. {', '.join(records)} are read from records, not created: write "
+        "the record file and run `ontoloom rebuild`."
+    )
+
+
 def _type_rules(schema: Schema) -> str:
     lines = []
     for name in _creatable(schema):
@@ -316,7 +328,7 @@ def typed_operations(schema: Schema) -> list[Operation]:
             "with the rule and the fix otherwise. Search first so as not to duplicate.\n"
             f"Types and their rules:\n{type_rules}",
             {
-                "type": {"type": "string", "enum": types, "description": "The entity type."},
+                "type": {"type": "string", "enum": types, "description": _entity_type(schema)},
                 "properties": properties,
                 "id": _string("Optional id; by default one like task_a1b2c3d4 is generated."),
             },

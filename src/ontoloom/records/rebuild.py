@@ -38,7 +38,15 @@ from ontoloom.records.walk import RecordFile, walk_root
 from ontoloom.records.writeback import finish_writebacks
 from ontoloom.store.base import Delta
 from ontoloom.terms import Literal, NamedNode, Quad
-from ontoloom.vocab import GRAPH_BASE, OL, RDF, RDF_TYPE, RECORD_GRAPH_PREFIX, XSD
+from ontoloom.vocab import (
+    CLASS_GRAPH_PREFIX,
+    GRAPH_BASE,
+    OL,
+    RDF,
+    RDF_TYPE,
+    RECORD_GRAPH_PREFIX,
+    XSD,
+)
 
 if TYPE_CHECKING:
     from ontoloom.session import Session
@@ -46,7 +54,6 @@ if TYPE_CHECKING:
 __all__ = ["RebuildReport", "rebuild"]
 
 MANIFEST = "records.json"
-CLASS_GRAPH_PREFIX = GRAPH_BASE + "record-class/"
 EVIDENCE = "https://ontoloom.dev/evidence/"
 CANDIDATE = "https://ontoloom.dev/candidate/"
 _ALL_TYPES = {"Object", "Record", "Entity"}
