@@ -138,15 +138,29 @@ def test_the_judges_agree_with_the_selects_on_known_cases() -> None:
         (NamedNode(NS + "p"), Literal("\u212aey: Hunter2")),
         (NamedNode(NS + "p"), Literal("password: hunter")),
         (NamedNode(NS + "p"), Literal("password: $HOME")),
+        # written forms in JSON, logs and configs: a secret, then the near misses
+        (NamedNode(NS + "p"), Literal('{"d": "{\\"password\\": \\"f?PID6&Ad.M4\\"}"}')),
+        (NamedNode(NS + "p"), Literal('{"v": "password:\\n  w+6=B_LyKw^PcNA4"}')),
+        (NamedNode(NS + "p"), Literal("Password: eirzfgfcty")),
+        (NamedNode(NS + "p"), Literal("PASSWORD : XOn.CuhE55iD")),
+        (
+            NamedNode(NS + "p"),
+            Literal("\uff41\uff50\uff49\uff3f\uff4b\uff45\uff59\uff1d\uff02xqzvbnm9\uff02"),
+        ),
+        (NamedNode(NS + "p"), Literal("password: required")),
+        (NamedNode(NS + "p"), Literal("password: vault:secret/data/db#password")),
+        (NamedNode(NS + "p"), Literal("password: settings.API_KEY")),
+        (NamedNode(NS + "p"), Literal("token: op://Private/db/password")),
     ]
     selects = shipped_selects()
     for key in NO_SECRETS_JUDGES:
         assert by_the_judge(selects[key], cases) == by_the_store(selects[key], cases)
     values_key = next(k for k in NO_SECRETS_JUDGES if "?kind" in selects[k])
     found = by_the_judge(selects[values_key], cases)
-    # the nine formats, "password: hunter2" and its long-s form; not "apı_key: …" (a
-    # dotless i is no i), "Key: …" (no key word), nor values without a secret's shape
-    assert len(found) == 11
+    # the nine formats, "password: hunter2" and its long-s form, the five written forms;
+    # not the dotless-i "api_key" (a dotless i is no i), "Key: ..." (no key word), nor
+    # values without a secret's shape: a word, a reference to a vault or to code
+    assert len(found) == 16
 
 
 def test_a_judge_serves_every_run_of_its_own_query_only() -> None:

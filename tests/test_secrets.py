@@ -154,7 +154,7 @@ def test_the_secret_rule_judges_as_pyshacl_does() -> None:
     from ontoloom.store.base import Delta
     from ontoloom.store.embedded import EmbeddedBackend
     from ontoloom.store.rdfio import read_triples
-    from ontoloom.terms import DefaultGraph, NamedNode, Quad
+    from ontoloom.terms import DefaultGraph, Literal, NamedNode, Quad, Triple
     from ontoloom.vocab import OL
     from shacl_keys import result_keys
 
@@ -168,6 +168,27 @@ def test_the_secret_rule_judges_as_pyshacl_does() -> None:
         _:d ex:cookie "c" ; ex:author "Ann" .""",
         format_name="turtle",
     )
+    # What people write in JSON, logs and configs: refused, and what they write instead of
+    # a secret: kept.
+    refused = [
+        json.dumps({"step": 6, "data": json.dumps({"user": "admin", "password": "f?PID6&Ad.M4"})}),
+        json.dumps({"value": "password:\n    w+6=B_LyKw^PcNA4"}),
+        "Password: eirzfgfcty",
+        "PASSWORD : XOn.CuhE55iD",
+        "\uff41\uff50\uff49\uff3f\uff4b\uff45\uff59\uff1d\uff02\uff52\uff55\uff41\uff47\uff5a\uff4c\uff47\uff53\uff58\uff54\uff49\uff4a\uff02",
+    ]
+    kept = [
+        "password: required",
+        "password: vault:secret/data/db#password",
+        "API_KEY=env:DB_PASSWORD",
+        "password: settings.API_KEY",
+        "token: op://Private/db/password",
+    ]
+    e = NamedNode("http://example.org/e")
+    data += [
+        Triple(e, NamedNode(f"http://example.org/v{n}"), Literal(text))
+        for n, text in enumerate(refused + kept)
+    ]
     backend = EmbeddedBackend.memory()
     backend.apply(
         Delta(adds={Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in data})
@@ -176,7 +197,8 @@ def test_the_secret_rule_judges_as_pyshacl_does() -> None:
     _, theirs, _ = pyshacl_results(data, shapes, advanced=True)
     index = TripleIndex(shapes)
     assert set(result_keys(ours.results, index)) == set(result_keys(theirs, index))
-    assert len(ours.results) == 8  # apiKey, note, github_pat, bio, refreshTokens, jwt ×2, cookie
+    # apiKey, note, github_pat, bio, refreshTokens, jwt ×2, cookie, and the refused texts
+    assert len(ours.results) == 8 + len(refused)
 
 
 def test_the_demo_never_prints_the_secret_it_tries_to_store(tmp_path: Path) -> None:
@@ -252,7 +274,8 @@ def test_an_import_naming_an_id_that_holds_a_token_is_refused_and_never_printed(
     assert cli("create", "Person", "--id", "pers_a", "-p", "name=A").exit_code == 0
     before = quads_of(cli.data_dir)
     result = cli("import", str(data))
-    assert result.exit_code == 2 and token not in result.output
+    # The secret rule's refusal, as for a token in a value (exit 1: a rule broken).
+    assert result.exit_code == 1 and token not in result.output
     assert "holds a token" in result.output and quads_of(cli.data_dir) == before
     for args in (["why", token], ["hints", token], ["proposals", "show", token]):
         looked_up = cli(*args)

@@ -230,27 +230,6 @@ def _placed(quads: list[Quad], forced: Term | None, label: str) -> set[Quad]:
     }
 
 
-def _refuse_token_ids(graph: Session, quads: Iterable[Quad], label: str) -> None:
-    """An object whose id holds a token is refused, as a write by id is (``check_id``): an id
-    is shown wherever its object is, so it would print the secret back everywhere.
-
-    :raises BadInput: the id is never quoted.
-    """
-    from ontoloom.secret_text import holds_token
-
-    base, seen = graph.ids.base, set()
-    for q in quads:
-        for term in (q.subject, q.object):
-            if isinstance(term, NamedNode) and term.value.startswith(base) and term not in seen:
-                seen.add(term)
-                if holds_token(graph.ids.id_of(term)):
-                    raise BadInput(
-                        f"{label}: an object's id holds a token or key (not shown), and an id "
-                        "is shown wherever the object is; give it another id and keep the "
-                        "secret in a vault (secret_ref); nothing was imported"
-                    )
-
-
 def import_file(
     graph: Session,
     path: Path | None,
@@ -301,7 +280,6 @@ def import_file(
     if not quads:
         raise holds_nothing(label, name, "nothing was imported")
     placed = _placed(quads, forced, label)
-    _refuse_token_ids(graph, quads, label)
     # One delta, schema and data together: validated against the schema in effect plus the
     # schema the file brings, and committed whole or not at all.
     with progress.task(f"validating and storing {len(placed)} quads"):

@@ -31,7 +31,7 @@ from __future__ import annotations
 import random
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import cast
@@ -47,6 +47,7 @@ from ontoloom.findings import Finding
 from ontoloom.model import IdSpace
 from ontoloom.reporting import finding_from_result
 from ontoloom.schema import RelationSpec, Schema, is_acyclic
+from ontoloom.secret_text import holds_token
 from ontoloom.shacl import Result
 from ontoloom.shacl.neighbourhood import Changed, Walker
 from ontoloom.shacl.reach import GLOBAL, UNBOUNDED, Reach, merge, reach_of
@@ -56,7 +57,7 @@ from ontoloom.store import lock_timeout, scratch
 from ontoloom.store.base import Backend, Delta
 from ontoloom.store.overlay import NotReadable, Overlay
 from ontoloom.store.rdfio import check_literal_sizes
-from ontoloom.terms import BlankNode, Quad, Term
+from ontoloom.terms import BlankNode, NamedNode, Quad, Term
 from ontoloom.terms import node as held
 from ontoloom.vocab import META, SCHEMA_GRAPH
 
@@ -89,6 +90,37 @@ class Cycle:
     spec: RelationSpec
     path: tuple[Term, ...]  # [a, b, …, a]
     new_nodes: frozenset[Term]
+
+
+def _token_names(quads: Iterable[Quad], ids: IdSpace) -> list[Finding]:
+    """A node or graph whose IRI holds a token or key breaks the secret rule, for every
+    front end alike. ol:NoSecrets judges what a triple says of its subject (each property's
+    name, each value, IRIs included); the subject's and the graph's own names are judged
+    here, as a write by id is (``model.check_id``): a name is shown wherever its node is.
+    A finding per node (its focus, like any, redacted), so that rebuild drops the record."""
+    judged: dict[Term, bool] = {}
+    found: dict[Term, str] = {}
+    for quad in quads:
+        for name, whose in ((quad.subject, "its name"), (quad.graph_name, "its graph's name")):
+            if isinstance(name, NamedNode):
+                if name not in judged:
+                    judged[name] = holds_token(name.value)
+                if judged[name]:
+                    found.setdefault(quad.subject, whose)
+    return [
+        Finding(
+            focus=ids.id_of(node) if isinstance(node, NamedNode) else str(node),
+            path=None,
+            constraint="forbidden",
+            value=None,
+            message=(
+                f"{whose} holds a token or key, and a name is shown wherever its node is: "
+                "secrets are never stored in the graph; name it another way and keep the "
+                "secret in a vault (secret_ref)"
+            ),
+        )
+        for node, whose in found.items()
+    ]
 
 
 class WritePath:
@@ -138,10 +170,11 @@ class WritePath:
             # another gateway writing to the same store in between makes it check again.
             expected = self.backend.generation()
             if trusted is None:
+                findings = _token_names(delta.adds, self.ids)
                 if self._touches_schema(delta):
-                    findings = self._schema_findings(delta)
+                    findings += self._schema_findings(delta)
                 else:
-                    findings = self.check(delta)
+                    findings += self.check(delta)
                 findings = [f for f in findings if tolerate is None or not tolerate(f)]
                 if findings:
                     raise ValidationFailed(findings)
