@@ -98,8 +98,8 @@ def _token_names(quads: Iterable[Quad], ids: IdSpace) -> list[Finding]:
     name, each value, IRIs included); the subject's and the graph's own names are judged
     here, as a write by id is (``model.check_id``): a name is shown wherever its node is.
     A finding per node (its focus, like any, redacted), so that rebuild drops the record."""
-    judged: dict[Term, bool] = {}
-    found: dict[Term, str] = {}
+    judged: dict[NamedNode, bool] = {}
+    found: dict[object, str] = {}
     for quad in quads:
         for name, whose in ((quad.subject, "its name"), (quad.graph_name, "its graph's name")):
             if isinstance(name, NamedNode):
