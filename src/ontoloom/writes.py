@@ -47,7 +47,7 @@ from ontoloom.findings import Finding
 from ontoloom.model import IdSpace
 from ontoloom.reporting import finding_from_result
 from ontoloom.schema import RelationSpec, Schema, is_acyclic
-from ontoloom.secret_text import holds_token
+from ontoloom.secret_text import holds_secret
 from ontoloom.shacl import Result
 from ontoloom.shacl.neighbourhood import Changed, Walker
 from ontoloom.shacl.reach import GLOBAL, UNBOUNDED, Reach, merge, reach_of
@@ -92,8 +92,8 @@ class Cycle:
     new_nodes: frozenset[Term]
 
 
-def _token_names(quads: Iterable[Quad], ids: IdSpace) -> list[Finding]:
-    """A node or graph whose IRI holds a token or key breaks the secret rule, for every
+def _secret_names(quads: Iterable[Quad], ids: IdSpace) -> list[Finding]:
+    """A node or graph whose IRI holds a secret breaks the secret rule, for every
     front end alike. ol:NoSecrets judges what a triple says of its subject (each property's
     name, each value, IRIs included); the subject's and the graph's own names are judged
     here, as a write by id is (``model.check_id``): a name is shown wherever its node is.
@@ -104,7 +104,7 @@ def _token_names(quads: Iterable[Quad], ids: IdSpace) -> list[Finding]:
         for name, whose in ((quad.subject, "its name"), (quad.graph_name, "its graph's name")):
             if isinstance(name, NamedNode):
                 if name not in judged:
-                    judged[name] = holds_token(name.value)
+                    judged[name] = holds_secret(name.value)  # as for an IRI value
                 if judged[name]:
                     found.setdefault(quad.subject, whose)
     return [
@@ -114,7 +114,7 @@ def _token_names(quads: Iterable[Quad], ids: IdSpace) -> list[Finding]:
             constraint="forbidden",
             value=None,
             message=(
-                f"{whose} holds a token or key, and a name is shown wherever its node is: "
+                f"{whose} holds a token, key or password, and a name is shown wherever its node is: "
                 "secrets are never stored in the graph; name it another way and keep the "
                 "secret in a vault (secret_ref)"
             ),
@@ -170,7 +170,7 @@ class WritePath:
             # another gateway writing to the same store in between makes it check again.
             expected = self.backend.generation()
             if trusted is None:
-                findings = _token_names(delta.adds, self.ids)
+                findings = _secret_names(delta.adds, self.ids)
                 if self._touches_schema(delta):
                     findings += self._schema_findings(delta)
                 else:
