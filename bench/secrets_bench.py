@@ -545,7 +545,13 @@ class Score:
 
     @property
     def fakes(self) -> list[Outcome]:
-        return [o for o in self.outcomes if o.item.kind == "fake"]
+        """The fakes of every form the README claims (recall is measured on these)."""
+        return [o for o in self.outcomes if o.item.kind == "fake" and not o.item.named_gap]
+
+    @property
+    def gaps(self) -> list[Outcome]:
+        """The fakes of the README's named gap: measured and shown apart."""
+        return [o for o in self.outcomes if o.item.named_gap]
 
     @property
     def false_positives(self) -> list[Outcome]:
@@ -582,6 +588,7 @@ class Score:
             ],
             "refused_otherwise": sum(o.refused and o.reason != "secret" for o in self.fakes),
             "echoed": sum(o.echoed for o in self.fakes),
+            "named_gap": [sum(o.refused for o in self.gaps), len(self.gaps)],
             "precision": self.precision(),
             "recall": self.recall(),
             "by_carrier": {
@@ -757,6 +764,13 @@ def report(scores: list[Score], c: Corpus, quick: bool, total: float) -> str:
     ]
     out += [table(rows, head), ""]
     measured = [s for s in scores if not s.error]
+    gaps = [f"{s.door} {sum(o.refused for o in s.gaps)}/{len(s.gaps)}" for s in measured if s.gaps]
+    if gaps:
+        out += [
+            "Named gap (README), not counted above — lower-case passwords of 8–11 letters, "
+            "refused/tried: " + ", ".join(gaps) + ".",
+            "",
+        ]
     carrier_rows = []
     for carrier in CARRIERS:
         cells = []

@@ -84,6 +84,11 @@ class Item:
     variant: str = ""
 
     @property
+    def named_gap(self) -> bool:
+        """A fake of a form the README says the rule may let through (reported apart)."""
+        return self.kind == "fake" and self.variant in NAMED_GAPS
+
+    @property
     def scanned(self) -> str:
         """The text a scanner of plain text sees for this item."""
         return f"{self.text}={self.value}" if self.carrier == "property-name" else self.text
@@ -234,11 +239,15 @@ TOKEN_FORMATS: dict[str, Callable[[random.Random], str]] = {
 
 # -- fake credentials: secrets written as text ------------------------------------------------
 def password(rng: random.Random, style: str) -> str:
-    """A random password, 10 to 24 characters: ``mixed`` (upper, lower, digit and symbol, the
-    first a letter or digit, as most generators make them) or ``lower`` (letters a-z only)."""
-    n = rng.randint(10, 24)
+    """A random password: ``mixed`` (10 to 24 characters, upper, lower, digit and symbol, the
+    first a letter or digit, as most generators make them), ``lower`` (12 to 24 letters a-z:
+    a passphrase) or ``lower-short`` (8 to 11 letters a-z: the README's named gap, since a
+    run that short may read like a word)."""
     if style == "lower":
-        return _r(rng, LOWER, n)
+        return _r(rng, LOWER, rng.randint(12, 24))
+    if style == "lower-short":
+        return _r(rng, LOWER, rng.randint(8, 11))
+    n = rng.randint(10, 24)
     classes = [UPPER, LOWER, DIGITS, SYMBOLS]
     chars = [rng.choice(c) for c in classes] + [rng.choice(ALNUM + SYMBOLS) for _ in range(n - 4)]
     rng.shuffle(chars)
@@ -331,7 +340,9 @@ WRITTEN_FORMATS = (
     "api-key",
     "client-secret",
 )
-PASSWORD_STYLES = ("mixed", "lower")
+PASSWORD_STYLES = ("mixed", "lower", "lower-short")
+#: The styles the README names as a gap: measured, reported apart, not counted in recall.
+NAMED_GAPS = frozenset({"lower-short"})
 FORMATS = (*TOKEN_FORMATS, *WRITTEN_FORMATS)
 
 
