@@ -447,7 +447,10 @@ def door_rebuild(items: list[Item], work: Path) -> list[Outcome]:
         raise RuntimeError(f"rebuild: exit {done.returncode}: {done.stderr.decode()[-2000:]}")
     report = json.loads(done.stdout)
     messages: dict[str, list[str]] = {}
-    for note in report.get("notes", {}).get("rejected", []):
+    notes = report.get("notes", {})
+    # a record refused, or a field of it not stored (a key that cannot be a property name is
+    # skipped, and said): either way the text given is not in the store
+    for note in [*notes.get("rejected", []), *notes.get("skipped", [])]:
         messages.setdefault(note["path"], []).append(note["message"])
     return [
         judged(item, path in messages, "\n".join(messages.get(path, [])))
