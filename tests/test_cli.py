@@ -476,6 +476,11 @@ def test_unsetting_an_absent_property_says_nothing_was_unset(team: Cli) -> None:
     again = team("update", "task_a", "--unset", "priority")
     assert again.exit_code == 0
     assert "task_a has no 'priority': nothing to unset" in again.output
+    assert "task_a unchanged" in again.output and "updated" not in again.output
+    # a no-op writes nothing: the entity keeps its "updated" time
+    before = json.loads(team("--json", "get", "task_a").stdout)["updated"]
+    team("update", "task_a", "--unset", "priority")
+    assert json.loads(team("--json", "get", "task_a").stdout)["updated"] == before
     typo = team("update", "task_a", "--unset", "prority")
     assert typo.exit_code == 0 and "task_a has no 'prority'" in typo.output
     refused = team("update", "task_a", "--unset", "blocks")

@@ -149,3 +149,20 @@ def test_a_failed_init_with_an_endpoint_leaves_the_directory_as_it_was(
     # the retry meets the same directory, and fails for the same reason (not "it exists")
     again = runner.invoke(main, ["init", str(where), "--endpoint", url])
     assert again.exit_code == 2 and again.stderr == failed.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "spec", "says"),
+    [
+        ("add-type", '{"typ": "Sprint"}', "unknown key 'typ' (did you mean 'type'?)"),
+        ("add-type", '{"type": "Sprint", "requird": ["name"]}', "did you mean 'required'?"),
+        ("add-relation", '{"rel": "mentors", "from_type": ["Person"]}', "'from_types'"),
+    ],
+)
+def test_a_misspelt_schema_key_is_named_with_the_key_it_meant(
+    team: Cli, command: str, spec: str, says: str
+) -> None:
+    """A typo in a key was reported as its correct key missing ("type" is a CamelCase name)."""
+    result = team("schema", command, spec)
+    assert result.exit_code == 2, result.output
+    assert says in result.stderr and "CamelCase" not in result.stderr

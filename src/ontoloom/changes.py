@@ -213,12 +213,15 @@ class Changes:
             if key in self.graph.schema.relations:
                 raise BadInput(f"{key!r} is a relation: use `ontoloom unrelate`")
         adds = self._property_quads(node, properties)
-        for key in [*properties, *unset]:
-            self._remove(
-                q
-                for q in self.quads_about(node, vocab_iri(key))
-                if q.graph_name == FACTS and isinstance(q.object, Literal)
-            )
+        removes = {
+            q
+            for key in [*properties, *unset]
+            for q in self.quads_about(node, vocab_iri(key))
+            if q.graph_name == FACTS and isinstance(q.object, Literal)
+        }
+        if not adds and not removes:
+            return  # only absent keys unset: nothing changes, not even the "updated" time
+        self._remove(removes)
         self._add(adds)
         if OBSERVATIONS in properties:
             self._keep_order(node, _listed(properties[OBSERVATIONS]))

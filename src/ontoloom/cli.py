@@ -492,8 +492,12 @@ def update(
     props = parse_properties(pairs, props_json)
     if not props and not unset:
         raise BadInput("nothing to change: give -p KEY=VALUE, --props JSON or --unset KEY")
-    entity = _value("update_entity", {"id": entity_id, "properties": props, "unset": list(unset)})
-    _emit(entity, f"updated {entity['id']}")
+    result = _run("update_entity", {"id": entity_id, "properties": props, "unset": list(unset)})
+    entity = result.value
+    # every key unset was absent and nothing set: the op wrote nothing (its warnings say why)
+    absent = [w for w in result.warnings if w.endswith("nothing to unset")]
+    unchanged = not props and len(absent) == len(set(unset))
+    _emit(entity, f"{entity['id']} unchanged" if unchanged else f"updated {entity['id']}")
 
 
 @main.command()

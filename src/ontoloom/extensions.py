@@ -17,6 +17,7 @@ from ontoloom.model import check_property_name, literal_from_json
 from ontoloom.resources import resource_dir
 from ontoloom.store.base import Delta
 from ontoloom.store.rdfio import guess_format, read_triples
+from ontoloom.suggest import did_you_mean
 from ontoloom.terms import BlankNode, Literal, NamedNode, Quad, Term, Triple, node, spo, subject
 from ontoloom.vocab import OL, OWL, RDF, RDFS, SCHEMA_GRAPH, SH, XSD, compact
 
@@ -89,9 +90,21 @@ def parse_spec(value: Any, what: str) -> dict[str, Any]:
     return value
 
 
+def _refuse_unknown_keys(spec: dict[str, Any], what: str, keys: tuple[str, ...]) -> None:
+    """Checked before any value: a misspelt key (``"typ"``) is named as the typo it is, not
+    reported as its correct key missing."""
+    unknown = sorted(k for k in spec if k not in keys)
+    if unknown:
+        raise BadInput(
+            f"{what}: unknown key {unknown[0]!r}{did_you_mean(unknown[0], keys)}; "
+            f"the keys are {', '.join(keys)}"
+        )
+
+
 def add_type(graph: Session, spec: Any) -> dict[str, Any]:
     """``{"type": "Sprint", "required": [...], "enums": {prop: [values]}, "description": …}``"""
     spec = parse_spec(spec, "add-type")
+    _refuse_unknown_keys(spec, "add-type", ("type", "required", "enums", "description"))
     name = spec.get("type")
     if not isinstance(name, str) or not _TYPE_NAME.match(name):
         raise BadInput('add-type: "type" is a CamelCase name, e.g. {"type": "Sprint"}')
@@ -104,11 +117,6 @@ def add_type(graph: Session, spec: Any) -> dict[str, Any]:
     if not isinstance(required, list) or not isinstance(enums, dict):
         raise BadInput(
             'add-type: "required" is a list of property names, "enums" maps a property to its values'
-        )
-    unknown = set(spec) - {"type", "required", "enums", "description"}
-    if unknown:
-        raise BadInput(
-            f"add-type: unknown key {sorted(unknown)[0]!r}; use type, required, enums, description"
         )
     t = _Triples()
     cls = _ol(name)
@@ -154,22 +162,16 @@ def add_relation(graph: Session, spec: Any) -> dict[str, Any]:
     """``{"rel": "mentors", "from_types": [...], "to_types": [...], "cardinality": …,
     "acyclic": bool, "symmetric": bool}``"""
     spec = parse_spec(spec, "add-relation")
+    _refuse_unknown_keys(
+        spec,
+        "add-relation",
+        ("rel", "from_types", "to_types", "cardinality", "acyclic", "symmetric", "description"),
+    )
     name = spec.get("rel")
     if not isinstance(name, str) or not _REL_NAME.match(name):
         raise BadInput('add-relation: "rel" is a lower-case name, e.g. {"rel": "mentors"}')
     if name in graph.schema.relations:
         raise BadInput(f"add-relation: the relation {name} already exists")
-    unknown = set(spec) - {
-        "rel",
-        "from_types",
-        "to_types",
-        "cardinality",
-        "acyclic",
-        "symmetric",
-        "description",
-    }
-    if unknown:
-        raise BadInput(f"add-relation: unknown key {sorted(unknown)[0]!r}")
     ends = {}
     for key in ("from_types", "to_types"):
         types = spec.get(key)
