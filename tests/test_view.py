@@ -261,6 +261,28 @@ def test_review_refusals_come_back_with_their_report(client: tuple[TestClient, P
     assert candidate["id"] not in {i["id"] for i in left}
 
 
+def test_a_candidate_offers_exactly_the_relations_typing_it_accepts(
+    client: tuple[TestClient, Path, str],
+) -> None:
+    """The review page's dropdown offered all the schema's relations, defaulting to one the
+    schema refuses for the pair: each candidate now lists what fits, the oracle being the
+    write path itself (every relation left out is refused; the first offered is accepted)."""
+    c, _, _ = client
+    queue = c.get("/ui/api/review", headers=AUTH).json()
+    candidate = next(i for i in queue["candidates"] if i["target"] == "action:strip-control-bytes")
+    offered = candidate["relations"]
+    assert offered and "applies" not in offered
+    for rel in sorted(set(queue["relations"]) - set(offered)):
+        typed = c.post(
+            "/ui/api/review/type", json={"id": candidate["id"], "rel": rel}, headers=AUTH
+        )
+        assert typed.status_code == 422, (rel, typed.json())
+    first = c.post(
+        "/ui/api/review/type", json={"id": candidate["id"], "rel": offered[0]}, headers=AUTH
+    )
+    assert first.status_code == 200, first.json()
+
+
 def test_serve_without_ui_has_no_pages(example: tuple[Path, str]) -> None:
     with TestClient(build_app(example[0] / ".ontoloom", "s3cret")) as c:
         assert c.get("/ui/").status_code == 404

@@ -8,7 +8,7 @@ Typing a candidate makes a pending proposal; it never enters the trusted graph b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import NotFound, ValidationFailed
@@ -38,9 +38,12 @@ class Item:
     path: str
     line: int
     label: str | None = None
+    # the relations the schema allows from this source to this target, the specific first
+    relations: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "relations": list(self.relations),
             "id": self.id,
             "source": self.source,
             "target": self.target,
@@ -97,13 +100,33 @@ def worklist(graph: Session) -> list[Item]:
     """Candidates to type: unresolved targets, already-connected pairs and decided ones hidden."""
     verdicts = _verdicts(graph)
     return [
-        item
+        replace(item, relations=fitting_relations(graph, item.source, item.target))
         for item in _candidates(graph)
         if item.target is not None
         and item.id not in verdicts
         and item.source != item.target
         and not _connected(graph, item.source, item.target)
     ]
+
+
+_ANY = ("Object", "Record", "Entity")
+
+
+def fitting_relations(graph: Session, source: str, target: str) -> tuple[str, ...]:
+    """The relations whose domain and range the two objects fit — what typing this pair may
+    choose (the review page offers only these) — those naming types before those open to any
+    object, so that the first is the most specific."""
+    fits = [
+        name
+        for name, spec in graph.schema.relations.items()
+        if _fits(graph, source, spec.from_types) and _fits(graph, target, spec.to_types)
+    ]
+
+    def generic(name: str) -> int:
+        spec = graph.schema.relations[name]
+        return sum(any(t in _ANY for t in ends) for ends in (spec.from_types, spec.to_types))
+
+    return tuple(sorted(fits, key=generic))
 
 
 def _find(graph: Session, cid: str) -> Item:
@@ -176,7 +199,7 @@ def dismiss(graph: Session, cid: str) -> Item:
 
 
 def _fits(graph: Session, entity: str, allowed: list[str]) -> bool:
-    if any(t in ("Object", "Record", "Entity") for t in allowed):
+    if not allowed or any(t in _ANY for t in allowed):
         return graph.exists(entity)
     types = {
         r["t"]

@@ -3,7 +3,6 @@
 "use strict";
 (function () {
   var el = ontoloom.el;
-  var relations = [];
 
   function evidence(ev) {
     var where = ev.source || ev.transcript || null;
@@ -62,17 +61,26 @@
   }
 
   function candidateCard(c) {
+    // only the relations the schema allows for this pair, the most specific first (selected);
+    // none: the button is disabled and says why, instead of offering a refusal
     var select = el("select", { id: "rel-" + c.id, name: "rel" });
-    relations.forEach(function (r) { select.appendChild(el("option", { value: r, text: r })); });
+    var fitting = c.relations || [];
+    fitting.forEach(function (r) { select.appendChild(el("option", { value: r, text: r })); });
+    var typeButton = el("button", { type: "button", "class": "primary type", text: "Type as relation", "aria-describedby": "c-" + c.id,
+      onclick: function () { act("type", { id: c.id, rel: select.value }, function (d) {
+        return "Proposed (pending): " + d.source + " " + d.rel + " " + d.target + " [" + d.id + "]"; }); } });
+    if (!fitting.length) {
+      select.appendChild(el("option", { value: "", text: "no relation of the schema fits these two" }));
+      select.disabled = true;
+      typeButton.disabled = true;
+    }
     return el("article", { "class": "card", "data-id": c.id, "aria-labelledby": "c-" + c.id }, [
       el("h3", { id: "c-" + c.id, text: c.source + " \u2192 " + (c.target || c.target_text) }),
       el("div", { "class": "help", text: "evidence: " + c.path + ":" + c.line }),
       el("blockquote", { text: c.sentence }),
       el("div", { "class": "actions" }, [
         el("label", { "for": "rel-" + c.id }, ["Relation", select]),
-        el("button", { type: "button", "class": "primary type", text: "Type as relation", "aria-describedby": "c-" + c.id,
-          onclick: function () { act("type", { id: c.id, rel: select.value }, function (d) {
-            return "Proposed (pending): " + d.source + " " + d.rel + " " + d.target + " [" + d.id + "]"; }); } }),
+        typeButton,
         el("button", { type: "button", "class": "dismiss", text: "Dismiss", "aria-describedby": "c-" + c.id,
           onclick: function () { act("dismiss", { id: c.id }, function () { return "Dismissed " + c.id + "."; }); } })
       ])
@@ -89,7 +97,6 @@
   function reload() {
     return ontoloom.api("GET", "api/review").then(function (r) {
       if (r.status !== 200) { ontoloom.status("Could not load the queue: " + (r.data.message || r.status)); return; }
-      relations = r.data.relations;
       fill("proposals", r.data.proposals, proposalCard, "No pending proposals.");
       fill("candidates", r.data.candidates, candidateCard, "The worklist is empty.");
       ontoloom.status(r.data.proposals.length + " pending proposal(s), " + r.data.candidates.length + " wikilink candidate(s)");
