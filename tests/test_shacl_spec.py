@@ -227,7 +227,7 @@ def test_a_prefix_the_shapes_file_declares_resolves_in_its_queries(tmp_path) -> 
         'SELECT $this ?value WHERE { $this ex:p ?value }""" ] . ex:a ex:p 1 .',
         encoding="utf-8",
     )
-    result = CliRunner().invoke(main, ["validate", str(path), "-s", str(path)])
+    result = CliRunner().invoke(main, ["validate", str(path), "-s", str(path), "-f", "text"])
     assert result.exit_code == 1, result.output
     assert "\nex:a\n  Violation: [SPARQL] = 1 (shape ex:S)\n" in result.output
 

@@ -888,17 +888,17 @@ _FILE_FORMAT = click.Choice(
     "--shacl",
     "--shapes",
     "shapes",
-    multiple=True,
     metavar="FILE|-",
-    help="A shapes file; repeat it. Default: the data's own shapes, else ontoloom's.",
+    help="The shapes file (given twice, the last counts, as in pySHACL). Default: the data's "
+    "own shapes, else ontoloom's.",
 )
 @click.option(
     "-e",
     "--ont-graph",
     "ontology",
-    multiple=True,
     metavar="FILE|-",
-    help="An ontology whose RDFS/OWL axioms are mixed into the data (as pySHACL does).",
+    help="An ontology whose RDFS/OWL axioms are mixed into the data (as pySHACL does; given "
+    "twice, the last counts).",
 )
 @click.option(
     "-i",
@@ -935,8 +935,8 @@ _FILE_FORMAT = click.Choice(
     "fmt",
     type=click.Choice(["human", "table", "turtle", "xml", "json-ld", "nt", "n3", "text", "json"]),
     default=None,
-    help="Output: pySHACL's human|table or the report graph (turtle|xml|json-ld|nt|n3); "
-    "ontoloom's text (default) or json (the findings report; same as --json).",
+    help="Output: pySHACL's human (default) or table, the report graph (turtle|xml|json-ld|"
+    "nt|n3); ontoloom's text (grouped by focus node) or json (the findings report; --json).",
 )
 @click.option(
     "-df",
@@ -963,8 +963,8 @@ _FILE_FORMAT = click.Choice(
 @_common
 def validate(
     data: tuple[str, ...],
-    shapes: tuple[str, ...],
-    ontology: tuple[str, ...],
+    shapes: str | None,
+    ontology: str | None,
     inference: str,
     metashacl: bool,
     imports: bool,
@@ -994,15 +994,20 @@ def validate(
     """
     from ontoloom.validation import Source, validate_files
 
-    fmt = _output_format(fmt, "text", "-f/--format")
-    named = [*data, *shapes, *ontology]
+    # pySHACL's default, so that `validate` is its drop-in to the byte
+    fmt = _output_format(fmt, "human", "-f/--format")
+    # one shapes graph and one ontology, as pySHACL's options take them
+    shape_files, ontology_files = [shapes] if shapes else [], [ontology] if ontology else []
+    named = [*data, *shape_files, *ontology_files]
     if named.count("-") > 1:
         raise click.UsageError("standard input (-) can be read once: give it to one option")
     stdin = _read_stdin() if "-" in named else None
     outcome = validate_files(
         [Source(d, "-df/--data-file-format", data_format, stdin) for d in data],
-        [Source(s, "-sf/--shacl-file-format", shapes_format, stdin) for s in shapes],
-        ontology=[Source(e, "-ef/--ont-file-format", ontology_format, stdin) for e in ontology],
+        [Source(s, "-sf/--shacl-file-format", shapes_format, stdin) for s in shape_files],
+        ontology=[
+            Source(e, "-ef/--ont-file-format", ontology_format, stdin) for e in ontology_files
+        ],
         inference=inference,
         metashacl=metashacl,
         imports=imports,

@@ -29,7 +29,7 @@ from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures, ValidationFa
 from ontoloom.shacl.validate import validate_graphs
 from ontoloom.store.rdfio import holds_nothing, read_triples
 from ontoloom.terms import NamedNode, RdfFormat, Term, Triple, serialize, spo, triple
-from ontoloom.vocab import OWL, RDF, SH, XSD
+from ontoloom.vocab import OWL, RDF, SH
 
 __all__ = [
     "FILE_FORMATS",
@@ -58,13 +58,8 @@ FILE_FORMATS = {
 }
 # -f: pySHACL's formats, then ontoloom's own (text is the default; json the findings report).
 OUTPUT_FORMATS = ("human", "table", "turtle", "xml", "json-ld", "nt", "n3", "text", "json")
-_GRAPH_FORMATS = {
-    "turtle": RdfFormat.TURTLE,
-    "xml": RdfFormat.RDF_XML,
-    "json-ld": RdfFormat.JSON_LD,
-    "nt": RdfFormat.N_TRIPLES,
-    "n3": RdfFormat.N3,
-}
+# pySHACL's -f graph formats, as rdflib names them
+_GRAPH_FORMATS = {"turtle": "turtle", "xml": "xml", "json-ld": "json-ld", "nt": "nt", "n3": "n3"}
 INFERENCE = ("none", "rdfs", "owlrl", "both")
 _SEVERITIES = {"Violation": SH + "Violation", "Warning": SH + "Warning", "Info": SH + "Info"}
 _FORMAT_HELP = "turtle, xml, json-ld, nt or n3"
@@ -141,14 +136,14 @@ class Outcome:
     def human(self) -> str:
         """pySHACL's text report (``-f human``), result for result."""
         results = self.report.results
-        render = Renderer(self.shapes.prefixes, self.shapes.graph)
+        render = Renderer(self.shapes.prefixes, self.shapes.graph, pyshacl_literals=True)
         out = f"Validation Report\nConforms: {self.conforms}\n"
         if results:
             out += f"Results ({len(results)}):\n"
         blocks = []
         for r, f in zip(results, self.findings, strict=True):
             kind = "Constraint Violation" if f.severity == "Violation" else "Validation Result"
-            name = r.component.value.rsplit("#", 1)[-1]
+            name = _pyshacl_component_name(r.component)
             block = (
                 f"{kind} in {name} ({r.component.value}):\n"
                 f"\tSeverity: {render.term(r.severity)}\n"
@@ -161,7 +156,15 @@ class Outcome:
                 block += f"\tResult Path: {render.term(r.path)}\n"
             if r.source_constraint is not None:
                 block += f"\tSource Constraint: {render.term(r.source_constraint)}\n"
-            block += f"\tMessage: {f.message}\n"
+            # pySHACL prints each message the result holds, sorted; a SPARQL constraint
+            # without sh:message holds none (the findings JSON still says what broke)
+            if r.messages:
+                texts = sorted(m.value for m in r.messages)
+            elif r.component.value == SH + "SPARQLConstraintComponent":
+                texts = []
+            else:
+                texts = [f.message]
+            block += "".join(f"\tMessage: {t}\n" for t in texts)
             blocks.append(block)
         return out + "".join(sorted(blocks))
 
@@ -207,15 +210,20 @@ class Outcome:
         return report_turtle(self.report, self.shapes, conforms=self.conforms)
 
     def graph(self, fmt: str) -> str:
-        """The W3C report graph in one of pySHACL's -f graph formats."""
-        if fmt == "turtle":
-            return self.turtle()
-        triples = report_triples(self.report.results, self.shapes, conforms=self.conforms)
-        prefixes = {"sh": SH, "xsd": XSD, **self.shapes.prefixes}
-        text = serialize(
-            triples, format=_GRAPH_FORMATS[fmt], prefixes=None if fmt == "nt" else prefixes
+        """The W3C report graph in one of pySHACL's -f graph formats, serialised as pySHACL
+        serialises it — by rdflib, with rdflib's core prefixes and the shapes graph's — so
+        that the output is pySHACL's to the byte but for blank-node labels and order."""
+        import rdflib
+
+        triples = report_triples(
+            self.report.results, self.shapes, conforms=self.conforms, share_paths=True
         )
-        return (text or b"").decode("utf-8")
+        graph = rdflib.Graph(bind_namespaces="core")
+        for name, namespace in self.shapes.prefixes.items():
+            graph.bind(name, namespace, override=False)
+        text = serialize(triples, format=RdfFormat.N_TRIPLES) or b""
+        graph.parse(data=text.decode("utf-8"), format="nt")
+        return graph.serialize(format=_GRAPH_FORMATS[fmt])
 
     def render(self, fmt: str) -> str:
         if fmt == "json":
@@ -229,6 +237,16 @@ class Outcome:
         if fmt == "table":
             return self.table()
         return self.graph(fmt)
+
+
+def _pyshacl_component_name(component: Term) -> str:
+    """The name pySHACL's text report gives a component: its class's, which is one for both
+    qualified counts, and one for every custom (SPARQL-based) component."""
+    iri = component.value
+    if not iri.startswith(SH):
+        return "ConstraintComponent"
+    name = iri.removeprefix(SH)
+    return "QualifiedValueShapeConstraintComponent" if name.startswith("Qualified") else name
 
 
 # -- reading ------------------------------------------------------------------------------------

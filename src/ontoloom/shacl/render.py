@@ -23,12 +23,19 @@ class Renderer:
     """Renders terms with ``prefixes`` (name → namespace) and blank nodes of ``graph``."""
 
     def __init__(
-        self, prefixes: Mapping[str, str] | None = None, graph: TripleIndex | None = None
+        self,
+        prefixes: Mapping[str, str] | None = None,
+        graph: TripleIndex | None = None,
+        *,
+        pyshacl_literals: bool = False,
     ) -> None:
         merged = {**WELL_KNOWN, **(prefixes or {})}
         # Longest namespace first, so the most specific prefix wins.
         self.prefixes = sorted(merged.items(), key=lambda kv: -len(kv[1]))
         self.graph = graph
+        # `Literal("1", datatype=xsd:integer)` as pySHACL writes literals in its messages and
+        # its text report (`validate` is its drop-in), instead of Turtle's `1`
+        self.pyshacl_literals = pyshacl_literals
 
     def iri(self, iri: str) -> str:
         for name, namespace in self.prefixes:
@@ -46,6 +53,8 @@ class Renderer:
         if isinstance(term, NamedNode):
             return self.iri(term.value)
         if isinstance(term, Literal):
+            if self.pyshacl_literals:
+                return self.pyshacl_literal(term)
             if term.language:
                 return f"{_quoted(term.value)}@{term.language}"
             if term.datatype.value in _BARE:
@@ -57,6 +66,8 @@ class Renderer:
 
     def blank(self, node: BlankNode, depth: int = 0) -> str:
         g = self.graph
+        if self.pyshacl_literals:
+            return self.pyshacl_blank(node, depth)
         if g is None or depth > 2 or not g.triples_of(node):
             return str(node)
         if g.value(node, RDF_FIRST) is not None:
@@ -66,6 +77,68 @@ class Renderer:
         ]
         return "[ " + " ; ".join(sorted(parts)) + " ]"
 
+    def pyshacl_blank(self, node: BlankNode, depth: int = 0) -> str:
+        """pySHACL's ``stringify_blank_node``: the objects of one predicate sorted and joined
+        by commas, the predicates sorted, twelve levels deep; a node it holds nothing of is
+        ``[ ]``."""
+        g = self.graph
+        if depth >= 12:
+            return "<http://recursion.too.deep>"
+        triples = list(map(spo, g.triples_of(node))) if g is not None else []
+        if not triples:
+            return "[ ]"
+        if g is not None and g.value(node, RDF_FIRST) is not None:
+            return "( " + " ".join(self.term(m, depth + 1) for m in g.items(node)) + " )"
+        by_predicate: dict[str, list[str]] = {}
+        for _, p, o in triples:
+            by_predicate.setdefault(self.term(p), []).append(self.term(o, depth + 1))
+        parts = [f"{p} {', '.join(sorted(os))}" for p, os in sorted(by_predicate.items())]
+        return "[ " + " ; ".join(parts) + " ]"
+
+    def path_node(self, path: Path) -> str:
+        """A path as pySHACL writes it: the RDF that states it (``[ sh:inversePath ex:p ]``,
+        a sequence as the list ``( ex:p ex:q )``)."""
+        if path.kind == "predicate":
+            assert path.iri is not None
+            return self.iri(path.iri.value)
+        parts = [self.path_node(p) for p in path.parts]
+        if path.kind == "sequence":
+            return "( " + " ".join(parts) + " )"
+        if path.kind == "alternative":
+            return f"[ sh:alternativePath ( {' '.join(parts)} ) ]"
+        return f"[ sh:{path.kind}Path {parts[0]} ]"
+
+    def pyshacl_literal(self, term: Literal) -> str:
+        """pySHACL's ``stringify_literal``: the lexical form, its value where rdflib reads
+        another one (``"01" = 1``), the language or the datatype (none for xsd:string, as
+        rdflib keeps a plain literal)."""
+        import warnings
+
+        import rdflib
+
+        datatype = term.datatype.value
+        with warnings.catch_warnings():  # rdflib warns of ill-typed lexical forms
+            warnings.simplefilter("ignore")
+            if term.language:
+                node = rdflib.Literal(term.value, lang=term.language)
+            elif datatype == XSD + "string":
+                node = rdflib.Literal(term.value)
+            else:
+                node = rdflib.Literal(term.value, datatype=rdflib.URIRef(datatype))
+            value = node.value
+        lexical = str(node)  # rdflib's lexical form: normalised where it reads a value
+        shown = None if value is None else str(value)
+        if shown is not None and " object at 0x" in shown:
+            shown = shown[: shown.find(" object at 0x")]
+        text = (
+            f'"{lexical}" = {shown}' if shown is not None and shown != lexical else f'"{lexical}"'
+        )
+        if node.language:
+            text += f", lang={node.language}"
+        if node.datatype:
+            text += f", datatype={self.iri(str(node.datatype))}"
+        return f"Literal({text})"
+
     def list(self, members: list[Term], depth: int = 0) -> str:
         return "( " + " ".join(self.term(m, depth) for m in members) + " )"
 
@@ -73,6 +146,8 @@ class Renderer:
         if path.kind == "predicate":
             assert path.iri is not None
             return self.iri(path.iri.value)
+        if self.pyshacl_literals:
+            return self.path_node(path)
         if path.kind == "inverse":
             return "^" + self.path(path.parts[0])
         if path.kind in ("sequence", "alternative"):

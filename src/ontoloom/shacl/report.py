@@ -19,15 +19,22 @@ def _sh(local: str) -> NamedNode:
 
 
 def report_triples(
-    results: Iterable[Result], shapes: ShapeSet | None = None, *, conforms: bool | None = None
+    results: Iterable[Result],
+    shapes: ShapeSet | None = None,
+    *,
+    conforms: bool | None = None,
+    share_paths: bool = False,
 ) -> list[Triple]:
     """The report graph: one sh:ValidationResult per result. It stands on its own: a path is
     written out as a fresh structure per result (as the W3C test suite compares them), and
     a blank source shape or source constraint is described by its triples in the shapes
-    graph, once, as pySHACL does. ``conforms`` defaults to "no results"; pySHACL's
-    allow-warnings mode reports true beside results of the allowed severities."""
+    graph, once, as pySHACL does. ``share_paths``: one structure per distinct path, which
+    every result on it points at, as pySHACL's own report graph does. ``conforms`` defaults
+    to "no results"; pySHACL's allow-warnings mode reports true beside results of the
+    allowed severities."""
     results = list(results)
     described: dict[Term, None] = {}
+    paths: dict[str, Term] = {}
     report = BlankNode()
     out = [
         Triple(report, NamedNode(RDF + "type"), _sh("ValidationReport")),
@@ -51,8 +58,13 @@ def report_triples(
             Triple(node, _sh("sourceShape"), r.source_shape),
         ]
         if r.path is not None:
-            head, triples = path_triples(r.path, shapes)
-            out += [Triple(node, _sh("resultPath"), head), *triples]
+            key = r.path_key() or ""
+            if share_paths and key in paths:
+                out.append(Triple(node, _sh("resultPath"), paths[key]))
+            else:
+                head, triples = path_triples(r.path, shapes)
+                paths[key] = head
+                out += [Triple(node, _sh("resultPath"), head), *triples]
         if r.value is not None:
             out.append(Triple(node, _sh("value"), r.value))
         if r.source_constraint is not None:

@@ -81,13 +81,14 @@ class HasValueConstraintComponent(Constraint):
     def message(
         self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
     ) -> str:
+        # pySHACL's words, to the letter (its "not a in", its list of one)
+        expected = [r.term(self.expected)] if r.pyshacl_literals else r.term(self.expected)
         if path is None:
-            return (
-                f"Node {r.term(focus)} value is not in the set of values: {r.term(self.expected)}"
-            )
+            if r.pyshacl_literals:
+                return f"Node {r.term(focus)} value is not a in the set of values: {expected}"
+            return f"Node {r.term(focus)} value is not in the set of values: {expected}"
         return (
-            f"Node {r.term(focus)}->{r.term(path)} does not contain a value in the set: "
-            f"{r.term(self.expected)}"
+            f"Node {r.term(focus)}->{r.term(path)} does not contain a value in the set: {expected}"
         )
 
 
@@ -112,6 +113,8 @@ class InConstraintComponent(Constraint):
     def message(
         self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
     ) -> str:
+        if r.pyshacl_literals:  # pySHACL's words: a Python list of the members as it writes them
+            return f"Value {r.term(value)} not in list {[r.term(a) for a in self.allowed]}"
         return f"Value {r.term(value)} not in list {r.list(self.allowed)}"
 
 

@@ -11,7 +11,8 @@ from ontoloom.shacl.components.params import Params
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapeSet
-from ontoloom.terms import Literal, Term
+from ontoloom.terms import Literal, NamedNode, Term
+from ontoloom.vocab import XSD
 
 
 def _quoted(text: str) -> str:
@@ -42,7 +43,8 @@ class _Length(Constraint):
     def message(
         self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
     ) -> str:
-        return f"String length not {self.op} {self.n}"
+        n = Literal(str(self.n), datatype=NamedNode(XSD + "integer"))
+        return f"String length not {self.op} {r.term(n)}"
 
 
 class MinLengthConstraintComponent(_Length):
