@@ -281,7 +281,7 @@ def test_serve_ui_view_and_a_confirm_from_the_review_page(
     assert w.errors == []
     before = (root / PENDING_RECORD).read_text()
     w.page.locator(f"article[data-id='{pid}'] button.confirm").click()
-    w.page.wait_for_selector("#outcome-body .ok")
+    w.page.wait_for_selector("#outcome-body .ok:has-text('written back to')")
     assert "written back to " + PENDING_RECORD in w.page.locator("#outcome-body").inner_text()
     after = (root / PENDING_RECORD).read_text()
     assert after != before and "resolved-by" in after
