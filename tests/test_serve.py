@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import os
 import socket
 import stat
@@ -402,7 +403,9 @@ def test_serve_on_port_0_announces_the_port_it_listens_on_and_a_token_from_the_e
         assert f"http://{url}/ui/" in line  # one line, the view's address in it
         proc.terminate()
         assert proc.wait(timeout=20) == 0
-        assert proc.stderr is not None and proc.stderr.read() == b""  # the one line only
+        assert proc.stderr is not None  # after the address, only the request's log line
+        rest = proc.stderr.read().decode("utf-8").splitlines()
+        assert len(rest) == 1 and '"GET /sparql HTTP/1.1" 200' in rest[0], rest
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -437,3 +440,32 @@ def test_a_signal_lets_the_request_in_flight_finish_and_the_server_exits_0(
     assert server.proc.stderr is not None
     rest = server.proc.stderr.read().decode("utf-8", "replace")
     assert "error" not in rest and "Traceback" not in rest
+
+
+def test_each_request_is_one_log_line_without_its_query_or_token(server: Server) -> None:
+    """Issue 32: a service logs one line per request (the Common Log Format and the time
+    taken); a SPARQL query's text and the bearer token stay out of the log."""
+    assert server.post("get_entity", {"id": "pers_ann"}).status_code == 200
+    secret_query = "SELECT * WHERE { ?s ?p 'private words' }"
+    got = httpx.get(
+        f"{server.url}/sparql", params={"query": secret_query}, headers=server.headers
+    )
+    assert got.status_code == 200
+    assert httpx.get(f"{server.url}/api/nope", headers=server.headers).status_code == 405
+    server.stop()
+    assert server.proc.stderr is not None
+    lines = server.proc.stderr.read().decode("utf-8").splitlines()[1:]  # after the address
+    assert len(lines) == 3, lines
+    pattern = re.compile(
+        r'^127\.0\.0\.1 - - \[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d \+0000\] "(\w+) (\S+) HTTP/1\.1" '
+        r"(\d{3}) (\d+|-) \d+\.\dms$"
+    )
+    parsed = [pattern.match(line) for line in lines]
+    assert all(parsed), lines
+    assert [(m[1], m[2], m[3]) for m in parsed if m] == [
+        ("POST", "/api/get_entity", "200"),
+        ("GET", "/sparql", "200"),
+        ("GET", "/api/nope", "405"),
+    ]
+    log = "\n".join(lines)
+    assert "private" not in log and server.token not in log

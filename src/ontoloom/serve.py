@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ontoloom.errors import BadInput, Internal, OntoloomError, Stopped
+from ontoloom.secret_text import redact
 
 __all__ = ["TOKEN_FILE", "announcement", "build_app", "resolve_token", "run_operation", "serve"]
 
@@ -267,6 +268,50 @@ class _Guard:
 
 class _TooLarge(Exception):
     pass
+
+
+class RequestLog:
+    """One line per HTTP request on ``stream`` once it is answered, in the Common Log Format
+    with the time taken after it: ``127.0.0.1 - - [06/Dec/2026:01:30:00 +0000] "POST
+    /api/create_entity HTTP/1.1" 200 345 2.1ms``. The path is written without its query
+    string, and no header is: a query's text and the token never reach a log."""
+
+    def __init__(self, app: Any, stream: Any = None) -> None:
+        self.app, self.stream = app, stream
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        import time
+
+        started = time.perf_counter()
+        status, size = 0, 0
+
+        async def counted(message: Any) -> None:
+            nonlocal status, size
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body":
+                size += len(message.get("body", b""))
+            await send(message)
+
+        try:
+            await self.app(scope, receive, counted)
+        finally:
+            self._write(scope, status or 500, size, time.perf_counter() - started)
+
+    def _write(self, scope: Any, status: int, size: int, seconds: float) -> None:
+        import datetime as dt
+
+        client = (scope.get("client") or ("-", 0))[0]
+        when = dt.datetime.now(dt.timezone.utc).strftime("%d/%b/%Y:%H:%M:%S +0000")
+        path = scope.get("path", "") or "/"
+        request = f"{scope.get('method', '-')} {path} HTTP/{scope.get('http_version', '1.1')}"
+        line = f'{client} - - [{when}] "{request}" {status} {size or "-"} {seconds * 1000:.1f}ms'
+        stream = self.stream or sys.stderr
+        stream.write(redact(line) + "\n")
+        stream.flush()
 
 
 async def _refuse(send: Any, status: int, kind: str, message: str) -> None:
@@ -658,7 +703,7 @@ def serve(
                 sys.stderr.flush()
 
     with owning(data_dir):
-        app = build_app(data_dir, token, ui, hosts=[host, *allow_hosts])
+        app = RequestLog(build_app(data_dir, token, ui, hosts=[host, *allow_hosts]))
         server = Announced(uvicorn.Config(app, host=host, port=port, log_level="warning"))
         try:
             server.run()
