@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import os
+import re
 import socket
 import stat
 import subprocess
@@ -447,9 +447,7 @@ def test_each_request_is_one_log_line_without_its_query_or_token(server: Server)
     taken); a SPARQL query's text and the bearer token stay out of the log."""
     assert server.post("get_entity", {"id": "pers_ann"}).status_code == 200
     secret_query = "SELECT * WHERE { ?s ?p 'private words' }"
-    got = httpx.get(
-        f"{server.url}/sparql", params={"query": secret_query}, headers=server.headers
-    )
+    got = httpx.get(f"{server.url}/sparql", params={"query": secret_query}, headers=server.headers)
     assert got.status_code == 200
     assert httpx.get(f"{server.url}/api/nope", headers=server.headers).status_code == 405
     server.stop()

@@ -305,7 +305,7 @@ class RequestLog:
         import datetime as dt
 
         client = (scope.get("client") or ("-", 0))[0]
-        when = dt.datetime.now(dt.timezone.utc).strftime("%d/%b/%Y:%H:%M:%S +0000")
+        when = dt.datetime.now(dt.UTC).strftime("%d/%b/%Y:%H:%M:%S +0000")
         path = scope.get("path", "") or "/"
         request = f"{scope.get('method', '-')} {path} HTTP/{scope.get('http_version', '1.1')}"
         line = f'{client} - - [{when}] "{request}" {status} {size or "-"} {seconds * 1000:.1f}ms'
