@@ -88,8 +88,9 @@ def test_every_error_of_the_http_api_is_json(server: Server) -> None:
         assert r.headers["content-type"].startswith("application/json"), (method, path)
         body = r.json()
         assert set(body) >= {"error", "message"} and body["message"], (method, path)
-        assert body["error"] in {*OUTCOMES, "unauthorised"}, (method, path)
+        assert body["error"] in OUTCOMES and OUTCOMES[body["error"]][1] == status, (method, path)
         if status == 405:
+            assert body["error"] == "method_not_allowed"
             assert "allow" in r.headers and r.headers["allow"] in body["message"]
 
 

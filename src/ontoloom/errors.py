@@ -50,7 +50,10 @@ OUTCOMES: dict[str, tuple[int, int]] = {
     "no_store": (2, 404),
     "unsupported_query": (2, 400),
     "busy": (2, 503),
+    "unauthorised": (2, 401),  # an HTTP request without the server's bearer token
     "forbidden": (2, 403),  # a request under a name the server does not answer to
+    "method_not_allowed": (2, 405),  # an HTTP method the path does not take (Allow says which)
+    "not_acceptable": (2, 406),  # an Accept header no answer of the query can meet
     "timeout": (2, 504),
     "owner_gone": (2, 502),
     "read_only": (2, 409),  # a write through a graph or store opened for reading

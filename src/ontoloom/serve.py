@@ -396,7 +396,8 @@ def build_app(
         return JSONResponse(body, status_code=status, headers=headers)
 
     def bad_input(message: str, status: int = 400) -> Response:
-        return JSONResponse({"error": "bad_input", "message": message}, status_code=status)
+        kind = "bad_input" if status == 400 else _error_kind(status)
+        return JSONResponse({"error": kind, "message": message}, status_code=status)
 
     read_only = "updates are not served here: /sparql is read-only (write through /api)"
 
@@ -530,7 +531,7 @@ def _index_page(index: dict[str, Any]) -> str:
 
 def _error_kind(status: int) -> str:
     """The kind an HTTP status stands for in :data:`ontoloom.errors.OUTCOMES` (the first with
-    it); a status no kind has (405, 406, 415) is bad input of the request's form."""
+    it); a status no kind has (413, 415) is bad input of the request's form."""
     from ontoloom.errors import OUTCOMES
 
     found = [kind for kind, (_exit, http) in OUTCOMES.items() if http == status]

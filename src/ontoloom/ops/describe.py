@@ -20,9 +20,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ERROR_SCHEMA", "api_document", "tool_list"]
 
-# The one kind the HTTP front end answers of its own, before any operation runs.
-_UNAUTHORISED = "unauthorised"
-
 #: The body of every error the HTTP API answers.
 ERROR_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -30,7 +27,7 @@ ERROR_SCHEMA: dict[str, Any] = {
     "properties": {
         "error": {
             "type": "string",
-            "enum": sorted([*OUTCOMES, _UNAUTHORISED]),
+            "enum": sorted(OUTCOMES),
             "description": "The kind of error: it decides the HTTP status (and the CLI's exit "
             "code) alike.",
         },
@@ -53,7 +50,7 @@ def tool_list(schema: Schema) -> list[dict[str, Any]]:
 
 def _statuses() -> dict[int, list[str]]:
     """HTTP status → the kinds of error answered with it."""
-    found: dict[int, list[str]] = {401: [_UNAUTHORISED]}
+    found: dict[int, list[str]] = {}
     for kind, (_exit, status) in OUTCOMES.items():
         found.setdefault(status, []).append(kind)
     return dict(sorted(found.items()))
