@@ -467,3 +467,49 @@ def test_each_request_is_one_log_line_without_its_query_or_token(server: Server)
     ]
     log = "\n".join(lines)
     assert "private" not in log and server.token not in log
+
+
+def test_mcp_http_is_the_server_announced_and_its_options_need_it(tmp_path: Path) -> None:
+    data_dir = tmp_path / ".ontoloom"
+    env = {k: v for k, v in os.environ.items() if k != "ONTOLOOM_TOKEN"}
+    misused = subprocess.run(
+        [*ONTOLOOM, "--data-dir", str(data_dir), "mcp", "--port", "1"],
+        capture_output=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    assert misused.returncode == 2 and b"--port is for --http" in misused.stderr
+    assert (
+        subprocess.run(
+            [*ONTOLOOM, "--data-dir", str(data_dir), "create", "Person", "-p", "name=Ann"],
+            capture_output=True,
+            env=env,
+        ).returncode
+        == 0
+    )
+    proc = subprocess.Popen(
+        [*ONTOLOOM, "--data-dir", str(data_dir), "mcp", "--http", "--port", "0"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        line = _first_line(proc)
+        assert line.startswith("serving http://127.0.0.1:") and "serve.token" in line
+        url = line.split("http://", 1)[1].split("/", 1)[0]
+        token = (data_dir / "serve.token").read_text().strip()
+        listed = httpx.post(
+            f"http://{url}/mcp/",
+            json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-03-26", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"}}},
+            headers={"Authorization": f"Bearer {token}",
+                     "Accept": "application/json, text/event-stream"},
+        )  # fmt: skip
+        assert listed.status_code == 200 and listed.json()["result"]["serverInfo"]
+        proc.terminate()
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

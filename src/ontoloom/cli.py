@@ -2662,8 +2662,18 @@ def view(
 
 # -- agent integration: MCP server, Claude Code hooks, install ---------------------------------
 @main.command()
+@click.option(
+    "--http",
+    is_flag=True,
+    help="Serve MCP over streamable HTTP at /mcp/ instead of stdio: `ontoloom serve` (its API "
+    "and SPARQL endpoint too, the same bearer token).",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="With --http: address.")
+@click.option(
+    "--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="With --http."
+)
 @_common
-def mcp() -> None:
+def mcp(http: bool, host: str, port: int) -> None:
     """Serve the graph to an agent over MCP (stdio): typed tools and memory-server tools.
 
     The first server of a data dir becomes its owner: it keeps the store open and the CLI,
@@ -2672,7 +2682,23 @@ def mcp() -> None:
     \b
     Example (an MCP client's config):
       {"mcpServers": {"ontoloom": {"command": "ontoloom", "args": ["mcp"]}}}
+      ontoloom mcp --http --port 8765   # MCP at http://127.0.0.1:8765/mcp/
     """
+    ctx = click.get_current_context()
+    given = [
+        name
+        for name in ("host", "port")
+        if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+    ]
+    if given and not http:
+        raise click.UsageError(f"--{given[0]} is for --http: without it the server speaks stdio")
+    if http:
+        from ontoloom.config import resolve_data_dir
+        from ontoloom.serve import serve as run
+
+        with contextlib.suppress(Stopped):  # a signal is how a server ends: exit 0
+            run(resolve_data_dir(_opts()["data_dir"]), host, port)
+        return
     from ontoloom.mcp_server import serve
 
     try:
