@@ -166,3 +166,30 @@ def test_a_misspelt_schema_key_is_named_with_the_key_it_meant(
     result = team("schema", command, spec)
     assert result.exit_code == 2, result.output
     assert says in result.stderr and "CamelCase" not in result.stderr
+
+
+def test_an_object_imported_under_its_own_iri_is_seen_by_every_command(
+    team: Cli, tmp_path: Path
+) -> None:
+    """It was stored, listed under its IRI, and then get, relate and search could not see it."""
+    ol = "https://ontoloom.dev/ns#"
+    data = tmp_path / "foreign.nt"
+    data.write_text(
+        f"<http://example.org/x1> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{ol}Task> .\n"
+        f'<http://example.org/x1> <{ol}title> "Foreign task" .\n'
+        f'<http://example.org/x1> <{ol}status> "open" .\n',
+        encoding="utf-8",
+    )
+    assert team("import", str(data)).exit_code == 0
+    foreign = "http://example.org/x1"
+    got = json.loads(team.json("get", foreign).stdout)
+    assert got["id"] == foreign and got["properties"]["title"] == "Foreign task"
+    assert team("relate", foreign, "blocks", "task_deploy").exit_code == 0
+    incoming = json.loads(team.json("relations", "task_deploy").stdout)
+    assert foreign in {r["from_id"] for r in incoming}
+    hits = json.loads(team.json("search", "Foreign").stdout)
+    assert foreign in [h["id"] for h in hits]
+    assert team("update", foreign, "-p", "status=done").exit_code == 0
+    assert team("check").exit_code == 0
+    exported = team("export", "--format", "nquads").stdout
+    assert f"<{foreign}> <{ol}blocks>" in exported  # still its own IRI, not renamed

@@ -110,14 +110,27 @@ def vocab_name(term: Term) -> str:
     return term.value if isinstance(term, NamedNode) else str(term)
 
 
+# Namespaces whose IRIs are vocabulary or ontoloom's own bookkeeping, never an object's.
+_NOT_OBJECTS = ("https://ontoloom.dev/", "urn:ontoloom:", RDF, RDFS, OWL, XSD, SH)
+
+
+def _foreign(value: str) -> bool:
+    """An absolute IRI of someone else's (``http://example.org/x1``, ``urn:isbn:…``): an
+    object imported under its own name keeps that name as its id."""
+    return ("://" in value or value.startswith("urn:")) and not value.startswith(_NOT_OBJECTS)
+
+
 class IdSpace:
-    """Maps ids to instance IRIs (percent-encoded under one base) and back.
+    """Maps ids to instance IRIs (percent-encoded under one base) and back. An object
+    imported under an IRI of its own keeps it: its id is that IRI, both ways.
 
     >>> ids = IdSpace()
     >>> ids.iri("doc:billing/tax-summary").value
     'https://ontoloom.dev/id/doc%3Abilling%2Ftax-summary'
     >>> ids.id_of(ids.iri("doc:billing/tax-summary"))
     'doc:billing/tax-summary'
+    >>> ids.iri(ids.id_of(NamedNode("http://example.org/x1"))).value
+    'http://example.org/x1'
     """
 
     def __init__(self, base: str = DEFAULT_ID_BASE) -> None:
@@ -125,11 +138,17 @@ class IdSpace:
 
     def iri(self, entity_id: str) -> NamedNode:
         try:
+            if _foreign(entity_id) and not entity_id.startswith(self.base):
+                return NamedNode(entity_id)
             return NamedNode(self.base + quote(entity_id, safe=""))
         except UnicodeEncodeError:  # a lone surrogate: bytes in argv that are not UTF-8
             from ontoloom.errors import BadInput
 
             raise BadInput(f"id {entity_id!r} is not valid Unicode (a lone surrogate)") from None
+        except ValueError:  # given as an IRI of its own, and not one
+            from ontoloom.errors import BadInput
+
+            raise BadInput(f"id {entity_id!r} is not a valid IRI") from None
 
     def id_of(self, term: Term) -> str:
         if isinstance(term, NamedNode) and term.value.startswith(self.base):
@@ -139,4 +158,8 @@ class IdSpace:
         return term.value if isinstance(term, NamedNode) else str(term)
 
     def is_instance(self, term: Term) -> bool:
-        return isinstance(term, NamedNode) and term.value.startswith(self.base)
+        """Whether the term names an object: an IRI under the base, or someone else's
+        absolute IRI (not a vocabulary's)."""
+        return isinstance(term, NamedNode) and (
+            term.value.startswith(self.base) or _foreign(term.value)
+        )
