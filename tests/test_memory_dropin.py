@@ -514,3 +514,143 @@ def test_blank_names_and_words_are_refused_saying_it_is_on_purpose(graph: Any) -
         assert refused.value.message.startswith(f"{field} is blank: refused on purpose")
         assert "the reference server would store it" in refused.value.message
     assert memory.read_graph() == before
+
+
+# -- drop-in relations are typed relations (issue 33) ---------------------------------------
+TEAM = [
+    ent("Fix bug", "task"),
+    ent("Ship", "task"),
+    ent("Alice", "person"),
+    ent("Bob", "person"),
+    ent("Org", "organization"),
+]
+
+
+def _typed(s_rels: list[dict[str, Any]]) -> set[tuple[str, str, str]]:
+    return {(r["from_id"], r["rel"], r["to_id"]) for r in s_rels if not r.get("open")}
+
+
+def test_a_relation_closing_a_blocks_cycle_is_refused_as_relate_refuses_it(
+    data_dir: Path,
+) -> None:
+    async def body(s: Session) -> None:
+        await s.ok("create_entities", entities=TEAM)
+        await s.ok("create_relations", relations=[rel("Fix bug", "blocks", "Ship")])
+        before = quads_of(data_dir)
+        for words in ("blocks", "Blocks", "BLOCKS"):
+            # with an open relation in the same call: all of the call, or nothing
+            text, data = await s.refused(
+                "create_relations",
+                relations=[rel("Alice", "knows", "Bob"), rel("Ship", words, "Fix bug")],
+            )
+            assert "cycle" in text and "'Ship'" in text and "'Fix bug'" in text, text
+            assert "blocks" in text and not INTERNAL_ID.search(text), text
+            assert data["error"] == "validation_failed"
+            assert quads_of(data_dir) == before
+        assert (await s.ok("check"))["conforms"] is True
+
+    run(data_dir, body)
+
+
+def test_a_second_assigned_to_replaces_the_first_as_relate_does(graph: Any) -> None:
+    from ontoloom.memory import Memory
+
+    memory = Memory(graph)
+    memory.create_entities(TEAM)
+    ids = {e.properties.get("title") or e.properties.get("name"): e.id for e in graph.entities()}
+    memory.create_relations([rel("Fix bug", "assigned to", "Alice")])
+    made = memory.create_relations([rel("Fix bug", "Assigned-To", "Bob")])
+    assert made == [rel("Fix bug", "Assigned-To", "Bob")]
+    assert _typed([r.to_json() for r in graph.relations(ids["Fix bug"])]) == {
+        (ids["Fix bug"], "assigned_to", ids["Bob"])
+    }
+    # the drop-in reads back the new one in its words, and nothing of the one it replaced
+    assert memory.read_graph()["relations"] == [rel("Fix bug", "Assigned-To", "Bob")]
+    assert not any("assigned to" in str(q.object) for q in graph.backend.quads())
+
+
+@pytest.mark.parametrize(
+    ("words", "declared"),
+    [
+        ("assigned_to", "assigned_to"),
+        ("assignedTo", "assigned_to"),
+        ("Assigned-To", "assigned_to"),
+        ("assigned to", "assigned_to"),
+        ("ASSIGNED TO", "assigned_to"),
+        ("memberOf", "member_of"),
+    ],
+)
+def test_the_words_of_a_schema_relation_are_normalised(
+    graph: Any, words: str, declared: str
+) -> None:
+    from ontoloom.memory import Memory, typed_relation
+
+    spec = typed_relation(graph, words)
+    assert spec is not None and spec.name == declared
+
+
+def test_a_schema_relation_whose_ends_do_not_fit_is_refused_naming_the_rule(
+    data_dir: Path,
+) -> None:
+    async def body(s: Session) -> None:
+        await s.ok("create_entities", entities=TEAM)
+        before = quads_of(data_dir)
+        for call, rule in [
+            (rel("Alice", "blocks", "Ship"), "blocks starts at a Task"),
+            (rel("Org", "memberOf", "Alice"), "member_of"),
+            (rel("Fix bug", "assigned to", "Org"), "assigned_to"),
+        ]:
+            text, data = await s.refused("create_relations", relations=[call])
+            assert rule in text and repr(call["from"]) in text, text
+            assert "ontoloom " not in text and not INTERNAL_ID.search(text), text
+            assert quads_of(data_dir) == before
+        # words that name no schema relation stay open relations, whatever the ends
+        await s.ok("create_relations", relations=[rel("Org", "employs", "Alice")])
+
+    run(data_dir, body)
+
+
+def test_an_entity_type_in_other_words_is_the_schema_type(graph: Any) -> None:
+    from ontoloom.memory import Memory
+
+    memory = Memory(graph)
+    memory.create_entities([ent("A", "Task"), ent("B", "TASK"), ent("C", " person ")])
+    types = {e.properties.get("title") or e.properties.get("name"): e.type for e in graph.entities()}
+    assert types == {"A": "Task", "B": "Task", "C": "Person"}
+    assert [e["entityType"] for e in memory.read_graph()["entities"]] == ["Task", "TASK", " person "]
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "field"),
+    [
+        ("create_relations", {"relations": {"from": "A"}}, "relations"),
+        ("create_relations", {"relations": "A knows B"}, "relations"),
+        ("create_relations", {"relations": [{"from": "A", "to": "B"}]}, "relationType"),
+        ("create_relations", {"relations": [{"from": "A", "to": 3, "relationType": "x"}]}, "to"),
+        ("create_relations", {"relations": [None]}, "relations.0"),
+        ("create_relations", {}, "relations"),
+        (
+            "create_entities",
+            {"entities": [{"name": "A", "entityType": 1, "observations": []}]},
+            "entityType",
+        ),
+        ("create_entities", {"entities": [{"name": "A", "observations": []}]}, "entityType"),
+        ("create_entities", {"entities": [ent("C", "person", 7)]}, "observations"),
+        ("create_entities", {"entities": "A"}, "entities"),
+        ("add_observations", {"observations": [{"entityName": "A"}]}, "contents"),
+        ("add_observations", {"observations": [{"entityName": "A", "contents": "x"}]}, "contents"),
+        ("delete_relations", {"relations": [{"from": "A", "to": "B"}]}, "relationType"),
+        ("delete_entities", {"entityNames": "A"}, "entityNames"),
+    ],
+)
+def test_a_malformed_call_is_a_tool_error_naming_the_field(
+    data_dir: Path, tool: str, args: dict[str, Any], field: str
+) -> None:
+    async def body(s: Session) -> None:
+        await s.ok("create_entities", entities=[ent("A", "person"), ent("B", "person")])
+        before = quads_of(data_dir)
+        text, _ = await s.refused(tool, **args)
+        assert field in text and "Traceback" not in text, text
+        assert quads_of(data_dir) == before
+
+    run(data_dir, body)
