@@ -45,15 +45,21 @@ ENTITIES = [
     ent("Ship", "task"),
 ]
 RELATIONS = [
-    rel("Alice", "attendee of", "Standup"),  # the event is a Thing: open
-    rel("Billing", "part of", "Acme"),  # part_of runs to a Project: open
-    rel("Event sourcing", "depends on", "CQRS"),  # concepts: open
+    rel("Billing", "funded by", "Acme"),  # unknown to the schema: open, verbatim
+    rel("Event sourcing", "inspired by", "CQRS"),  # open
     rel("Fix bug", "blocks", "Ship"),  # typed
-    rel("Ship", "blocks", "Fix bug"),  # would close a cycle: open
-    rel("Alice", "works at", "Acme"),  # unknown to the schema: open, verbatim
+    rel("Alice", "works at", "Acme"),  # open
     rel("Alice", "member of", "Org"),  # typed member_of, read back in these words
     rel("Fix bug", "assigned to", "Alice"),  # typed
     rel("Alice", "works_at", "Org"),
+]
+# Words that name a schema relation are that relation, under its rules: refused, as the
+# typed `relate` refuses them, where the ends do not fit or the relation closes a cycle.
+REFUSED = [
+    (rel("Alice", "attendee of", "Standup"), "attendee_of points at an Event"),  # a Thing
+    (rel("Billing", "part of", "Acme"), "part_of starts at a Task"),  # starts at a Task…
+    (rel("Event sourcing", "depends on", "CQRS"), "depends_on starts at a Task"),  # concepts
+    (rel("Ship", "blocks", "Fix bug"), "would close the cycle 'Ship' → 'Fix bug' → 'Ship'"),
 ]
 
 
@@ -85,7 +91,7 @@ def test_what_the_reference_accepts_is_accepted_and_read_back_as_written(
         # The typed tools see typed relations by their declared names, open ones as open.
         alice = (await s.ok("search", query="Alice"))[0]["id"]
         seen = {(r["rel"], r.get("open", False)) for r in await s.ok("relations", id=alice)}
-        assert {("works at", True), ("attendee of", True), ("member_of", False)} <= seen
+        assert {("works at", True), ("member_of", False)} <= seen
         assert ("assigned_to", False) in seen and ("works_at", True) in seen
         # SPARQL: an open relation is an ol:OpenRelation labelled with the agent's words.
         found = await s.ok(
@@ -94,11 +100,16 @@ def test_what_the_reference_accepts_is_accepted_and_read_back_as_written(
         )
         assert len(found["results"]["bindings"]) == 1
         assert (await s.ok("check"))["conforms"] is True
+        before = await s.ok("read_graph")
+        for call, rule in REFUSED:
+            text, _ = await s.refused("create_relations", relations=[RELATIONS[0], call])
+            assert rule in text and not INTERNAL_ID.search(text), text
+        assert await s.ok("read_graph") == before
 
         # Deleting by the agent's words removes typed and open relations alike.
-        await s.raw("delete_relations", relations=RELATIONS[3:])
+        await s.raw("delete_relations", relations=RELATIONS[2:])
         left = (await s.ok("read_graph"))["relations"]
-        assert sorted(left, key=key) == sorted(RELATIONS[:3], key=key)
+        assert sorted(left, key=key) == sorted(RELATIONS[:2], key=key)
         await s.raw("delete_entities", entityNames=["Alice", "Standup"])
         assert [r["from"] for r in (await s.ok("read_graph"))["relations"]] == [
             "Billing",
@@ -226,9 +237,26 @@ def test_import_memory_jsonl_maps_as_the_drop_in_does(cli: Cli, tmp_path: Path) 
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["stored"] is True
-    refused = {r.get("name") or r.get("to"): r["why"] for r in report["refused"]}
-    assert set(refused) == {"Staging DB", "Jane_Doe"}
-    assert "secret" in refused["Staging DB"] and "refused on purpose" in refused["Jane_Doe"]
+    refused = {
+        r.get("name") or (r["from"], r["relationType"], r["to"]): r["why"]
+        for r in report["refused"]
+    }
+    # a line the drop-in would refuse is refused: a schema relation's rules apply to it
+    assert refused == {
+        "Staging DB": refused["Staging DB"],
+        ("John_Smith", "knows", "Jane_Doe"): refused[("John_Smith", "knows", "Jane_Doe")],
+        ("John_Smith", "attendee of", "Weekly standup"): "attendee_of points at an Event",
+        ("Billing v2", "part of", "Acme Corp"): "part_of points at a Project",
+        ("Event sourcing", "depends on", "CQRS"): (
+            "depends_on points at a Task, a Project or an Event"
+        ),
+        ("Deploy checkout", "blocks", "Fix payment timeout"): refused[
+            ("Deploy checkout", "blocks", "Fix payment timeout")
+        ],
+    }
+    assert "secret" in refused["Staging DB"]
+    assert "refused on purpose" in refused[("John_Smith", "knows", "Jane_Doe")]
+    assert "close the cycle" in refused[("Deploy checkout", "blocks", "Fix payment timeout")]
     assert {e["name"] for e in report["entities"]["open"]} == {
         "Acme Corp",
         "Weekly standup",
@@ -253,7 +281,7 @@ def test_import_memory_jsonl_maps_as_the_drop_in_does(cli: Cli, tmp_path: Path) 
     relations = [
         {k: i[k] for k in ("from", "to", "relationType")}
         for i in items
-        if i["type"] == "relation" and i["to"] != "Jane_Doe"
+        if i["type"] == "relation" and (i["from"], i["relationType"], i["to"]) not in refused
     ]
     with Graph.open(tmp_path / "replay", write=True, create=True) as g:
         memory = Memory(g)
@@ -334,7 +362,10 @@ def test_import_sage_memory_reads_its_ontology_entries(cli: Cli) -> None:
     }
     assert typed["Fix payment timeout in checkout flow"]["properties"] == ["priority", "status"]
     assert [e["name"] for e in report["entities"]["open"]] == ["Saga pattern"]
-    assert [r["name"] for r in report["refused"]] == ["Stripe key"]  # a secret
+    assert [r.get("name") or r["relationType"] for r in report["refused"]] == [
+        "depends_on",  # a Person depends on nothing: depends_on starts at a Task or a Project
+        "Stripe key",  # a secret
+    ]
     assert "sk_live" not in result.output
     assert [s["title"] for s in report["skipped"]] == ["Checkout retries need idempotency keys"]
     assert {(r["relationType"], r["rel"]) for r in report["relations"]["typed"]} == {
@@ -342,7 +373,7 @@ def test_import_sage_memory_reads_its_ontology_entries(cli: Cli) -> None:
         ("assigned_to", "assigned_to"),
         ("has_task", "has_task"),
     }
-    assert {r["relationType"] for r in report["relations"]["open"]} == {"uses", "depends_on"}
+    assert {r["relationType"] for r in report["relations"]["open"]} == {"uses"}
     task = ok(cli, "list", "--type", "Task")
     status = {t["properties"]["title"]: t["properties"]["status"] for t in task}
     assert status["Fix payment timeout in checkout flow"] == "in_progress"  # kept, not defaulted
