@@ -685,3 +685,113 @@ def test_a_malformed_call_is_a_tool_error_naming_the_field(
         assert quads_of(data_dir) == before
 
     run(data_dir, body)
+
+
+# -- the drop-in and the typed tools write the same graph (issue 33) -------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_NAMES = {"Task": ["t0", "t1", "t2"], "Person": ["p0", "p1"], "Project": ["j0", "j1"]}
+_LABELS = {"Task": {"status": "open"}, "Person": {}, "Project": {}}
+_RELS = ["blocks", "assigned_to", "depends_on", "has_task", "part_of", "has_owner"]
+_ALL_NAMES = [n for names in _NAMES.values() for n in names]
+
+
+def _in_words(rel_name: str, style: int) -> str:
+    """One of the ways an agent writes a schema relation's name."""
+    parts = rel_name.split("_")
+    return [
+        rel_name,
+        " ".join(parts),
+        "-".join(p.title() for p in parts),
+        parts[0] + "".join(p.title() for p in parts[1:]),
+        " ".join(parts).upper(),
+    ][style]
+
+
+_ops = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("create"),
+            st.sampled_from(sorted(_NAMES)),
+            st.integers(0, 2),
+            st.sampled_from([str.lower, str.upper, str]),
+        ),
+        st.tuples(
+            st.just("relate"),
+            st.sampled_from(_RELS),
+            st.sampled_from(_ALL_NAMES),
+            st.sampled_from(_ALL_NAMES),
+            st.integers(0, 4),
+        ),
+    ),
+    min_size=1,
+    max_size=14,
+)
+
+
+def _typed_quads(g: Any) -> set[tuple[str, str, str]]:
+    """The graph as the typed tools see it: every fact about an entity but the stamps and
+    the drop-in's bookkeeping (``kind``, the observation order, the agent's wording)."""
+    from ontoloom.model import vocab_iri
+    from ontoloom.vocab import DCTERMS_MODIFIED, FACTS, PROV_GENERATED
+
+    skipped = {PROV_GENERATED, DCTERMS_MODIFIED, vocab_iri("kind")}
+    return {
+        (str(q.subject), str(q.predicate), str(q.object))
+        for q in g.backend.quads(FACTS)
+        if q.subject.value.startswith(g.ids.base) and q.predicate not in skipped
+    }
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(ops=_ops)
+def test_the_drop_in_and_the_typed_tools_write_the_same_graph(
+    tmp_path_factory: pytest.TempPathFactory, ops: list[tuple[Any, ...]]
+) -> None:
+    """Random calls through the memory tools and the same calls through the typed API
+    (create, relate) on two fresh stores: the same typed facts, the same calls refused —
+    a cycle, ends that do not fit, a missing end — and a many-to-one relation replaced."""
+    from ontoloom.api import Graph
+    from ontoloom.errors import OntoloomError
+    from ontoloom.memory import Memory, stable_id
+
+    root = tmp_path_factory.mktemp("same")
+    with (
+        Graph.open(root / "dropin", write=True, create=True) as a,
+        Graph.open(root / "typed", write=True, create=True) as b,
+    ):
+        memory = Memory(a)
+        type_of = {n: t for t, names in _NAMES.items() for n in names}
+        refused: list[tuple[bool, bool]] = []
+        for op in ops:
+            if op[0] == "create":
+                _, type_name, i, case = op
+                name = _NAMES[type_name][i % len(_NAMES[type_name])]
+                memory.create_entities([ent(name, case(type_name))])
+                entity_id = stable_id(type_name, name)
+                if not b.exists(entity_id):  # as the drop-in skips a name it has
+                    label = "title" if type_name == "Task" else "name"
+                    b.create(type_name, {label: name, **_LABELS[type_name]}, id=entity_id)
+                continue
+            _, rel_name, source, target, style = op
+            outcome = []
+            try:
+                memory.create_relations([rel(source, _in_words(rel_name, style), target)])
+                outcome.append(False)
+            except OntoloomError:
+                outcome.append(True)
+            try:
+                b.relate(
+                    stable_id(type_of[source], source), rel_name, stable_id(type_of[target], target)
+                )
+                outcome.append(False)
+            except OntoloomError:
+                outcome.append(True)
+            refused.append((op, *outcome))  # type: ignore[arg-type]
+        assert [r for r in refused if r[1] != r[2]] == []
+        assert _typed_quads(a) == _typed_quads(b)
