@@ -795,3 +795,38 @@ def test_the_drop_in_and_the_typed_tools_write_the_same_graph(
             refused.append((op, *outcome))  # type: ignore[arg-type]
         assert [r for r in refused if r[1] != r[2]] == []
         assert _typed_quads(a) == _typed_quads(b)
+
+
+@pytest.mark.parametrize(
+    ("method", "arg", "field"),
+    [
+        ("create_relations", {"from": "A", "to": "B", "relationType": "x"}, "relations is a list"),
+        ("create_relations", "A knows B", "relations is a list"),
+        ("create_relations", [{"from": "A", "to": "B"}], "relations[0].relationType is missing"),
+        ("create_relations", [{"from": "A", "to": 3, "relationType": "x"}], "relations[0].to"),
+        ("create_relations", [None], "relations[0] is an object"),
+        ("create_entities", None, "entities is a list"),
+        ("create_entities", [{"name": "C", "entityType": 1}], "entities[0].entityType"),
+        ("add_observations", [{"entityName": "A"}], "observations[0].contents"),
+        ("add_observations", [{"entityName": 1, "contents": []}], "observations[0].entityName"),
+        ("delete_observations", "A", "deletions is a list"),
+        ("delete_relations", [{"from": "A", "relationType": "x"}], "relations[0].to"),
+        ("delete_entities", "A", "entityNames"),
+        ("open_nodes", "A", "names"),
+    ],
+)
+def test_a_malformed_python_call_is_bad_input_naming_the_field(
+    graph: Any, method: str, arg: Any, field: str
+) -> None:
+    """The Python API has no argument schema in front of it: the tools check for
+    themselves, and store nothing from the call."""
+    from ontoloom.errors import BadInput
+    from ontoloom.memory import Memory
+
+    memory = Memory(graph)
+    memory.create_entities([ent("A", "person"), ent("B", "person")])
+    before = _typed_quads(graph)
+    with pytest.raises(BadInput) as refused:
+        getattr(memory, method)(arg)
+    assert field in refused.value.message
+    assert _typed_quads(graph) == before

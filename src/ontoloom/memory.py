@@ -410,6 +410,8 @@ class Memory:
     def open_nodes(self, names: list[str]) -> dict[str, Any]:
         """The named objects (unknown names are skipped) with the relations that have at
         least one end among them."""
+        if not _strings(names):
+            raise BadInput("names is a list of strings")
         ids: list[str] = []
         for name in names:
             for found in self._find(name):
@@ -556,7 +558,7 @@ class Memory:
         """Create the entities whose names are new; returns those (as given)."""
         changes = self.graph.changes()
         created = []
-        for i, item in enumerate(entities):
+        for i, item in enumerate(_listed(entities, "entities", "{name, entityType, observations}")):
             name, entity_type, observations = _entity_fields(item, i)
             if self.stage_entity(changes, name, entity_type, observations) is not None:
                 created.append(
@@ -596,7 +598,7 @@ class Memory:
         resolved: list[tuple[str, str, str]] = []
         given: list[dict[str, str]] = []
         missing: list[Finding] = []
-        for i, item in enumerate(relations):
+        for i, item in enumerate(_listed(relations, "relations", "{from, to, relationType}")):
             source, target, words = _relation_fields(item, i)
             from_id, to_id = self._one(source, probe), self._one(target, probe)
             for key, name, found in (("from", source, from_id), ("to", target, to_id)):
@@ -632,7 +634,7 @@ class Memory:
         new for each."""
         changes = self.graph.changes()
         results = []
-        for i, item in enumerate(observations):
+        for i, item in enumerate(_listed(observations, "observations", "{entityName, contents}")):
             name, contents = _observation_fields(item, f"observations[{i}]", "contents")
             entity_id = self._require(name, changes)
             added = self.stage_observations(changes, entity_id, contents)
@@ -681,7 +683,7 @@ class Memory:
         many were removed."""
         changes = self.graph.changes()
         removed = 0
-        for i, item in enumerate(deletions):
+        for i, item in enumerate(_listed(deletions, "deletions", "{entityName, observations}")):
             name, values = _observation_fields(item, f"deletions[{i}]", "observations")
             entity_id = self._one(name, changes)
             if entity_id is None:
@@ -696,7 +698,7 @@ class Memory:
         relation they name — (those not there are skipped); returns how many."""
         changes = self.graph.changes()
         removed = 0
-        for i, item in enumerate(relations):
+        for i, item in enumerate(_listed(relations, "relations", "{from, to, relationType}")):
             source, target, words = _relation_fields(item, i)
             from_id, to_id = self._one(source, changes), self._one(target, changes)
             if from_id is None or to_id is None:
@@ -779,10 +781,32 @@ def _entity_fields(item: Any, i: int) -> tuple[str, str, list[str]]:
 
 
 def _observation_fields(item: Any, where: str, key: str) -> tuple[str, list[str]]:
-    name, values = (item.get("entityName"), item.get(key)) if isinstance(item, dict) else (0, 0)
-    if not isinstance(name, str) or not isinstance(values, list) or not _strings(values):
-        raise BadInput(f"{where}: entityName is a string and {key} a list of strings")
+    if not isinstance(item, dict):
+        raise BadInput(f"{where} is an object with entityName and {key}")
+    name, values = item.get("entityName"), item.get(key)
+    if not isinstance(name, str):
+        raise BadInput(f"{where}.entityName is a string, not {_json_type(name)}")
+    if not _strings(values):
+        raise BadInput(f"{where}.{key} is a list of strings")
     return name, values
+
+
+def _listed(value: Any, key: str, what: str) -> list[Any]:
+    """The tool's one argument, a list (of ``what``): the reference's shape, checked here
+    for callers of the Python API, which no argument schema stands in front of."""
+    if not isinstance(value, list):
+        raise BadInput(f"{key} is a list of {what}, not {_json_type(value)}")
+    return value
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type of a value, to say what was given without quoting it."""
+    if value is None:
+        return "null"
+    for kind, name in ((bool, "a boolean"), (str, "a string"), (dict, "an object")):
+        if isinstance(value, kind):
+            return name
+    return "a number" if isinstance(value, int | float) else "a list"
 
 
 def _relation_fields(item: Any, i: int) -> tuple[str, str, str]:
@@ -791,8 +815,10 @@ def _relation_fields(item: Any, i: int) -> tuple[str, str, str]:
     fields: dict[str, str] = {}
     for k in ("from", "to", "relationType"):
         v = item.get(k)
+        if k not in item:
+            raise BadInput(f"relations[{i}].{k} is missing: from, to and relationType are strings")
         if not isinstance(v, str):
-            raise BadInput(f"relations[{i}]: from, to and relationType are strings")
+            raise BadInput(f"relations[{i}].{k} is a string, not {_json_type(v)}")
         fields[k] = v
     blank = next((k for k, v in fields.items() if not v.strip()), None)
     if blank is not None:
