@@ -609,6 +609,8 @@ def test_a_second_assigned_to_replaces_the_first_as_relate_does(graph: Any) -> N
         ("assigned to", "assigned_to"),
         ("ASSIGNED TO", "assigned_to"),
         ("memberOf", "member_of"),
+        ("relates to", "relates-to"),  # a declared name with "-" has the same key
+        ("RelatesTo", "relates-to"),
     ],
 )
 def test_the_words_of_a_schema_relation_are_normalised(
@@ -649,6 +651,17 @@ def test_an_entity_type_in_other_words_is_the_schema_type(graph: Any) -> None:
     types = {e.properties.get("title") or e.properties.get("name"): e.type for e in graph.entities()}
     assert types == {"A": "Task", "B": "Task", "C": "Person"}
     assert [e["entityType"] for e in memory.read_graph()["entities"]] == ["Task", "TASK", " person "]
+
+    # a type of several words, in the words an agent writes it
+    from ontoloom.extensions import add_type
+
+    add_type(graph, {"type": "SoftwareProject"})
+    words = ["software project", "softwareProject", "Software-Project", "SOFTWARE_PROJECT"]
+    memory.create_entities([ent(f"S{i}", w) for i, w in enumerate(words)])
+    made = {e.properties["name"]: e.type for e in graph.entities() if e.id.startswith("soft_")}
+    assert made == {f"S{i}": "SoftwareProject" for i in range(len(words))}
+    shown = {e["name"]: e["entityType"] for e in memory.read_graph()["entities"]}
+    assert [shown[f"S{i}"] for i in range(len(words))] == words  # read back as written
 
 
 @pytest.mark.parametrize(
