@@ -56,7 +56,10 @@ RELATIONS = [
 # Words that name a schema relation are that relation, under its rules: refused, as the
 # typed `relate` refuses them, where the ends do not fit or the relation closes a cycle.
 REFUSED = [
-    (rel("Alice", "attendee of", "Standup"), "attendee_of points at an Event"),  # a Thing
+    (
+        rel("Alice", "attendee of", "Standup"),
+        "attendee_of points at an Event; 'Standup' is a Thing (entityType 'event')",
+    ),
     (rel("Billing", "part of", "Acme"), "part_of starts at a Task"),  # starts at a Task…
     (rel("Event sourcing", "depends on", "CQRS"), "depends_on starts at a Task"),  # concepts
     (rel("Ship", "blocks", "Fix bug"), "would close the cycle 'Ship' → 'Fix bug' → 'Ship'"),

@@ -4,10 +4,12 @@ into the graph exactly as the memory-server drop-in (:mod:`ontoloom.memory`) map
 Each source is read into the drop-in's terms — entities (name, entityType, observations, and,
 from sage-memory, the properties the schema declares) and relations (from, to, the relation's
 words) — then staged as one delta through :class:`~ontoloom.memory.Memory`: an entityType the
-schema knows becomes that type, any other a ``Thing`` keeping the word; a relation is typed
-when both ends satisfy it and otherwise kept verbatim as an open relation. What cannot be
-stored is *refused by item* with the reason (a relation to an entity the file does not have,
-a secret, a value a shape refuses), and everything else commits through the one write path
+schema knows becomes that type, any other a ``Thing`` keeping the word; words that name a
+schema relation are that typed relation under the schema's rules, any others kept verbatim as
+an open relation. What cannot be stored is *refused by item* with the reason (a relation to
+an entity the file does not have, a secret, a value a shape refuses, a typed relation the
+schema's rules refuse — the line the drop-in would have refused: of ``blocks`` both ways, the
+one closing the cycle), and everything else commits through the one write path
 at once, or nothing does. The report lists what became typed, what stayed open, what was
 refused and why, and what the source holds that is not an entity or relation (skipped, by
 name).
