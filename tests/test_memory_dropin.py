@@ -619,7 +619,7 @@ def test_a_second_assigned_to_replaces_the_first_as_relate_does(graph: Any) -> N
 def test_the_words_of_a_schema_relation_are_normalised(
     graph: Any, words: str, declared: str
 ) -> None:
-    from ontoloom.memory import Memory, typed_relation
+    from ontoloom.memory import typed_relation
 
     spec = typed_relation(graph, words)
     assert spec is not None and spec.name == declared
@@ -636,7 +636,7 @@ def test_a_schema_relation_whose_ends_do_not_fit_is_refused_naming_the_rule(
             (rel("Org", "memberOf", "Alice"), "member_of"),
             (rel("Fix bug", "assigned to", "Org"), "assigned_to"),
         ]:
-            text, data = await s.refused("create_relations", relations=[call])
+            text, _ = await s.refused("create_relations", relations=[call])
             assert rule in text and f"- {call['from']} · " in text, text
             assert "ontoloom " not in text and not INTERNAL_ID.search(text), text
             assert quads_of(data_dir) == before
@@ -651,9 +651,15 @@ def test_an_entity_type_in_other_words_is_the_schema_type(graph: Any) -> None:
 
     memory = Memory(graph)
     memory.create_entities([ent("A", "Task"), ent("B", "TASK"), ent("C", " person ")])
-    types = {e.properties.get("title") or e.properties.get("name"): e.type for e in graph.entities()}
+    types = {
+        e.properties.get("title") or e.properties.get("name"): e.type for e in graph.entities()
+    }
     assert types == {"A": "Task", "B": "Task", "C": "Person"}
-    assert [e["entityType"] for e in memory.read_graph()["entities"]] == ["Task", "TASK", " person "]
+    assert [e["entityType"] for e in memory.read_graph()["entities"]] == [
+        "Task",
+        "TASK",
+        " person ",
+    ]
 
     # a type of several words, in the words an agent writes it
     from ontoloom.extensions import add_type

@@ -42,7 +42,7 @@ import re
 import weakref
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ontoloom.errors import BadInput, NotFound, ValidationFailed
 from ontoloom.findings import Finding
@@ -758,7 +758,7 @@ _BLANK = (
 )
 
 
-def _strings(value: Any) -> bool:
+def _strings(value: Any) -> TypeGuard[list[str]]:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 

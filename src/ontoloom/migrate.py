@@ -367,7 +367,9 @@ def import_memory(
                 or [i for i, _, _ in same]
             )
             if about:
-                about_links.add(id(f))  # of "blocks" both ways, the one closing the cycle is refused
+                about_links.add(
+                    id(f)
+                )  # of "blocks" both ways, the one closing the cycle is refused
                 broken.setdefault(max(about), f)
             elif f.focus in by_id:
                 blamed_entities.add(by_id[f.focus]["name"])
