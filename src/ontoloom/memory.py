@@ -6,8 +6,9 @@ name. Here each call becomes one validated delta, and what the reference accepts
 except relations to entities that do not exist, secrets, and blank names, types and relation
 words, refused on purpose and saying so:
 
-* ``entityType`` → the schema type of that name (in the words of :func:`schema_words`) when the name and the
-  type's defaults satisfy its required properties (a Task gets ``status: open``); otherwise a
+* ``entityType`` → the schema type of that name (in the words of :func:`schema_words`:
+  ``task``, ``Task``, ``software project`` for SoftwareProject) when the name and the type's
+  defaults satisfy its required properties (a Task gets ``status: open``); otherwise a
   ``Thing`` whose ``kind`` keeps the word. The word is kept as ``kind`` whenever it differs from
   the type's own name, so ``entityType`` reads back exactly as written.
 * ``name`` → the ``name`` (or, for types that require a title, ``title``) property, and a
@@ -578,6 +579,10 @@ class Memory:
         commit validates what is staged, typed relations under every rule of the schema —
         a cycle, a domain or range the ends do not fit — and refuses the delta whole.
         """
+        # Words that name a schema relation are taken to mean it (issue 33): ends outside
+        # its domain or range are refused as `relate` refuses them, never kept as an open
+        # relation beside the rules, which `check` would then call conforming. Only words
+        # the schema does not know are open.
         outcome: list[tuple[int, bool, bool]] = []
         for i, (from_id, words, to_id) in enumerate(relations):
             spec = typed_relation(self.graph, words)
