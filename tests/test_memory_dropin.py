@@ -581,6 +581,14 @@ def test_a_relation_closing_a_blocks_cycle_is_refused_as_relate_refuses_it(
             assert "blocks" in text and not INTERNAL_ID.search(text), text
             assert data["error"] == "validation"
             assert quads_of(data_dir) == before
+        # the typed tool refuses the same call by the same rule, in ids
+        ship = (await s.ok("search", query="Ship"))[0]["id"]
+        fix = (await s.ok("search", query="Fix bug"))[0]["id"]
+        typed_text, typed = await s.refused("relate", from_id=ship, rel="blocks", to_id=fix)
+        assert "close the cycle" in typed_text and quads_of(data_dir) == before
+        rule = lambda d: [(f["path"], f["constraint"], f["kind"]) for f in d["results"]]  # noqa: E731
+        assert rule(typed) == rule(data) == [("blocks", "acyclic", "cycle")]
+        assert data["results"][0]["cycle"] == ["Ship", "Fix bug", "Ship"]
         assert (await s.ok("check"))["conforms"] is True
 
     run(data_dir, body)

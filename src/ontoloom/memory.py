@@ -36,6 +36,7 @@ several server processes.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime as dt
 import hashlib
 import json
@@ -458,14 +459,15 @@ class Memory:
                 return "a relation", "relationType"
             return names.get(f.focus, f.focus), f.path
 
+        # the rule as the typed tools report it (kind, cycle, component, shape), in names
         findings = [
-            Finding(
+            dataclasses.replace(
+                f,
                 focus=about(f)[0],
                 path=about(f)[1],
-                constraint=f.constraint,
                 value=shown(f.value),
                 message=named(f.message) + self._end_types(f),
-                severity=f.severity,
+                cycle=None if f.cycle is None else tuple(shown(i) for i in f.cycle),
             )
             for f in exc.findings
         ]
