@@ -102,11 +102,13 @@ def test_memory_entities_are_typed_and_validated(data_dir: Path) -> None:
         assert john["id"] == "pers_" + hashlib.sha256(b"John_Smith").hexdigest()[:8]
 
         # A declared relation whose ends do not fit (member_of runs Person → Organization)
-        # is kept as an open relation under the agent's words, not refused.
-        await s.ok(
+        # is refused as `relate` refuses it, naming the rule and what the ends are.
+        text, _ = await s.refused(
             "create_relations",
-            relations=[{"from": "Anthropic", "to": "John_Smith", "relationType": "member_of"}],
+            relations=[{"from": "Anthropic", "to": "John_Smith", "relationType": "memberOf"}],
         )
+        assert "member_of starts at a Person; 'Anthropic' is an Organization" in text
+        assert "member_of points at an Organization; 'John_Smith' is a Person" in text
         await s.ok(
             "create_relations",
             relations=[
@@ -119,7 +121,6 @@ def test_memory_entities_are_typed_and_validated(data_dir: Path) -> None:
         rels = await s.ok("relations", id=john["id"])
         assert {(r["from_id"], r["rel"], r["to_id"], r.get("open", False)) for r in rels} == {
             (john["id"], "member_of", org["id"], False),
-            (org["id"], "member_of", john["id"], True),  # the ends do not fit: open
             (task["id"], "assigned_to", john["id"], False),
             (john["id"], "prefers", thing["id"], True),  # a relation the schema does not know
         }

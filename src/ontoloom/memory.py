@@ -6,8 +6,9 @@ name. Here each call becomes one validated delta, and what the reference accepts
 except relations to entities that do not exist, secrets, and blank names, types and relation
 words, refused on purpose and saying so:
 
-* ``entityType`` → the schema type of that name (case-insensitive) when the name and the
-  type's defaults satisfy its required properties (a Task gets ``status: open``); otherwise a
+* ``entityType`` → the schema type of that name (in the words of :func:`schema_words`:
+  ``task``, ``Task``, ``software project`` for SoftwareProject) when the name and the type's
+  defaults satisfy its required properties (a Task gets ``status: open``); otherwise a
   ``Thing`` whose ``kind`` keeps the word. The word is kept as ``kind`` whenever it differs from
   the type's own name, so ``entityType`` reads back exactly as written.
 * ``name`` → the ``name`` (or, for types that require a title, ``title``) property, and a
@@ -16,14 +17,16 @@ words, refused on purpose and saying so:
 * ``observations`` → values of the multi-valued ``observations`` property, read back in the
   order they were added (as every write keeps it: :data:`ontoloom.model.OBSERVATION_ORDER`);
   one already there is not added twice.
-* ``relationType`` → a typed relation when the words name a declared one (case-insensitive,
-  spaces and ``-`` as ``_``) *and* both ends satisfy it: its domain and range, its cardinality
-  without replacing anything, and every shape (acyclicity…). Otherwise an *open relation*
-  under the agent's words verbatim (:func:`ontoloom.vocab.open_relation_iri`), which no
-  schema rule constrains. Either way the memory tools read it back exactly as written: a
-  typed relation named in other words (``"member of"`` for ``member_of``) keeps them on an
-  ``rdf:Statement`` about its triple (:func:`wording_iri`); the typed tools show the
-  declared name.
+* ``relationType`` → the typed relation, when the words name a declared one (case-insensitive;
+  spaces and ``-`` as ``_``; camelCase split: ``assignedTo``, ``Assigned-To`` and ``assigned to``
+  all name ``assigned_to``), written as ``relate`` writes it: a many-to-one relation already set
+  is replaced in the same commit, and what the shapes refuse — a cycle, a domain or range the
+  ends do not fit, a cardinality — refuses the whole call, as ``relate`` refuses it. Words that
+  name no declared relation are an *open relation* under the agent's words verbatim
+  (:func:`ontoloom.vocab.open_relation_iri`), which no schema rule constrains. Either way the
+  memory tools read it back exactly as written: a typed relation named in other words
+  (``"member of"`` for ``member_of``) keeps them on an ``rdf:Statement`` about its triple
+  (:func:`wording_iri`); the typed tools show the declared name.
 
 Messages name entities by the names the agent used and say how to fix the call in terms of
 the tool's own arguments. Every call commits once or not at all; the data dir lock serialises
@@ -33,15 +36,15 @@ several server processes.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime as dt
 import hashlib
 import json
 import re
 import weakref
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ontoloom.errors import BadInput, NotFound, ValidationFailed
 from ontoloom.findings import Finding
@@ -60,6 +63,7 @@ __all__ = [
     "GENERIC_TYPE",
     "MAX_PAGE",
     "Memory",
+    "schema_words",
     "stable_id",
     "typed_relation",
     "without_cli_advice",
@@ -122,13 +126,28 @@ def wording_iri(s: NamedNode, p: NamedNode, o: NamedNode) -> NamedNode:
     return NamedNode(f"{OL}wording/{key}")
 
 
+def schema_words(words: str) -> str:
+    """The key under which words name a schema type or relation: camelCase split, spaces,
+    ``-`` and ``_`` as one ``_``, lower case. The schema's names get the same key, so
+    ``builds on`` names ``builds-on`` and ``failureClass`` names ``FailureClass``.
+
+    >>> [schema_words(w) for w in ("assignedTo", "Assigned-To", " assigned  to ", "ASSIGNED_TO")]
+    ['assigned_to', 'assigned_to', 'assigned_to', 'assigned_to']
+    >>> schema_words("memberOf"), schema_words("FailureClass"), schema_words("builds-on")
+    ('member_of', 'failure_class', 'builds_on')
+    """
+    split = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", words.strip())
+    return re.sub(r"[\s_-]+", "_", split).lower()
+
+
 def typed_relation(graph: Session, words: str) -> RelationSpec | None:
-    """The declared relation the words name (case-insensitive; spaces and ``-`` as ``_``)."""
-    wanted = re.sub(r"[\s-]+", "_", words.strip()).lower()
-    for name, spec in graph.schema.relations.items():
-        if name.lower() == wanted:
-            return spec
-    return None
+    """The declared relation the words name (:func:`schema_words`); a name spelt exactly as
+    declared wins over another that only shares its key."""
+    relations = graph.schema.relations
+    if words in relations:
+        return relations[words]
+    wanted = schema_words(words)
+    return next((s for n, s in relations.items() if schema_words(n) == wanted), None)
 
 
 @dataclass(frozen=True)
@@ -393,6 +412,8 @@ class Memory:
     def open_nodes(self, names: list[str]) -> dict[str, Any]:
         """The named objects (unknown names are skipped) with the relations that have at
         least one end among them."""
+        if not _strings(names):
+            raise BadInput("names is a list of strings")
         ids: list[str] = []
         for name in names:
             for found in self._find(name):
@@ -420,7 +441,16 @@ class Memory:
             for entity_id, name in sorted(names.items(), key=lambda kv: -len(kv[0])):
                 if entity_id != name:
                     text = text.replace(entity_id, repr(name))
+            # the typed tools' advice, as the memory tools give it
+            text = re.sub(
+                r"unrelate one of these (\S+) links",
+                r"delete one of these \1 relations with delete_relations",
+                text,
+            )
             return without_cli_advice(text)
+
+        def shown(value: Any) -> Any:
+            return names.get(value, value) if isinstance(value, str) else value
 
         def about(f: Finding) -> tuple[str, str | None]:
             # a relation's words (an open relation's predicate, a typed one's wording) are
@@ -429,14 +459,15 @@ class Memory:
                 return "a relation", "relationType"
             return names.get(f.focus, f.focus), f.path
 
+        # the rule as the typed tools report it (kind, cycle, component, shape), in names
         findings = [
-            Finding(
+            dataclasses.replace(
+                f,
                 focus=about(f)[0],
                 path=about(f)[1],
-                constraint=f.constraint,
-                value=f.value,
-                message=named(f.message),
-                severity=f.severity,
+                value=shown(f.value),
+                message=named(f.message) + self._end_types(f),
+                cycle=None if f.cycle is None else tuple(shown(i) for i in f.cycle),
             )
             for f in exc.findings
         ]
@@ -450,6 +481,29 @@ class Memory:
         )
         return ValidationFailed(findings, summary)
 
+    def _end_types(self, f: Finding) -> str:
+        """For a schema relation whose ends do not fit its domain or range: what the end
+        the finding names is, in the agent's entityType (an ``event`` with no start is a
+        Thing, which no Event relation reaches)."""
+        if f.constraint != "class" or f.path not in self.graph.schema.relations:
+            return ""
+        if not isinstance(f.value, str):
+            return ""
+        try:
+            [entity] = self.graph.entities_by_id([check_id(f.value)])
+        except (BadInput, ValueError):
+            return ""
+        node = self._node(entity)
+        name = self._names.get(entity.id, node.name)
+        shown = redaction(name) if holds_secret(name) else name
+        words = (
+            ""
+            if node.entity_type.lower() == entity.type.lower()
+            else f" (entityType {node.entity_type!r})"
+        )
+        article = "an" if entity.type[:1].lower() in "aeiou" else "a"
+        return f"; {shown!r} is {article} {entity.type}{words}"
+
     def _type_for(
         self, entity_type: str, given: frozenset[str] = frozenset()
     ) -> tuple[str, dict[str, Any]]:
@@ -461,7 +515,7 @@ class Memory:
         schema = self.graph.schema
         creatable = schema.hierarchy.subclasses(ENTITY)
         for name, spec in schema.types.items():
-            if name.lower() != entity_type.strip().lower() or spec.iri not in creatable:
+            if schema_words(name) != schema_words(entity_type) or spec.iri not in creatable:
                 continue
             label = "title" if "title" in spec.required else "name"
             defaults: dict[str, Any] = {}
@@ -507,7 +561,7 @@ class Memory:
         """Create the entities whose names are new; returns those (as given)."""
         changes = self.graph.changes()
         created = []
-        for i, item in enumerate(entities):
+        for i, item in enumerate(_listed(entities, "entities", "{name, entityType, observations}")):
             name, entity_type, observations = _entity_fields(item, i)
             if self.stage_entity(changes, name, entity_type, observations) is not None:
                 created.append(
@@ -517,76 +571,33 @@ class Memory:
             self._commit(changes)
         return created
 
-    def _fits(self, changes: Changes, spec: RelationSpec, from_id: str, to_id: str) -> bool:
-        """Whether both ends satisfy the relation's domain and range, and adding it would
-        replace nothing (a many-to-one relation already set stays as it is)."""
-        hierarchy = self.graph.schema.hierarchy
-        ids = self.graph.ids
-
-        def is_a(entity_id: str, type_names: list[str]) -> bool:
-            if not type_names:
-                return True
-            allowed = {c for t in type_names for c in hierarchy.subclasses(vocab_iri(t))}
-            node = ids.iri(entity_id)
-            return any(q.object in allowed for q in changes.quads_about(node, RDF_TYPE))
-
-        if not is_a(from_id, spec.from_types) or not is_a(to_id, spec.to_types):
-            return False
-        s, o = ids.iri(from_id), ids.iri(to_id)
-        if spec.cardinality in ("many_to_one", "one_to_one") and any(
-            q.object != o for q in changes.quads_about(s, spec.iri)
-        ):
-            return False
-        return not (
-            spec.cardinality in ("one_to_many", "one_to_one")
-            and any(q.subject != s for q in changes.quads_about(o, spec.iri, incoming=True))
-        )
-
     def stage_relations(
-        self, changes_factory: Callable[[], Changes], relations: list[tuple[str, str, str]]
-    ) -> tuple[Changes, list[tuple[int, bool, bool]]]:
-        """Stage relations (ids and the agent's words) onto fresh changes from
-        ``changes_factory``, typed where they fit and open otherwise, demoting to open every
-        typed one the shapes refuse (a cycle, a cardinality) until what is staged validates.
-        Returns the changes and, per relation, (index, typed, new); what no demotion can fix
-        is left for the commit to refuse.
+        self, changes: Changes, relations: list[tuple[str, str, str]]
+    ) -> list[tuple[int, bool, bool]]:
+        """Stage relations (ids and the agent's words): typed through
+        :meth:`~ontoloom.changes.Changes.relate` when the words name a schema relation (so a
+        many-to-one value already set is replaced, as ``relate`` replaces it), open
+        otherwise. Returns, per relation, (index, typed, new). Nothing is judged here: the
+        commit validates what is staged, typed relations under every rule of the schema —
+        a cycle, a domain or range the ends do not fit — and refuses the delta whole.
         """
-        demoted: set[int] = set()
-        while True:
-            changes = changes_factory()
-            outcome: list[tuple[int, bool, bool]] = []
-            typed: dict[int, tuple[str, str, str]] = {}
-            for i, (from_id, words, to_id) in enumerate(relations):
-                spec = typed_relation(self.graph, words)
-                if (
-                    spec is not None
-                    and i not in demoted
-                    and self._fits(changes, spec, from_id, to_id)
-                ):
-                    is_new = changes.relate(from_id, spec.name, to_id).created
-                    if is_new and words != spec.name:
-                        _stage_wording(changes, from_id, spec, to_id, words)
-                    typed[i] = (from_id, spec.name, to_id)
-                    outcome.append((i, True, is_new))
-                else:
-                    outcome.append((i, False, changes.link(from_id, words, to_id)))
-            if not typed:
-                return changes, outcome
-            findings = self.graph.writes.check(changes.delta)
-            if not findings:
-                return changes, outcome
-            # Each finding demotes the latest typed relation it can be about: of "blocks"
-            # both ways, the first stays typed and the one closing the cycle goes open.
-            blamed = set()
-            for x in findings:
-                about = [
-                    i for i, (f, rel, t) in typed.items() if x.path == rel and x.focus in (f, t)
-                ] or [i for i, (_, rel, _) in typed.items() if x.path == rel]
-                if about:
-                    blamed.add(max(about))
-            if not blamed:  # nothing a demotion fixes: the commit refuses it, in full
-                return changes, outcome
-            demoted |= blamed
+        # Words that name a schema relation are taken to mean it (issue 33): ends outside
+        # its domain or range are refused as `relate` refuses them, never kept as an open
+        # relation beside the rules, which `check` would then call conforming. Only words
+        # the schema does not know are open.
+        outcome: list[tuple[int, bool, bool]] = []
+        for i, (from_id, words, to_id) in enumerate(relations):
+            spec = typed_relation(self.graph, words)
+            if spec is None:
+                outcome.append((i, False, changes.link(from_id, words, to_id)))
+                continue
+            done = changes.relate(from_id, spec.name, to_id)
+            for old in done.replaced:  # its words go with it
+                _drop_wording(changes, old.from_id, spec, old.to_id)
+            if done.created and words != spec.name:
+                _stage_wording(changes, from_id, spec, to_id, words)
+            outcome.append((i, True, done.created))
+        return outcome
 
     def create_relations(self, relations: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Create the relations not there yet; returns those. Both ends must exist."""
@@ -594,7 +605,7 @@ class Memory:
         resolved: list[tuple[str, str, str]] = []
         given: list[dict[str, str]] = []
         missing: list[Finding] = []
-        for i, item in enumerate(relations):
+        for i, item in enumerate(_listed(relations, "relations", "{from, to, relationType}")):
             source, target, words = _relation_fields(item, i)
             from_id, to_id = self._one(source, probe), self._one(target, probe)
             for key, name, found in (("from", source, from_id), ("to", target, to_id)):
@@ -618,7 +629,8 @@ class Memory:
                 missing,
                 "refused on purpose: a relation needs both its ends to exist; nothing was stored",
             )
-        changes, outcome = self.stage_relations(self.graph.changes, resolved)
+        changes = self.graph.changes()
+        outcome = self.stage_relations(changes, resolved)
         created = [given[i] for i, _, is_new in outcome if is_new]
         if created:
             self._commit(changes)
@@ -629,7 +641,7 @@ class Memory:
         new for each."""
         changes = self.graph.changes()
         results = []
-        for i, item in enumerate(observations):
+        for i, item in enumerate(_listed(observations, "observations", "{entityName, contents}")):
             name, contents = _observation_fields(item, f"observations[{i}]", "contents")
             entity_id = self._require(name, changes)
             added = self.stage_observations(changes, entity_id, contents)
@@ -678,7 +690,7 @@ class Memory:
         many were removed."""
         changes = self.graph.changes()
         removed = 0
-        for i, item in enumerate(deletions):
+        for i, item in enumerate(_listed(deletions, "deletions", "{entityName, observations}")):
             name, values = _observation_fields(item, f"deletions[{i}]", "observations")
             entity_id = self._one(name, changes)
             if entity_id is None:
@@ -693,7 +705,7 @@ class Memory:
         relation they name — (those not there are skipped); returns how many."""
         changes = self.graph.changes()
         removed = 0
-        for i, item in enumerate(relations):
+        for i, item in enumerate(_listed(relations, "relations", "{from, to, relationType}")):
             source, target, words = _relation_fields(item, i)
             from_id, to_id = self._one(source, changes), self._one(target, changes)
             if from_id is None or to_id is None:
@@ -753,7 +765,7 @@ _BLANK = (
 )
 
 
-def _strings(value: Any) -> bool:
+def _strings(value: Any) -> TypeGuard[list[str]]:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
@@ -776,10 +788,32 @@ def _entity_fields(item: Any, i: int) -> tuple[str, str, list[str]]:
 
 
 def _observation_fields(item: Any, where: str, key: str) -> tuple[str, list[str]]:
-    name, values = (item.get("entityName"), item.get(key)) if isinstance(item, dict) else (0, 0)
-    if not isinstance(name, str) or not isinstance(values, list) or not _strings(values):
-        raise BadInput(f"{where}: entityName is a string and {key} a list of strings")
+    if not isinstance(item, dict):
+        raise BadInput(f"{where} is an object with entityName and {key}")
+    name, values = item.get("entityName"), item.get(key)
+    if not isinstance(name, str):
+        raise BadInput(f"{where}.entityName is a string, not {_json_type(name)}")
+    if not _strings(values):
+        raise BadInput(f"{where}.{key} is a list of strings")
     return name, values
+
+
+def _listed(value: Any, key: str, what: str) -> list[Any]:
+    """The tool's one argument, a list (of ``what``): the reference's shape, checked here
+    for callers of the Python API, which no argument schema stands in front of."""
+    if not isinstance(value, list):
+        raise BadInput(f"{key} is a list of {what}, not {_json_type(value)}")
+    return value
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type of a value, to say what was given without quoting it."""
+    if value is None:
+        return "null"
+    for kind, name in ((bool, "a boolean"), (str, "a string"), (dict, "an object")):
+        if isinstance(value, kind):
+            return name
+    return "a number" if isinstance(value, int | float) else "a list"
 
 
 def _relation_fields(item: Any, i: int) -> tuple[str, str, str]:
@@ -788,8 +822,10 @@ def _relation_fields(item: Any, i: int) -> tuple[str, str, str]:
     fields: dict[str, str] = {}
     for k in ("from", "to", "relationType"):
         v = item.get(k)
+        if k not in item:
+            raise BadInput(f"relations[{i}].{k} is missing: from, to and relationType are strings")
         if not isinstance(v, str):
-            raise BadInput(f"relations[{i}]: from, to and relationType are strings")
+            raise BadInput(f"relations[{i}].{k} is a string, not {_json_type(v)}")
         fields[k] = v
     blank = next((k for k, v in fields.items() if not v.strip()), None)
     if blank is not None:

@@ -4,10 +4,12 @@ into the graph exactly as the memory-server drop-in (:mod:`ontoloom.memory`) map
 Each source is read into the drop-in's terms — entities (name, entityType, observations, and,
 from sage-memory, the properties the schema declares) and relations (from, to, the relation's
 words) — then staged as one delta through :class:`~ontoloom.memory.Memory`: an entityType the
-schema knows becomes that type, any other a ``Thing`` keeping the word; a relation is typed
-when both ends satisfy it and otherwise kept verbatim as an open relation. What cannot be
-stored is *refused by item* with the reason (a relation to an entity the file does not have,
-a secret, a value a shape refuses), and everything else commits through the one write path
+schema knows becomes that type, any other a ``Thing`` keeping the word; words that name a
+schema relation are that typed relation under the schema's rules, any others kept verbatim as
+an open relation. What cannot be stored is *refused by item* with the reason (a relation to
+an entity the file does not have, a secret, a value a shape refuses, a typed relation the
+schema's rules refuse — the line the drop-in would have refused: of ``blocks`` both ways, the
+one closing the cycle), and everything else commits through the one write path
 at once, or nothing does. The report lists what became typed, what stayed open, what was
 refused and why, and what the source holds that is not an entity or relation (skipped, by
 name).
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, ValidationFailed
+from ontoloom.findings import Finding
 from ontoloom.memory import GENERIC_TYPE, Memory
 from ontoloom.model import OBSERVATION_ORDER, OBSERVATIONS
 
@@ -332,26 +335,64 @@ def import_memory(
                 continue
             links.append((from_id, link.words, to_id))
             link_items.append(link)
-        changes, outcome = memory.stage_relations(lambda: stage()[0], links)
+        changes = stage()[0]
+        outcome = memory.stage_relations(changes, links)
         findings = graph.writes.check(changes.delta)
         if not findings:
             break
-        # Refuse what the findings are about — an entity, or a relation whose words hold a
-        # secret — with the reason, and try again without it.
+        # Refuse what the findings are about — a typed relation the schema's rules refuse
+        # (a cycle, ends that do not fit), an entity, or a relation whose words hold a
+        # secret — with the reason, and try again without it, as the drop-in would have
+        # refused that line's call.
         by_id = {e["id"]: e for e in staged.values()}
         by_words = _relation_nodes(graph, links)
+        typed_links = {
+            i: (links[i][0], _canonical(graph, links[i][1]), links[i][2])
+            for i, typed, _ in outcome
+            if typed
+        }
         blamed_entities: set[str] = set()
         blamed_links: set[int] = set()
+        broken: dict[int, Finding] = {}  # typed relations refused by a rule → the finding
+        about_links: set[int] = set()  # the findings (by id) about a typed relation
         for f in findings:
-            if f.focus in by_id:
+            # the relation the finding names most closely: the latest on its cycle, else its
+            # subject and value (a domain, a range), else an end, else the relation alone
+            same = [(i, a, b) for i, (a, r, b) in typed_links.items() if f.path == r]
+            on_cycle = set(f.cycle or ())
+            about = (
+                [i for i, a, b in same if {a, b} <= on_cycle]  # the latest closes it
+                or [i for i, a, b in same if f.focus == a and f.value in (a, b)]
+                or [i for i, a, b in same if f.focus in (a, b)]
+                or [i for i, _, _ in same]
+            )
+            if about:
+                about_links.add(
+                    id(f)
+                )  # of "blocks" both ways, the one closing the cycle is refused
+                broken.setdefault(max(about), f)
+            elif f.focus in by_id:
                 blamed_entities.add(by_id[f.focus]["name"])
             elif f.focus in by_words:
                 blamed_links |= {i for i in by_words[f.focus] if i < len(link_items)}
             else:
                 raise memory.for_agent(ValidationFailed(findings))
         translated = memory.for_agent(ValidationFailed(findings)).findings
+        said = dict(zip(map(id, findings), translated, strict=True))
+        for i, f in sorted(broken.items()):
+            link = link_items[i]
+            skipped_links.add(id(link))
+            entity_refusals.append(
+                {
+                    "where": link.where,
+                    "from": link.source,
+                    "to": link.target,
+                    "relationType": link.words,
+                    "why": said[id(f)].message,
+                }
+            )
         for f, raw in zip(translated, findings, strict=True):
-            if raw.focus in by_id:
+            if raw.focus in by_id and id(raw) not in about_links:
                 entity = by_id[raw.focus]
                 entity_refusals.append(
                     {

@@ -170,7 +170,8 @@ def memory_operations() -> list[Operation]:
             "Create Entities",
             "Create multiple new entities in the knowledge graph (names already there are "
             "skipped). Any entityType is accepted and read back as written; where it names a "
-            "schema type (person, task, project, organization…) the entity is typed.",
+            "schema type (person, task, project, organization…; any case, spaces, - or "
+            "camelCase) the entity is typed.",
             {"entities": {"type": "array", "items": _ENTITY}},
             _in_agent_terms(_create_entities),
             required=("entities",),
@@ -187,9 +188,12 @@ def memory_operations() -> list[Operation]:
             "create_relations",
             "Create Relations",
             "Create multiple new relations between entities in the knowledge graph. Relations "
-            "should be in active voice. Both ends must exist. Any relationType is accepted: "
-            "typed when it names a schema relation both ends satisfy, else kept verbatim as "
-            "an open relation.",
+            "should be in active voice. Both ends must exist. A relationType that names a "
+            "schema relation (blocks, assigned_to, member_of…; any case, spaces, - or "
+            "camelCase) is that typed relation under the schema's rules: a call breaking one "
+            "(a blocks cycle, ends of the wrong type) is refused whole, and a many-to-one "
+            "relation (assigned_to, part_of…) replaces the one set. Any other relationType is "
+            "kept verbatim as an open relation.",
             {"relations": {"type": "array", "items": _RELATION}},
             _in_agent_terms(_create_relations),
             required=("relations",),
