@@ -47,6 +47,7 @@ from ontoloom.errors import BadInput, NotFound, ValidationFailed
 from ontoloom.findings import Finding
 from ontoloom.model import OBSERVATIONS, Entity, Relation, check_id, vocab_iri
 from ontoloom.schema import ENTITY, RelationSpec
+from ontoloom.search import js_lower
 from ontoloom.secret_text import holds_secret, redaction
 from ontoloom.terms import Literal, NamedNode, Quad
 from ontoloom.vocab import FACTS, OL, OPEN_RELATION_PREFIX, RDF, RDF_TYPE, RDFS_LABEL
@@ -97,6 +98,12 @@ def without_cli_advice(text: str) -> str:
         dropping = False
         out += sep + clause
     return out
+
+
+def _contains(node: _Node, needle: str) -> bool:
+    """The reference's test: ``needle`` (lower-cased) in the name, entityType or an
+    observation, lower-cased."""
+    return any(needle in js_lower(v) for v in (node.name, node.entity_type, *node.observations))
 
 
 def stable_id(type_name: str, name: str) -> str:
@@ -347,42 +354,23 @@ class Memory:
 
     def search_nodes(self, query: str, limit: int | None = None) -> dict[str, Any]:
         """What the reference finds — every object whose name, entityType or an observation
-        contains the query, case-insensitively — ranked by BM25 where the index ranks them,
-        with the relations that have at least one end among them. ``limit`` caps it."""
+        contains the query, case-insensitively (JavaScript's ``toLowerCase().includes``) —
+        and nothing else: the name equal to the query first, then names containing it, then
+        the others; with the relations that have at least one end among them, as the
+        reference returns them. Private objects are found as any other (the reference has no
+        privacy; a private object is only kept out of word search). ``limit`` caps it."""
         if not isinstance(query, str):
             raise BadInput("query is a string")
-        if not query.strip():
+        if query == "":
             # the reference's substring test: "" is in every string
             return self.read_graph() if limit is None else self.read_graph(limit=limit)
         cap = MAX_PAGE if limit is None else min(max(limit, 1), MAX_PAGE)
-        needle = query.lower()
-        q = Literal(needle)  # serialised as an escaped SPARQL string
-        object_classes = self.graph.schema.object_classes()
-        classes = " ".join(str(c) for c in object_classes)
-        props = " ".join(str(vocab_iri(k)) for k in ("name", "title", "kind", "observations"))
-        # two plain patterns: a UNION with a filter-only branch is evaluated far slower
-        rows = list(
-            self.graph.backend.select(
-                f"SELECT DISTINCT ?e WHERE {{ VALUES ?p {{ {props} }} ?e ?p ?v "
-                f"FILTER(CONTAINS(LCASE(STR(?v)), {q})) VALUES ?t {{ {classes} }} "
-                f"?e {RDF_TYPE} ?t }}"
-            )
-        )
-        typed = " ".join(
-            str(c) for c in object_classes if needle in c.value.rsplit("#")[-1].lower()
-        )
-        if typed:
-            rows += self.graph.backend.select(
-                f"SELECT DISTINCT ?e WHERE {{ VALUES ?t {{ {typed} }} ?e {RDF_TYPE} ?t }}"
-            )
-        matched = {self.graph.ids.id_of(r["e"]) for r in rows}
-        # BM25 hits first (they also find words apart, which the reference does not), then
-        # every substring match the reference would return
-        hits = self.graph.search(query, limit=cap)
-        ranked = [h.id for h in hits if h.kind == "object" and (h.id in matched or not h.private)]
-        ids = list(dict.fromkeys([*ranked, *sorted(matched)]))
-        page = ids[:cap]
-        out = self._graph_json(self._nodes(page), self.graph.relations_among(page))
+        ids = [i for i, _private in self.graph.objects_containing(query)]
+        needle = js_lower(query)
+        # the index holds the drop-in's view; each node shown is tested once more as shown
+        nodes = [n for n in self._nodes(ids[:cap]) if _contains(n, needle)]
+        page = [n.id for n in nodes]
+        out = self._graph_json(nodes, self.graph.relations_among(page))
         if len(ids) > cap:
             out["note"] = (
                 f"Returned {cap} of {len(ids)} matching entities (best first); "

@@ -57,7 +57,19 @@ CREATE INDEX IF NOT EXISTS tags_row ON tags(rowid);
 # shortest matched as prefixes (see _match_expression), longer ones read the term range.
 _FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     id, title, body, tags, tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3')"""
-_SCHEMA = _TABLES + _FTS + ";\n" + _INDEXES
+# The drop-in memory server's search (``search_nodes``) is a substring test, as the reference
+# server's is: one row per object, rowid as in docs, holding what that search reads — the name
+# and the entityType as the drop-in shows them, and the observations — lower-cased as it
+# compares them (:func:`js_lower`). ``rest`` is the entityType and observations, a line each;
+# ``vals`` the same values as a JSON list, for the exact test (a line break in a value, or a
+# query spanning two lines, must not make a hit). The trigram tokenizer finds every row holding
+# a query of three or more characters, on the text as stored (already lower-cased).
+_SUBS = """CREATE VIRTUAL TABLE IF NOT EXISTS subs USING fts5(
+    name, rest, vals UNINDEXED, tokenize = 'trigram case_sensitive 1')"""
+_SCHEMA = _TABLES + _FTS + ";\n" + _SUBS + ";\n" + _INDEXES
+# Bumped when the tables change: an index of another layout is rebuilt on open.
+LAYOUT = "2"
+_OBSERVATIONS = "observations"  # ontoloom.model.OBSERVATIONS (not imported: hooks use this)
 # bm25 column weights: id, title, body, tags — titles above bodies.
 _WEIGHTS = (8.0, 5.0, 1.0, 2.0)
 # A term in more than this share of documents says little: dropped from a query that has
@@ -173,6 +185,11 @@ class SearchIndex:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(_SCHEMA)
+            layout = self.db.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone()
+            if layout is None or layout[0] != LAYOUT:
+                # made by an older version: rebuilt whole by the next sync
+                self.db.execute("DELETE FROM meta WHERE key = 'generation'")
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('layout', ?)", (LAYOUT,))
         self.readonly = readonly
         self._page: sqlite3.Connection | None = None  # see _snippets
 
@@ -275,9 +292,9 @@ class SearchIndex:
         """Empty every table, to be filled by :meth:`_index_all` (which makes the indexes)."""
         # Dropped and made anew, not emptied: deleting row by row from FTS5 was a quarter of
         # a full reindex.
-        for table in ("docs", "tags", "fts", "df"):
+        for table in ("docs", "tags", "fts", "subs", "df"):
             self.db.execute(f"DROP TABLE IF EXISTS {table}")
-        self._run(_TABLES + _FTS)
+        self._run(_TABLES + _FTS + ";" + _SUBS)
 
     def _run(self, script: str) -> None:
         # Statement by statement: executescript would commit the transaction.
@@ -299,6 +316,7 @@ class SearchIndex:
             self.db.execute("DELETE FROM docs WHERE rowid = ?", (rowid,))
             self.db.execute("DELETE FROM tags WHERE rowid = ?", (rowid,))
             self.db.execute("DELETE FROM fts WHERE rowid = ?", (rowid,))
+            self.db.execute("DELETE FROM subs WHERE rowid = ?", (rowid,))
 
     def _index_all(self, backend: Backend, ids: Any) -> int:
         """Index every object into the emptied index: the same documents :meth:`_index`
@@ -315,6 +333,7 @@ class SearchIndex:
         docs: list[tuple[Any, ...]] = []
         tags: list[tuple[int, str]] = []
         texts: list[tuple[Any, ...]] = []
+        subs: list[tuple[Any, ...]] = []
         df: Counter[str] = Counter()
         tokens = _TOKEN.findall
 
@@ -329,6 +348,7 @@ class SearchIndex:
 
         for obj in sorted(objects.values(), key=lambda o: o["id"]):
             if obj["type"]:
+                subs.append((len(docs) + 1, *_substring_row(obj)))
                 add(
                     f"object:{obj['id']}",
                     "object",
@@ -352,6 +372,7 @@ class SearchIndex:
             self.db.executemany(
                 "INSERT INTO fts (rowid, id, title, body, tags) VALUES (?,?,?,?,?)", texts
             )
+            self.db.executemany("INSERT INTO subs (rowid, name, rest, vals) VALUES (?,?,?,?)", subs)
             self.db.executemany("INSERT INTO df VALUES (?, ?)", df.items())
             self._run(_INDEXES)
         return count
@@ -371,6 +392,7 @@ class SearchIndex:
                 body=obj["body"],
                 tags=obj["tags"],
                 private=obj["private"],
+                memory=obj,
             )
             count += 1
         # Relations touching the indexed objects, labelled with both ends' titles.
@@ -413,6 +435,7 @@ class SearchIndex:
         from_id: str | None = None,
         rel: str | None = None,
         to_id: str | None = None,
+        memory: dict[str, Any] | None = None,
     ) -> None:
         cur = self.db.execute(
             "INSERT INTO docs (key, kind, id, type, title, private, from_id, rel, to_id) VALUES (?,?,?,?,?,?,?,?,?)",
@@ -430,6 +453,11 @@ class SearchIndex:
             # a relation's ids are in its body: its id column would outrank the objects'
             (rowid, id if kind == "object" else "", title, body, " ".join(sorted(set(tags)))),
         )
+        if memory is not None:
+            self.db.execute(
+                "INSERT INTO subs (rowid, name, rest, vals) VALUES (?,?,?,?)",
+                (rowid, *_substring_row(memory)),
+            )
 
     def _count_terms(self, text: str, step: int) -> None:
         """Document frequencies of raw word tokens, to tell common query terms from rare."""
@@ -517,6 +545,41 @@ class SearchIndex:
         for hit in page:
             hit.relations = labels.get(hit.id, []) if hit.kind == "object" else []
         return page
+
+    def containing(self, query: str) -> list[tuple[str, bool]]:
+        """The objects whose name, entityType or an observation (as the drop-in memory server
+        shows them) contains ``query``, case-insensitively — the reference server's
+        ``searchNodes`` test — as (id, private), best first: the name equal to the query, then
+        names containing it (shorter first), then the others; by name, then id, within each.
+
+        A query of three or more characters (lower-cased) is looked up in the trigram index;
+        a shorter one, which no trigram holds, is tested against every row. Either way each
+        candidate is then tested exactly. An empty query is in every string."""
+        needle = js_lower(query)
+        if len(needle) >= 3:
+            rows = self.db.execute(
+                "SELECT d.id, d.private, s.name, s.vals FROM subs s JOIN docs d "
+                "ON d.rowid = s.rowid WHERE subs MATCH ? AND d.kind = 'object'",
+                ('"' + needle.replace('"', '""') + '"',),
+            )
+        else:
+            rows = self.db.execute(
+                "SELECT d.id, d.private, s.name, s.vals FROM subs s JOIN docs d "
+                "ON d.rowid = s.rowid WHERE (instr(s.name, ?1) OR instr(s.rest, ?1)) "
+                "AND d.kind = 'object'",
+                (needle,),
+            )
+        found = []
+        for id_, private, name, vals in rows:
+            if needle in name:
+                rank = 0 if name == needle else 1
+            elif any(needle in v for v in json.loads(vals)):
+                rank = 2
+            else:
+                continue  # a trigram candidate only, or a match across two values
+            found.append(((rank, len(name) if rank == 1 else 0, name, id_), bool(private)))
+        found.sort()
+        return [(key[3], private) for key, private in found]
 
     def _ranked(
         self, expression: str, where: str, params: list[Any], need: int
@@ -674,6 +737,22 @@ class SearchIndex:
         return self._relation_labels_of([hit.id])[hit.id]
 
 
+def js_lower(text: str) -> str:
+    """Lower-cased as JavaScript's ``String.prototype.toLowerCase`` does it, as closely as
+    Python allows: both apply Unicode's full, locale-free mappings (``"İ"`` → ``"i̇"``, two
+    code points; a final capital sigma → ``"ς"``). They differ only where the runtimes' Unicode
+    versions differ (characters cased in one version and not the other), and JavaScript works
+    on UTF-16 code units where Python works on code points — the same substring test for any
+    well-formed text; a lone surrogate is left as it is by both."""
+    return text.lower()
+
+
+def _substring_row(doc: dict[str, Any]) -> tuple[str, str, str]:
+    """The ``subs`` row of an object's document: name, rest and vals (see :data:`_SUBS`)."""
+    rest = [js_lower(v) for v in (doc["memory_type"], *doc["observations"])]
+    return js_lower(doc["memory_name"]), "\n".join(rest), json.dumps(rest, ensure_ascii=False)
+
+
 def _filters(types: list[str], tags: list[str], rel: str | None) -> tuple[str, list[Any]]:
     where, params = [], []
     if types:
@@ -805,7 +884,17 @@ def _documents(
         kind = kinds[0] if kinds else ""
         tags = [*fields.get("tags", []), *fields.get("aliases", [])] if kind else []
         privacy = (fields.get("privacy") or [""])[0].lower()
+        # the drop-in's view (ontoloom.memory's _node): the first single name or title, else
+        # the id; the kind when there is one, else the type
+        name = next(
+            (fields[k][0] for k in ("name", "title") if len(fields.get(k, ())) == 1),
+            ids.id_of(node),
+        )
+        kinds_written = fields.get("kind", [])
         out[node] = {
+            "memory_name": name,
+            "memory_type": kinds_written[0] if len(kinds_written) == 1 else kind,
+            "observations": fields.get(_OBSERVATIONS, []),
             "id": ids.id_of(node),
             "type": kind,
             "title": title,
