@@ -61,8 +61,8 @@ _FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 # server's is: one row per object, rowid as in docs, holding what that search reads — the name
 # and the entityType as the drop-in shows them, and the observations — lower-cased as it
 # compares them (:func:`js_lower`). ``rest`` is the entityType and observations, a line each;
-# ``vals`` the same values as a JSON list, for the exact test (a line break in a value, or a
-# query spanning two lines, must not make a hit). The trigram tokenizer finds every row holding
+# ``vals`` the name and the same values as a JSON list, for the exact test (a line break in a
+# value, or a query spanning two lines, must not make a hit). The trigram tokenizer finds every row holding
 # a query of three or more characters, on the text as stored (already lower-cased).
 _SUBS = """CREATE VIRTUAL TABLE IF NOT EXISTS subs USING fts5(
     name, rest, vals UNINDEXED, tokenize = 'trigram case_sensitive 1')"""
@@ -556,24 +556,26 @@ class SearchIndex:
         a shorter one, which no trigram holds, is tested against every row. Either way each
         candidate is then tested exactly. An empty query is in every string."""
         needle = js_lower(query)
+        looked_for = _searchable(needle)
         if len(needle) >= 3:
             rows = self.db.execute(
-                "SELECT d.id, d.private, s.name, s.vals FROM subs s JOIN docs d "
+                "SELECT d.id, d.private, s.vals FROM subs s JOIN docs d "
                 "ON d.rowid = s.rowid WHERE subs MATCH ? AND d.kind = 'object'",
-                ('"' + needle.replace('"', '""') + '"',),
+                ('"' + looked_for.replace('"', '""') + '"',),
             )
         else:
             rows = self.db.execute(
-                "SELECT d.id, d.private, s.name, s.vals FROM subs s JOIN docs d "
+                "SELECT d.id, d.private, s.vals FROM subs s JOIN docs d "
                 "ON d.rowid = s.rowid WHERE (instr(s.name, ?1) OR instr(s.rest, ?1)) "
                 "AND d.kind = 'object'",
-                (needle,),
+                (looked_for,),
             )
         found = []
-        for id_, private, name, vals in rows:
+        for id_, private, vals in rows:
+            name, *rest = json.loads(vals)
             if needle in name:
                 rank = 0 if name == needle else 1
-            elif any(needle in v for v in json.loads(vals)):
+            elif any(needle in v for v in rest):
                 rank = 2
             else:
                 continue  # a trigram candidate only, or a match across two values
@@ -749,8 +751,14 @@ def js_lower(text: str) -> str:
 
 def _substring_row(doc: dict[str, Any]) -> tuple[str, str, str]:
     """The ``subs`` row of an object's document: name, rest and vals (see :data:`_SUBS`)."""
-    rest = [js_lower(v) for v in (doc["memory_type"], *doc["observations"])]
-    return js_lower(doc["memory_name"]), "\n".join(rest), json.dumps(rest, ensure_ascii=False)
+    values = [js_lower(v) for v in (doc["memory_name"], doc["memory_type"], *doc["observations"])]
+    return _searchable(values[0]), _searchable("\n".join(values[1:])), json.dumps(values)
+
+
+def _searchable(text: str) -> str:
+    # FTS5 stops reading a text at a NUL: it is indexed (and looked for) as U+FFFD, which
+    # keeps every substring a substring; the exact test reads the values themselves.
+    return text.replace("\x00", "\ufffd")
 
 
 def _filters(types: list[str], tags: list[str], rel: str | None) -> tuple[str, list[Any]]:
