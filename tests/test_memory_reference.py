@@ -60,7 +60,8 @@ ENTITIES = [
     ent("x", "letter"),
     ent("Tab\there", "odd name", "line one\nline two"),
     ent("Lone", "thing"),
-    ent("Quartz", "mineral", "SiO2"),  # stored as a Thing: "hing" must not find it
+    ent("Quartz", "mineral", "SiO2"),
+    ent("Org Ω", "organization", "ΩMEGA"),  # stored as a Thing: "hing" must not find it
 ]
 RELATIONS = [
     {"from": "Alice", "to": "Project Alpha", "relationType": "works_on"},
@@ -70,6 +71,10 @@ RELATIONS = [
     {"from": "ALPHABET", "to": "alpha-beta", "relationType": "invented"},
     {"from": "Ñandú", "to": "straße", "relationType": "crosses"},
     {"from": "Dave", "to": "Lone", "relationType": "owns"},
+    # typed relations (member_of, mentions), one named in other words
+    {"from": "Alice", "to": "Org Ω", "relationType": "member of"},
+    {"from": "Bob", "to": "Org Ω", "relationType": "member_of"},
+    {"from": "Carol", "to": "Alice", "relationType": "mentions"},
 ]
 QUERIES = [
     # substrings of names, in other cases
@@ -79,7 +84,7 @@ QUERIES = [
     "straße", "STRAßE",
     # observations, type names
     "drucker", "bosphorus", '"hello', 'o, w', "sigma", "電波", "333 m", "final", "person",
-    "PERSON", "erso", "task", "thin", "hing", "widget", "vorfall", "odd name", "line one",
+    "PERSON", "erso", "task", "thin", "hing", "org", "ωmega", "Ω", "widget", "vorfall", "odd name", "line one",
     # one and two characters
     "x", "X", "a", "ä", "Ä", "İ", "i", "ß", "東", "+", '"', " ", "\t", "\n", "σ", "ς", "ab",
     # across two values, and nothing at all

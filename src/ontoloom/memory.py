@@ -45,12 +45,21 @@ from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, NotFound, ValidationFailed
 from ontoloom.findings import Finding
-from ontoloom.model import OBSERVATIONS, Entity, Relation, check_id, vocab_iri
+from ontoloom.model import OBSERVATIONS, Entity, Relation, check_id, value_to_json, vocab_iri
 from ontoloom.schema import ENTITY, RelationSpec
 from ontoloom.search import js_lower
 from ontoloom.secret_text import holds_secret, redaction
 from ontoloom.terms import Literal, NamedNode, Quad
-from ontoloom.vocab import FACTS, OL, OPEN_RELATION_PREFIX, RDF, RDF_TYPE, RDFS_LABEL
+from ontoloom.vocab import (
+    FACTS,
+    OL,
+    OPEN_RELATION_PREFIX,
+    RDF,
+    RDF_TYPE,
+    RDFS_LABEL,
+    WORDING_PREFIX,
+    wording_iri,
+)
 
 if TYPE_CHECKING:
     from ontoloom.changes import Changes
@@ -100,6 +109,11 @@ def without_cli_advice(text: str) -> str:
     return out
 
 
+def _name(props: dict[str, Any], default: str) -> str:
+    """An object's name in the memory model: its one name, else its one title, else its id."""
+    return next((props[k] for k in _LABEL_KEYS if isinstance(props.get(k), str)), default)
+
+
 def _contains(node: _Node, needle: str) -> bool:
     """The reference's test: ``needle`` (lower-cased) in the name, entityType or an
     observation, lower-cased."""
@@ -119,14 +133,6 @@ _STATEMENT = NamedNode(RDF + "Statement")
 _RDF_SUBJECT, _RDF_PREDICATE, _RDF_OBJECT = (
     NamedNode(RDF + k) for k in ("subject", "predicate", "object")
 )
-
-
-def wording_iri(s: NamedNode, p: NamedNode, o: NamedNode) -> NamedNode:
-    """Where the agent's words for the typed relation ``s p o`` are kept, when they differ
-    from the declared name: an ``rdf:Statement`` about that triple whose ``rdfs:label`` is
-    the words (``"member of"`` for ``ol:member_of``)."""
-    key = hashlib.sha256(f"{s.value} {p.value} {o.value}".encode()).hexdigest()[:24]
-    return NamedNode(f"{OL}wording/{key}")
 
 
 def typed_relation(graph: Session, words: str) -> RelationSpec | None:
@@ -217,7 +223,7 @@ class Memory:
     # -- reading -----------------------------------------------------------------------------
     def _node(self, entity: Entity) -> _Node:
         props = entity.properties
-        name = next((props[k] for k in _LABEL_KEYS if isinstance(props.get(k), str)), entity.id)
+        name = _name(props, entity.id)
         kind = props.get("kind")
         observations = [str(o) for o in props.get(OBSERVATIONS, [])]  # in the order written
         return _Node(
@@ -231,6 +237,28 @@ class Memory:
     def _nodes(self, ids: list[str]) -> list[_Node]:
         entities = {e.id: e for e in self.graph.entities_by_id(ids)}
         return [self._node(entities[i]) for i in ids if i in entities]
+
+    def _names_of(self, ids: list[str]) -> dict[str, str]:
+        """The name of each of ``ids`` that exists, as :meth:`_node` gives it — reading only
+        the name and title (a relation's far end needs no more)."""
+        props: dict[str, dict[str, list[Any]]] = {}
+        nodes = [self.graph.ids.iri(i) for i in ids]
+        for i in range(0, len(nodes), 400):
+            listed = " ".join(str(n) for n in nodes[i : i + 400])
+            rows = self.graph.backend.select(
+                f"SELECT ?e ?p ?n WHERE {{ VALUES ?e {{ {listed} }} ?e {RDF_TYPE} [] "
+                f"OPTIONAL {{ VALUES ?p {{ {' '.join(map(str, _LABEL_PREDICATES))} }} "
+                f"?e ?p ?n FILTER(isLiteral(?n)) }} }}"
+            )
+            for r in rows:
+                values = props.setdefault(self.graph.ids.id_of(r["e"]), {})
+                if r["p"] is not None:
+                    key = r["p"].value[len(OL) :]
+                    values.setdefault(key, []).append(value_to_json(r["n"]))
+        return {
+            i: _name({k: v[0] if len(v) == 1 else v for k, v in found.items()}, i)
+            for i, found in props.items()
+        }
 
     def _wordings(self, relations: list[Relation]) -> dict[NamedNode, str]:
         """The agent's words for those typed relations it named otherwise."""
@@ -257,7 +285,7 @@ class Memory:
     def _graph_json(self, nodes: list[_Node], relations: list[Relation]) -> dict[str, Any]:
         names = {n.id: n.name for n in nodes}
         missing = {i for r in relations for i in (r.from_id, r.to_id)} - names.keys()
-        names.update({n.id: n.name for n in self._nodes(sorted(missing))})
+        names.update(self._names_of(sorted(missing)))
         wordings = self._wordings(relations)
         return {
             "entities": [n.to_json() for n in nodes],
@@ -369,8 +397,13 @@ class Memory:
         needle = js_lower(query)
         # the index holds the drop-in's view; each node shown is tested once more as shown
         nodes = [n for n in self._nodes(ids[:cap]) if _contains(n, needle)]
-        page = [n.id for n in nodes]
-        out = self._graph_json(nodes, self.graph.relations_among(page))
+        # the relations off the search index: a SQLite row each, where the store's are tens
+        # of microseconds (their ends' names, a typed relation's words)
+        relations = self.graph.relations_shown([n.id for n in nodes])
+        out: dict[str, Any] = {
+            "entities": [n.to_json() for n in nodes],
+            "relations": [{"from": a, "to": b, "relationType": w} for a, b, w in relations],
+        }
         if len(ids) > cap:
             out["note"] = (
                 f"Returned {cap} of {len(ids)} matching entities (best first); "
@@ -413,7 +446,7 @@ class Memory:
         def about(f: Finding) -> tuple[str, str | None]:
             # a relation's words (an open relation's predicate, a typed one's wording) are
             # named as the argument they came from, never echoed: they may hold the secret
-            if f.focus.startswith((OPEN_RELATION_PREFIX, f"{OL}wording/")):
+            if f.focus.startswith((OPEN_RELATION_PREFIX, WORDING_PREFIX)):
                 return "a relation", "relationType"
             return names.get(f.focus, f.focus), f.path
 

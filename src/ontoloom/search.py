@@ -27,7 +27,18 @@ from typing import Any
 from ontoloom.store.base import Backend, Delta
 from ontoloom.terms import Literal, NamedNode, Quad, Term
 from ontoloom.terms import node as as_term
-from ontoloom.vocab import META, OL, PROPOSALS, RDF_TYPE, SCHEMA_GRAPH, vocab_name
+from ontoloom.vocab import (
+    META,
+    OL,
+    PROPOSALS,
+    RDF_TYPE,
+    RDFS_LABEL,
+    SCHEMA_GRAPH,
+    WORDING_PREFIX,
+    is_open_relation,
+    vocab_name,
+    wording_iri,
+)
 
 __all__ = ["STOPWORDS", "Hit", "SearchIndex", "query_terms", "touched_by"]
 
@@ -39,7 +50,7 @@ _TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS docs (
     rowid INTEGER PRIMARY KEY, key TEXT, kind TEXT, id TEXT, type TEXT,
-    title TEXT, private INTEGER, from_id TEXT, rel TEXT, to_id TEXT);
+    title TEXT, private INTEGER, from_id TEXT, rel TEXT, to_id TEXT, words TEXT);
 CREATE TABLE IF NOT EXISTS tags (rowid INTEGER, tag TEXT);
 CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
 """
@@ -62,10 +73,13 @@ _FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 # and the entityType as the drop-in shows them, and the observations — lower-cased as it
 # compares them (:func:`js_lower`). ``rest`` is the entityType and observations, a line each;
 # ``vals`` the name and the same values as a JSON list, for the exact test (a line break in a
-# value, or a query spanning two lines, must not make a hit). The trigram tokenizer finds every row holding
-# a query of three or more characters, on the text as stored (already lower-cased).
+# value, or a query spanning two lines, must not make a hit); ``shown`` the name as written,
+# to name the ends of the relations answered. The trigram tokenizer finds every row holding a
+# query of three or more characters, on the text as stored (already lower-cased). A
+# relation's ``words`` in docs are its relationType as the drop-in shows it (the agent's words
+# for a typed relation it named otherwise).
 _SUBS = """CREATE VIRTUAL TABLE IF NOT EXISTS subs USING fts5(
-    name, rest, vals UNINDEXED, tokenize = 'trigram case_sensitive 1')"""
+    name, rest, vals UNINDEXED, shown UNINDEXED, tokenize = 'trigram case_sensitive 1')"""
 _SCHEMA = _TABLES + _FTS + ";\n" + _SUBS + ";\n" + _INDEXES
 # Bumped when the tables change: an index of another layout is rebuilt on open.
 LAYOUT = "2"
@@ -337,9 +351,11 @@ class SearchIndex:
         df: Counter[str] = Counter()
         tokens = _TOKEN.findall
 
-        def add(key, kind, id_, type_, title, body, tag_list, private, ends=(None, None, None)):
+        def add(
+            key, kind, id_, type_, title, body, tag_list, private, ends=(None, None, None), words=None
+        ):
             rowid = len(docs) + 1
-            docs.append((rowid, key, kind, id_, type_, title, int(private), *ends))
+            docs.append((rowid, key, kind, id_, type_, title, int(private), *ends, words))
             tags.extend((rowid, t) for t in {t.lower() for t in tag_list})
             tag_list = [*tag_list, *_implied_tags(kind, type_, ends)]
             indexed_id = id_ if kind == "object" else ""
@@ -360,19 +376,21 @@ class SearchIndex:
                     obj["private"],
                 )
         count = len(docs)
-        for from_id, rel, to_id in edges:
-            add(*_relation_doc(titles, from_id, rel, to_id))
+        for from_id, rel, to_id, words in edges:
+            add(*_relation_doc(titles, from_id, rel, to_id), words)
         with progress.task(f"writing the search index ({len(docs)} documents)"):
             self.db.executemany(
                 "INSERT INTO docs (rowid, key, kind, id, type, title, private, from_id, rel, "
-                "to_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "to_id, words) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 docs,
             )
             self.db.executemany("INSERT INTO tags VALUES (?, ?)", tags)
             self.db.executemany(
                 "INSERT INTO fts (rowid, id, title, body, tags) VALUES (?,?,?,?,?)", texts
             )
-            self.db.executemany("INSERT INTO subs (rowid, name, rest, vals) VALUES (?,?,?,?)", subs)
+            self.db.executemany(
+                "INSERT INTO subs (rowid, name, rest, vals, shown) VALUES (?,?,?,?,?)", subs
+            )
             self.db.executemany("INSERT INTO df VALUES (?, ?)", df.items())
             self._run(_INDEXES)
         return count
@@ -399,7 +417,7 @@ class SearchIndex:
         titles = {o["id"]: o["title"] for o in objects.values()}
         edges = _edges(backend, ids, [ids.iri(i) for i in titles])
         _add_end_titles(backend, ids, titles, edges)
-        for from_id, rel, to_id in edges:
+        for from_id, rel, to_id, words in edges:
             key = f"relation:{from_id}\n{rel}\n{to_id}"
             if self.db.execute("SELECT 1 FROM docs WHERE key = ?", (key,)).fetchone():
                 continue
@@ -418,6 +436,7 @@ class SearchIndex:
                 from_id=ends[0],
                 rel=ends[1],
                 to_id=ends[2],
+                words=words,
             )
         return count
 
@@ -435,11 +454,13 @@ class SearchIndex:
         from_id: str | None = None,
         rel: str | None = None,
         to_id: str | None = None,
+        words: str | None = None,
         memory: dict[str, Any] | None = None,
     ) -> None:
         cur = self.db.execute(
-            "INSERT INTO docs (key, kind, id, type, title, private, from_id, rel, to_id) VALUES (?,?,?,?,?,?,?,?,?)",
-            (key, kind, id, type, title, int(private), from_id, rel, to_id),
+            "INSERT INTO docs (key, kind, id, type, title, private, from_id, rel, to_id, words) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (key, kind, id, type, title, int(private), from_id, rel, to_id, words),
         )
         rowid = cur.lastrowid
         self.db.executemany(
@@ -455,7 +476,7 @@ class SearchIndex:
         )
         if memory is not None:
             self.db.execute(
-                "INSERT INTO subs (rowid, name, rest, vals) VALUES (?,?,?,?)",
+                "INSERT INTO subs (rowid, name, rest, vals, shown) VALUES (?,?,?,?,?)",
                 (rowid, *_substring_row(memory)),
             )
 
@@ -582,6 +603,37 @@ class SearchIndex:
             found.append(((rank, len(name) if rank == 1 else 0, name, id_), bool(private)))
         found.sort()
         return [(key[3], private) for key, private in found]
+
+    def relations_shown(self, object_ids: Iterable[str]) -> list[tuple[str, str, str]]:
+        """The relations with at least one end among ``object_ids`` as the drop-in memory
+        server shows them — (from, to, relationType), each end by its name (its id when it is
+        not indexed) — ordered by source id, relation and target id."""
+        ids = list(dict.fromkeys(object_ids))
+        found: dict[tuple[str, str, str], str] = {}
+        for i in range(0, len(ids), 400):
+            chunk = ids[i : i + 400]
+            marks = ", ".join("?" * len(chunk))
+            rows = self.db.execute(
+                "SELECT from_id, rel, to_id, words FROM docs WHERE kind = 'relation' AND "
+                f"(from_id IN ({marks}) OR to_id IN ({marks}))",
+                [*chunk, *chunk],
+            )
+            for from_id, rel, to_id, words in rows:
+                found[from_id, rel, to_id] = words if words is not None else rel
+        ends = sorted({end for from_id, _, to_id in found for end in (from_id, to_id)})
+        names: dict[str, str] = {}
+        for i in range(0, len(ends), 400):
+            chunk = ends[i : i + 400]
+            rows = self.db.execute(
+                "SELECT d.id, s.shown FROM docs d JOIN subs s ON s.rowid = d.rowid "
+                f"WHERE d.id IN ({', '.join('?' * len(chunk))}) AND d.kind = 'object'",
+                chunk,
+            )
+            names.update(rows)
+        return [
+            (names.get(key[0], key[0]), names.get(key[2], key[2]), words)
+            for key, words in sorted(found.items())
+        ]
 
     def _ranked(
         self, expression: str, where: str, params: list[Any], need: int
@@ -749,10 +801,12 @@ def js_lower(text: str) -> str:
     return text.lower()
 
 
-def _substring_row(doc: dict[str, Any]) -> tuple[str, str, str]:
-    """The ``subs`` row of an object's document: name, rest and vals (see :data:`_SUBS`)."""
+def _substring_row(doc: dict[str, Any]) -> tuple[str, str, str, str]:
+    """The ``subs`` row of an object's document: name, rest, vals and shown (see
+    :data:`_SUBS`)."""
     values = [js_lower(v) for v in (doc["memory_name"], doc["memory_type"], *doc["observations"])]
-    return _searchable(values[0]), _searchable("\n".join(values[1:])), json.dumps(values)
+    rest = _searchable("\n".join(values[1:]))
+    return _searchable(values[0]), rest, json.dumps(values), doc["memory_name"]
 
 
 def _searchable(text: str) -> str:
@@ -825,7 +879,7 @@ def _implied_tags(kind: str, type_: str, ends: tuple[str | None, ...]) -> list[s
 
 
 def _add_end_titles(
-    backend: Backend, ids: Any, titles: dict[str, str], edges: list[tuple[str, str, str]]
+    backend: Backend, ids: Any, titles: dict[str, str], edges: list[tuple[str, ...]]
 ) -> None:
     """Add the titles of the relations' ends that ``titles`` lacks (their labels name both)."""
     missing = {end for edge in edges for end in (edge[0], edge[2]) if end not in titles}
@@ -915,18 +969,25 @@ def _documents(
 
 def _scan(
     quads: Iterable[Quad], ids: Any
-) -> tuple[dict[Term, dict[str, Any]], list[tuple[str, str, str]]]:
+) -> tuple[dict[Term, dict[str, Any]], list[tuple[str, str, str, str]]]:
     """From every quad: the document fields of every typed instance (as
-    :func:`_describe_rows` makes them) and every relation between two instances (what
-    :func:`_edges` finds for them all). One pass, written for speed: it reads every quad."""
+    :func:`_describe_rows` makes them) and every relation between two instances with its
+    words (what :func:`_edges` finds for them all). One pass, written for speed: it reads every quad."""
     base, ol, cut = ids.base, OL, len(OL)
     typed: set[Term] = set()
     types: dict[Term, list[str]] = defaultdict(list)
     props: dict[Term, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    links: set[tuple[Term, str, Term]] = set()
+    links: set[tuple[Term, Term, Term]] = set()
+    wordings: dict[str, str] = {}
     for quad in quads:
         s = quad.subject
         if type(s) is not NamedNode or not s.value.startswith(base):
+            if (
+                type(s) is NamedNode
+                and quad.predicate == RDFS_LABEL
+                and s.value.startswith(WORDING_PREFIX)
+            ):
+                wordings[s.value] = quad.object.value
             continue
         p, o = quad.predicate, quad.object
         if p == RDF_TYPE:
@@ -938,7 +999,7 @@ def _scan(
             if type(o) is Literal:
                 props[s][p.value[cut:]].append(o.value)
             elif type(o) is NamedNode and o.value.startswith(base):
-                links.add((s, vocab_name(p), o))  # an open relation by its own words
+                links.add((s, p, o))
     props = {n: v for n, v in props.items() if n in typed}
     objects = _documents(ids, types, props)
     ids_of: dict[Term, str] = {}
@@ -946,12 +1007,19 @@ def _scan(
         for n in (start, end):
             if n not in ids_of:
                 ids_of[n] = ids.id_of(n)
-    edges = sorted({(ids_of[start], rel, ids_of[end]) for start, rel, end in links})
-    return objects, edges
+    found: dict[tuple[str, str, str], str] = {}
+    for start, p, end in links:
+        rel = vocab_name(p)  # an open relation by its own words
+        words = rel if is_open_relation(p) else wordings.get(wording_iri(start, p, end).value, rel)
+        found[ids_of[start], rel, ids_of[end]] = words
+    return objects, sorted((*edge, words) for edge, words in found.items())
 
 
-def _edges(backend: Backend, ids: Any, nodes: list[Term]) -> list[tuple[str, str, str]]:
+def _edges(backend: Backend, ids: Any, nodes: list[Term]) -> list[tuple[str, str, str, str]]:
+    """The relations between two instances with one end among ``nodes``: (from, rel, to,
+    words), ``words`` the relationType the drop-in shows (:data:`_SUBS`)."""
     edges: set[tuple[str, str, str]] = set()
+    named: dict[Term, tuple[str, str, str]] = {}  # wording node → edge, for typed relations
     for i in range(0, len(nodes), 400):
         listed = " ".join(str(n) for n in nodes[i : i + 400])
         if not listed:
@@ -961,6 +1029,17 @@ def _edges(backend: Backend, ids: Any, nodes: list[Term]) -> list[tuple[str, str
             f"{{ ?s ?p ?n BIND(?n AS ?o) }} FILTER(isIRI(?o) && ?p != {RDF_TYPE} && STRSTARTS(STR(?p), {json.dumps(OL)})) }}"
         )
         for row in backend.select(query):
-            if ids.is_instance(row["s"]) and ids.is_instance(row["o"]):
-                edges.add((ids.id_of(row["s"]), vocab_name(row["p"]), ids.id_of(row["o"])))
-    return sorted(edges)
+            s, p, o = row["s"], row["p"], row["o"]
+            if ids.is_instance(s) and ids.is_instance(o):
+                edge = (ids.id_of(s), vocab_name(p), ids.id_of(o))
+                edges.add(edge)
+                if not is_open_relation(p):
+                    named[wording_iri(s, p, o)] = edge
+    words = {edge: edge[1] for edge in edges}
+    wording_nodes = list(named)
+    for i in range(0, len(wording_nodes), 400):
+        listed = " ".join(str(n) for n in wording_nodes[i : i + 400])
+        rows = backend.select(f"SELECT ?w ?l WHERE {{ VALUES ?w {{ {listed} }} ?w {RDFS_LABEL} ?l }}")
+        for row in rows:
+            words[named[row["w"]]] = row["l"].value
+    return sorted((*edge, w) for edge, w in words.items())
