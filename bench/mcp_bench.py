@@ -4,8 +4,9 @@ Every figure is a round trip as an agent sees it: `mcp.ClientSession.call_tool` 
 transport (`mcp.client.stdio.stdio_client`) against a server process started by this script,
 timed on the client side. Rows name the graph size. In the same run:
 
-* ontoloom mcp — the data dir's owner, store kept open — validated `create_entity` p50/p95 and
-  `search` (two-word queries) p95, the graph loaded first with `ontoloom import`;
+* ontoloom mcp — the data dir's owner, store kept open — validated `create_entity` p50/p95,
+  `search` (two-word queries) p95 and the drop-in's `search_nodes` p95 (the same queries, as
+  the reference is called: no limit), the graph loaded first with `ontoloom import`;
 * the prompt hook — `ontoloom hook prompt-context`, a fresh process per prompt, JSON on stdin —
   while that `ontoloom mcp` owner is alive on the same data dir (the hook goes through it);
 * sage-memory (PyPI), its `sage_memory_store` p50 and `sage_memory_search` p95, its memories
@@ -18,7 +19,8 @@ never into ontoloom's own environment; a peer that cannot be installed or starte
 "not available: why".
 
 Targets (printed, not asserted): ontoloom create p50 ≤ 3 ms and ≤ 0.3 x sage-memory's; search
-p95 ≤ sage-memory's at the same size; the hook p50 ≤ 60 ms at 100k entities.
+p95 ≤ sage-memory's at the same size; the drop-in's search_nodes p95 ≤ 0.5 x sage-memory's
+search and ≤ 0.1 x the reference's search_nodes; the hook p50 ≤ 60 ms at 100k entities.
 
     python bench/mcp_bench.py [--sizes 10000,100000] [--repeat N]
 """
@@ -49,15 +51,15 @@ from mcp.client.stdio import stdio_client
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ontoloom.terms import RdfFormat, serialize
 from ontoloom.vocab import IdSpace
+from peers import PEERS, Unavailable, reference_script
 from run import compile_package, hook_prompt, percentile, synthetic_quads
 
-ROOT = Path(__file__).resolve().parents[1]
-PEERS = ROOT / "bench" / ".peers"
 SAGE_PACKAGE = "sage-memory"
-REFERENCE_PACKAGE = "@modelcontextprotocol/server-memory"
 CREATE_TARGET_MS = 3.0
 CREATE_VS_SAGE = 0.3
 HOOK_TARGET_MS = 60.0
+NODES_VS_SAGE = 0.5  # the drop-in's search_nodes p95 against sage-memory's search
+NODES_VS_REFERENCE = 0.1  # … and against the reference's own search_nodes
 
 
 @dataclass
@@ -75,10 +77,6 @@ class Row:
     @property
     def p95(self) -> float:
         return percentile(self.samples, 0.95) * 1000
-
-
-class Unavailable(Exception):
-    """A peer that cannot be installed, loaded or started here: its row says why."""
 
 
 # -- the shape of the data ------------------------------------------------------------------------
@@ -204,6 +202,7 @@ async def bench_ontoloom(n: int, repeat: int, hook_repeat: int, tmp: Path) -> li
         for i in range(repeat)
     ]
     searches = [{"query": q, "limit": 10} for q in two_word_queries(n, repeat)]
+    drop_in = [{"query": q} for q in two_word_queries(n, repeat)]
     env = base_env()
     ontoloom = ontoloom_command()
     async with connected(
@@ -216,12 +215,16 @@ async def bench_ontoloom(n: int, repeat: int, hook_repeat: int, tmp: Path) -> li
         await timed_calls(session, "search", searches[:5])
         create = await timed_calls(session, "create_entity", creates)
         search = await timed_calls(session, "search", searches)
+        # the drop-in: the reference's own call (no limit), the same queries
+        await timed_calls(session, "search_nodes", drop_in[:5])
+        nodes = await timed_calls(session, "search_nodes", drop_in)
         if not (data_dir / "owner.sock").exists():
             raise RuntimeError("ontoloom mcp did not become the data dir's owner")
         hook, answered, matching = await asyncio.to_thread(run_hooks, data_dir, n, hook_repeat, tmp)
     return [
         Row("ontoloom mcp (owner)", "create_entity", n, create, "validated"),
         Row("ontoloom mcp (owner)", "search", n, search, "two-word query"),
+        Row("ontoloom mcp (owner)", "search_nodes", n, nodes, "drop-in; two-word query"),
         Row(
             "ontoloom hook, owner alive",
             "prompt-context",
@@ -379,40 +382,6 @@ async def bench_sage(n: int, repeat: int, peers: Path, tmp: Path, timeout: float
 
 
 # -- the reference memory server ------------------------------------------------------------------
-def reference_script(peers: Path) -> Path:
-    """The reference server's entry point, `npm install`ed on first use under ``peers``."""
-    where = peers / "npm"
-    script = (
-        where / "node_modules" / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
-    )
-    if script.exists():
-        return script
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        raise Unavailable("node/npm not found")
-    where.mkdir(parents=True, exist_ok=True)
-    try:
-        done = subprocess.run(
-            [
-                "npm",
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--prefix",
-                str(where),
-                REFERENCE_PACKAGE,
-            ],
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise Unavailable(f"npm install {REFERENCE_PACKAGE} failed: {exc}") from exc
-    if done.returncode != 0 or not script.exists():
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise Unavailable(f"npm install {REFERENCE_PACKAGE} failed: {last[:160]}")
-    return script
-
-
 async def bench_reference(n: int, repeat: int, peers: Path, tmp: Path) -> list[Row]:
     script = reference_script(peers)
     memory = tmp / "memory.jsonl"
@@ -532,6 +501,21 @@ def targets(rows: list[Row]) -> list[str]:
             lines.append(
                 f"search p95 at {n}: {search.p95:.2f} ms vs sage-memory's {sage_search.p95:.2f} ms "
                 f"(target ≤: {verdict(search.p95 <= sage_search.p95)})"
+            )
+        nodes = find("ontoloom mcp", "search_nodes", n)
+        reference = find("server-memory", "search_nodes", n)
+        if nodes and sage_search:
+            ratio = nodes.p95 / sage_search.p95
+            lines.append(
+                f"drop-in search_nodes p95 at {n}: {nodes.p95:.2f} ms, {ratio:.2f} x "
+                f"sage-memory's search (target ≤ {NODES_VS_SAGE}x: {verdict(ratio <= NODES_VS_SAGE)})"
+            )
+        if nodes and reference:
+            ratio = nodes.p95 / reference.p95
+            lines.append(
+                f"drop-in search_nodes p95 at {n}: {ratio:.3f} x the reference's "
+                f"{reference.p95:.2f} ms (target ≤ {NODES_VS_REFERENCE}x: "
+                f"{verdict(ratio <= NODES_VS_REFERENCE)})"
             )
         hook = find("ontoloom hook", "prompt-context", n)
         if hook and n >= 100000:

@@ -211,30 +211,34 @@ def test_read_graph_pages_the_mcp_way(data_dir: Path) -> None:
     run(data_dir, body)
 
 
-def test_search_nodes_is_ranked(data_dir: Path) -> None:
+def test_search_nodes_ranks_name_matches_first_and_never_finds_words_apart(
+    data_dir: Path,
+) -> None:
     async def body(s: Session) -> None:
         await s.ok("create_entities", entities=[
-            {"name": "Payments team", "entityType": "team", "observations": ["owns the checkout"]},
             {"name": "Timeout bug", "entityType": "issue", "observations": ["payment timeout at checkout"]},
+            {"name": "Payments team", "entityType": "team", "observations": ["owns the checkout"]},
+            {"name": "payment", "entityType": "concept", "observations": []},
             {"name": "Lunch", "entityType": "event", "observations": ["pizza"]},
         ])  # fmt: skip
         await s.ok(
             "create_relations",
             relations=[{"from": "Payments team", "to": "Lunch", "relationType": "attends"}],
         )
-        found = await s.ok("search_nodes", query="payment timeout checkout")
-        names = [e["name"] for e in found["entities"]]
-        assert names[0] == "Timeout bug" and "Lunch" not in names
+        found = await s.ok("search_nodes", query="PAYMENT")
+        # the exact name, then a name containing it, then an observation
+        assert [e["name"] for e in found["entities"]] == ["payment", "Payments team", "Timeout bug"]
         assert found["relations"] == [
             {"from": "Payments team", "to": "Lunch", "relationType": "attends"}
         ]
-        assert await s.ok("search_nodes", query="zebra quantum") == {
+        # words apart are not a substring: the reference finds nothing, and so do we
+        assert await s.ok("search_nodes", query="payment checkout") == {
             "entities": [],
             "relations": [],
         }
         capped = await s.raw("search_nodes", query="payment", limit=1)
         assert len(capped.structuredContent["entities"]) == 1  # type: ignore[index]
-        assert capped.content[0].text.startswith("Returned 1 of 2 matching entities")  # type: ignore[union-attr]
+        assert capped.content[0].text.startswith("Returned 1 of 3 matching entities")  # type: ignore[union-attr]
 
     run(data_dir, body)
 

@@ -335,3 +335,110 @@ def test_an_index_behind_the_writes_catches_up_in_one_step_before_any_read(
         assert {h.id for h in g.search("okapi")} == {"task_o0", "task_o1", "task_o2"}
         assert [h.id for h in g.search("zebra")] == ["task_seed"]
         assert steps == [4]  # four commits, one catch-up
+
+
+# -- the drop-in's substring search (search_nodes): the reference server's test ---------------
+def _memory_view(g: Graph) -> list[dict]:
+    from ontoloom.memory import Memory
+
+    return Memory(g).read_graph()["entities"]
+
+
+def _references_answer(entities: list[dict], query: str) -> list[str]:
+    """searchNodes of @modelcontextprotocol/server-memory, over the drop-in's own view."""
+    q = query.lower()
+    return sorted(
+        e["name"]
+        for e in entities
+        if q in e["name"].lower()
+        or q in e["entityType"].lower()
+        or any(q in o.lower() for o in e["observations"])
+    )
+
+
+def _containing(g: Graph, query: str) -> list[str]:
+    from ontoloom.memory import Memory
+
+    return sorted(e["name"] for e in Memory(g).search_nodes(query)["entities"])
+
+
+MEMORY = [
+    {"name": "Ärger", "entityType": "mood", "observations": ["ÄRGER im Büro", "line\nbreak"]},
+    {"name": "İstanbul", "entityType": "City", "observations": ['a "quoted" word']},
+    {"name": "Chat", "entityType": "Person", "observations": []},
+    {"name": "chatter", "entityType": "widget", "observations": ["a thing"]},
+]
+
+
+def test_substring_search_follows_every_write_and_a_reindex(tmp_path: Path) -> None:
+    from ontoloom.memory import Memory
+
+    with Graph.open(tmp_path / "d", write=True, create=True) as g:
+        memory = Memory(g)
+        memory.create_entities(MEMORY)
+        names = lambda q: [e["name"] for e in memory.search_nodes(q)["entities"]]  # noqa: E731
+        assert names("CHAT") == ["Chat", "chatter"]  # the exact name first
+        assert names("ärg") == ["Ärger"] and names("i̇st") == ["İstanbul"]
+        assert names("istanbul") == []  # "İ" lower-cases to "i̇", as in JavaScript
+        assert names('"quoted"') == ["İstanbul"] and names("e\nb") == ["Ärger"]
+        assert names("ger\nline") == names("hing!") == []  # never across two values
+        assert names("thing") == ["chatter"]  # the observation; not the type Thing of "widget"
+        memory.add_observations([{"entityName": "Chat", "contents": ["zebra crossing"]}])
+        assert names("zebra") == ["Chat"]
+        memory.delete_observations([{"entityName": "Chat", "observations": ["zebra crossing"]}])
+        assert names("zebra") == []
+        memory.delete_entities(["chatter"])
+        assert names("chat") == ["Chat"]
+        before = {q: names(q) for q in ("a", "Ä", "ü", "city", "er", "")}
+        g.reindex()
+        assert {q: names(q) for q in before} == before
+        assert before["ü"] == ["Ärger"] and len(before[""]) == 3
+
+
+def test_an_index_of_an_older_layout_is_rebuilt_before_a_substring_search(tmp_path: Path) -> None:
+    import sqlite3
+
+    from ontoloom.memory import Memory
+
+    with Graph.open(tmp_path / "d", write=True, create=True) as g:
+        Memory(g).create_entities(MEMORY)
+    index = sqlite3.connect(tmp_path / "d" / "search.sqlite")  # as an older version left it
+    index.executescript("DROP TABLE subs; DELETE FROM meta WHERE key = 'layout';")
+    index.close()
+    with Graph.open(tmp_path / "d", write=True) as g:
+        assert _containing(g, "ärger") == ["Ärger"]
+
+
+@pytest.fixture(scope="module")
+def memory_graph(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from ontoloom.memory import Memory
+
+    path = tmp_path_factory.mktemp("memory") / "d"
+    odd = {"name": "odd one", "entityType": "odd", "observations": [t[:500] for t in NASTY if t]}
+    with Graph.open(path, write=True, create=True) as g:
+        Memory(g).create_entities([*MEMORY, odd])
+    return path
+
+
+@pytest.mark.parametrize("text", [t for t in NASTY if t])
+def test_nasty_substring_queries_never_break_and_stay_exact(memory_graph: Path, text: str) -> None:
+    with Graph.open(memory_graph) as g:
+        assert _containing(g, text) == _references_answer(_memory_view(g), text)
+
+
+_TEXTS = [e["name"] for e in MEMORY] + [o for e in MEMORY for o in e["observations"]] + NASTY[:20]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(
+        st.text(max_size=6),
+        st.tuples(st.sampled_from(_TEXTS), st.integers(0, 30), st.integers(1, 6)).map(
+            lambda t: t[0][t[1] : t[1] + t[2]]
+        ),
+        st.sampled_from(_TEXTS).map(str.upper),
+    ).filter(bool)
+)
+def test_substring_search_equals_the_references_test(memory_graph: Path, query: str) -> None:
+    with Graph.open(memory_graph) as g:
+        assert _containing(g, query) == _references_answer(_memory_view(g), query)

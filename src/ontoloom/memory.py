@@ -48,11 +48,21 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ontoloom.errors import BadInput, NotFound, ValidationFailed
 from ontoloom.findings import Finding
-from ontoloom.model import OBSERVATIONS, Entity, Relation, check_id, vocab_iri
+from ontoloom.model import OBSERVATIONS, Entity, Relation, check_id, value_to_json, vocab_iri
 from ontoloom.schema import ENTITY, RelationSpec
+from ontoloom.search import js_lower
 from ontoloom.secret_text import holds_secret, redaction
 from ontoloom.terms import Literal, NamedNode, Quad
-from ontoloom.vocab import FACTS, OL, OPEN_RELATION_PREFIX, RDF, RDF_TYPE, RDFS_LABEL
+from ontoloom.vocab import (
+    FACTS,
+    OL,
+    OPEN_RELATION_PREFIX,
+    RDF,
+    RDF_TYPE,
+    RDFS_LABEL,
+    WORDING_PREFIX,
+    wording_iri,
+)
 
 if TYPE_CHECKING:
     from ontoloom.changes import Changes
@@ -103,6 +113,17 @@ def without_cli_advice(text: str) -> str:
     return out
 
 
+def _name(props: dict[str, Any], default: str) -> str:
+    """An object's name in the memory model: its one name, else its one title, else its id."""
+    return next((props[k] for k in _LABEL_KEYS if isinstance(props.get(k), str)), default)
+
+
+def _contains(node: _Node, needle: str) -> bool:
+    """The reference's test: ``needle`` (lower-cased) in the name, entityType or an
+    observation, lower-cased."""
+    return any(needle in js_lower(v) for v in (node.name, node.entity_type, *node.observations))
+
+
 def stable_id(type_name: str, name: str) -> str:
     """The id a memory-server entity gets: the same for the same type and name, everywhere.
 
@@ -116,14 +137,6 @@ _STATEMENT = NamedNode(RDF + "Statement")
 _RDF_SUBJECT, _RDF_PREDICATE, _RDF_OBJECT = (
     NamedNode(RDF + k) for k in ("subject", "predicate", "object")
 )
-
-
-def wording_iri(s: NamedNode, p: NamedNode, o: NamedNode) -> NamedNode:
-    """Where the agent's words for the typed relation ``s p o`` are kept, when they differ
-    from the declared name: an ``rdf:Statement`` about that triple whose ``rdfs:label`` is
-    the words (``"member of"`` for ``ol:member_of``)."""
-    key = hashlib.sha256(f"{s.value} {p.value} {o.value}".encode()).hexdigest()[:24]
-    return NamedNode(f"{OL}wording/{key}")
 
 
 def schema_words(words: str) -> str:
@@ -229,7 +242,7 @@ class Memory:
     # -- reading -----------------------------------------------------------------------------
     def _node(self, entity: Entity) -> _Node:
         props = entity.properties
-        name = next((props[k] for k in _LABEL_KEYS if isinstance(props.get(k), str)), entity.id)
+        name = _name(props, entity.id)
         kind = props.get("kind")
         observations = [str(o) for o in props.get(OBSERVATIONS, [])]  # in the order written
         return _Node(
@@ -243,6 +256,28 @@ class Memory:
     def _nodes(self, ids: list[str]) -> list[_Node]:
         entities = {e.id: e for e in self.graph.entities_by_id(ids)}
         return [self._node(entities[i]) for i in ids if i in entities]
+
+    def _names_of(self, ids: list[str]) -> dict[str, str]:
+        """The name of each of ``ids`` that exists, as :meth:`_node` gives it — reading only
+        the name and title (a relation's far end needs no more)."""
+        props: dict[str, dict[str, list[Any]]] = {}
+        nodes = [self.graph.ids.iri(i) for i in ids]
+        for i in range(0, len(nodes), 400):
+            listed = " ".join(str(n) for n in nodes[i : i + 400])
+            rows = self.graph.backend.select(
+                f"SELECT ?e ?p ?n WHERE {{ VALUES ?e {{ {listed} }} ?e {RDF_TYPE} [] "
+                f"OPTIONAL {{ VALUES ?p {{ {' '.join(map(str, _LABEL_PREDICATES))} }} "
+                f"?e ?p ?n FILTER(isLiteral(?n)) }} }}"
+            )
+            for r in rows:
+                values = props.setdefault(self.graph.ids.id_of(r["e"]), {})
+                if r["p"] is not None:
+                    key = r["p"].value[len(OL) :]
+                    values.setdefault(key, []).append(value_to_json(r["n"]))
+        return {
+            i: _name({k: v[0] if len(v) == 1 else v for k, v in found.items()}, i)
+            for i, found in props.items()
+        }
 
     def _wordings(self, relations: list[Relation]) -> dict[NamedNode, str]:
         """The agent's words for those typed relations it named otherwise."""
@@ -269,7 +304,7 @@ class Memory:
     def _graph_json(self, nodes: list[_Node], relations: list[Relation]) -> dict[str, Any]:
         names = {n.id: n.name for n in nodes}
         missing = {i for r in relations for i in (r.from_id, r.to_id)} - names.keys()
-        names.update({n.id: n.name for n in self._nodes(sorted(missing))})
+        names.update(self._names_of(sorted(missing)))
         wordings = self._wordings(relations)
         return {
             "entities": [n.to_json() for n in nodes],
@@ -366,42 +401,28 @@ class Memory:
 
     def search_nodes(self, query: str, limit: int | None = None) -> dict[str, Any]:
         """What the reference finds — every object whose name, entityType or an observation
-        contains the query, case-insensitively — ranked by BM25 where the index ranks them,
-        with the relations that have at least one end among them. ``limit`` caps it."""
+        contains the query, case-insensitively (JavaScript's ``toLowerCase().includes``) —
+        and nothing else: the name equal to the query first, then names containing it, then
+        the others; with the relations that have at least one end among them, as the
+        reference returns them. Private objects are found as any other (the reference has no
+        privacy; a private object is only kept out of word search). ``limit`` caps it."""
         if not isinstance(query, str):
             raise BadInput("query is a string")
-        if not query.strip():
+        if query == "":
             # the reference's substring test: "" is in every string
             return self.read_graph() if limit is None else self.read_graph(limit=limit)
         cap = MAX_PAGE if limit is None else min(max(limit, 1), MAX_PAGE)
-        needle = query.lower()
-        q = Literal(needle)  # serialised as an escaped SPARQL string
-        object_classes = self.graph.schema.object_classes()
-        classes = " ".join(str(c) for c in object_classes)
-        props = " ".join(str(vocab_iri(k)) for k in ("name", "title", "kind", "observations"))
-        # two plain patterns: a UNION with a filter-only branch is evaluated far slower
-        rows = list(
-            self.graph.backend.select(
-                f"SELECT DISTINCT ?e WHERE {{ VALUES ?p {{ {props} }} ?e ?p ?v "
-                f"FILTER(CONTAINS(LCASE(STR(?v)), {q})) VALUES ?t {{ {classes} }} "
-                f"?e {RDF_TYPE} ?t }}"
-            )
-        )
-        typed = " ".join(
-            str(c) for c in object_classes if needle in c.value.rsplit("#")[-1].lower()
-        )
-        if typed:
-            rows += self.graph.backend.select(
-                f"SELECT DISTINCT ?e WHERE {{ VALUES ?t {{ {typed} }} ?e {RDF_TYPE} ?t }}"
-            )
-        matched = {self.graph.ids.id_of(r["e"]) for r in rows}
-        # BM25 hits first (they also find words apart, which the reference does not), then
-        # every substring match the reference would return
-        hits = self.graph.search(query, limit=cap)
-        ranked = [h.id for h in hits if h.kind == "object" and (h.id in matched or not h.private)]
-        ids = list(dict.fromkeys([*ranked, *sorted(matched)]))
-        page = ids[:cap]
-        out = self._graph_json(self._nodes(page), self.graph.relations_among(page))
+        ids = [i for i, _private in self.graph.objects_containing(query)]
+        needle = js_lower(query)
+        # the index holds the drop-in's view; each node shown is tested once more as shown
+        nodes = [n for n in self._nodes(ids[:cap]) if _contains(n, needle)]
+        # the relations off the search index: a SQLite row each, where the store's are tens
+        # of microseconds (their ends' names, a typed relation's words)
+        relations = self.graph.relations_shown([n.id for n in nodes])
+        out: dict[str, Any] = {
+            "entities": [n.to_json() for n in nodes],
+            "relations": [{"from": a, "to": b, "relationType": w} for a, b, w in relations],
+        }
         if len(ids) > cap:
             out["note"] = (
                 f"Returned {cap} of {len(ids)} matching entities (best first); "
@@ -455,7 +476,7 @@ class Memory:
         def about(f: Finding) -> tuple[str, str | None]:
             # a relation's words (an open relation's predicate, a typed one's wording) are
             # named as the argument they came from, never echoed: they may hold the secret
-            if f.focus.startswith((OPEN_RELATION_PREFIX, f"{OL}wording/")):
+            if f.focus.startswith((OPEN_RELATION_PREFIX, WORDING_PREFIX)):
                 return "a relation", "relationType"
             return names.get(f.focus, f.focus), f.path
 

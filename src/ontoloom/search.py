@@ -27,7 +27,18 @@ from typing import Any
 from ontoloom.store.base import Backend, Delta
 from ontoloom.terms import Literal, NamedNode, Quad, Term
 from ontoloom.terms import node as as_term
-from ontoloom.vocab import META, OL, PROPOSALS, RDF_TYPE, SCHEMA_GRAPH, vocab_name
+from ontoloom.vocab import (
+    META,
+    OL,
+    PROPOSALS,
+    RDF_TYPE,
+    RDFS_LABEL,
+    SCHEMA_GRAPH,
+    WORDING_PREFIX,
+    is_open_relation,
+    vocab_name,
+    wording_iri,
+)
 
 __all__ = ["STOPWORDS", "Hit", "SearchIndex", "query_terms", "touched_by"]
 
@@ -39,7 +50,7 @@ _TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS docs (
     rowid INTEGER PRIMARY KEY, key TEXT, kind TEXT, id TEXT, type TEXT,
-    title TEXT, private INTEGER, from_id TEXT, rel TEXT, to_id TEXT);
+    title TEXT, private INTEGER, from_id TEXT, rel TEXT, to_id TEXT, words TEXT);
 CREATE TABLE IF NOT EXISTS tags (rowid INTEGER, tag TEXT);
 CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
 """
@@ -57,7 +68,22 @@ CREATE INDEX IF NOT EXISTS tags_row ON tags(rowid);
 # shortest matched as prefixes (see _match_expression), longer ones read the term range.
 _FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     id, title, body, tags, tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3')"""
-_SCHEMA = _TABLES + _FTS + ";\n" + _INDEXES
+# The drop-in memory server's search (``search_nodes``) is a substring test, as the reference
+# server's is: one row per object, rowid as in docs, holding what that search reads — the name
+# and the entityType as the drop-in shows them, and the observations — lower-cased as it
+# compares them (:func:`js_lower`). ``rest`` is the entityType and observations, a line each;
+# ``vals`` the name and the same values as a JSON list, for the exact test (a line break in a
+# value, or a query spanning two lines, must not make a hit); ``shown`` the name as written,
+# to name the ends of the relations answered. The trigram tokenizer finds every row holding a
+# query of three or more characters, on the text as stored (already lower-cased). A
+# relation's ``words`` in docs are its relationType as the drop-in shows it (the agent's words
+# for a typed relation it named otherwise).
+_SUBS = """CREATE VIRTUAL TABLE IF NOT EXISTS subs USING fts5(
+    name, rest, vals UNINDEXED, shown UNINDEXED, tokenize = 'trigram case_sensitive 1')"""
+_SCHEMA = _TABLES + _FTS + ";\n" + _SUBS + ";\n" + _INDEXES
+# Bumped when the tables change: an index of another layout is rebuilt on open.
+LAYOUT = "2"
+_OBSERVATIONS = "observations"  # ontoloom.model.OBSERVATIONS (not imported: hooks use this)
 # bm25 column weights: id, title, body, tags — titles above bodies.
 _WEIGHTS = (8.0, 5.0, 1.0, 2.0)
 # A term in more than this share of documents says little: dropped from a query that has
@@ -173,6 +199,11 @@ class SearchIndex:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(_SCHEMA)
+            layout = self.db.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone()
+            if layout is None or layout[0] != LAYOUT:
+                # made by an older version: rebuilt whole by the next sync
+                self.db.execute("DELETE FROM meta WHERE key = 'generation'")
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('layout', ?)", (LAYOUT,))
         self.readonly = readonly
         self._page: sqlite3.Connection | None = None  # see _snippets
 
@@ -275,9 +306,9 @@ class SearchIndex:
         """Empty every table, to be filled by :meth:`_index_all` (which makes the indexes)."""
         # Dropped and made anew, not emptied: deleting row by row from FTS5 was a quarter of
         # a full reindex.
-        for table in ("docs", "tags", "fts", "df"):
+        for table in ("docs", "tags", "fts", "subs", "df"):
             self.db.execute(f"DROP TABLE IF EXISTS {table}")
-        self._run(_TABLES + _FTS)
+        self._run(_TABLES + _FTS + ";" + _SUBS)
 
     def _run(self, script: str) -> None:
         # Statement by statement: executescript would commit the transaction.
@@ -299,6 +330,7 @@ class SearchIndex:
             self.db.execute("DELETE FROM docs WHERE rowid = ?", (rowid,))
             self.db.execute("DELETE FROM tags WHERE rowid = ?", (rowid,))
             self.db.execute("DELETE FROM fts WHERE rowid = ?", (rowid,))
+            self.db.execute("DELETE FROM subs WHERE rowid = ?", (rowid,))
 
     def _index_all(self, backend: Backend, ids: Any) -> int:
         """Index every object into the emptied index: the same documents :meth:`_index`
@@ -315,12 +347,15 @@ class SearchIndex:
         docs: list[tuple[Any, ...]] = []
         tags: list[tuple[int, str]] = []
         texts: list[tuple[Any, ...]] = []
+        subs: list[tuple[Any, ...]] = []
         df: Counter[str] = Counter()
         tokens = _TOKEN.findall
 
-        def add(key, kind, id_, type_, title, body, tag_list, private, ends=(None, None, None)):
+        def add(
+            key, kind, id_, type_, title, body, tag_list, private, ends=(None, None, None), words=None
+        ):
             rowid = len(docs) + 1
-            docs.append((rowid, key, kind, id_, type_, title, int(private), *ends))
+            docs.append((rowid, key, kind, id_, type_, title, int(private), *ends, words))
             tags.extend((rowid, t) for t in {t.lower() for t in tag_list})
             tag_list = [*tag_list, *_implied_tags(kind, type_, ends)]
             indexed_id = id_ if kind == "object" else ""
@@ -329,6 +364,7 @@ class SearchIndex:
 
         for obj in sorted(objects.values(), key=lambda o: o["id"]):
             if obj["type"]:
+                subs.append((len(docs) + 1, *_substring_row(obj)))
                 add(
                     f"object:{obj['id']}",
                     "object",
@@ -340,17 +376,20 @@ class SearchIndex:
                     obj["private"],
                 )
         count = len(docs)
-        for from_id, rel, to_id in edges:
-            add(*_relation_doc(titles, from_id, rel, to_id))
+        for from_id, rel, to_id, words in edges:
+            add(*_relation_doc(titles, from_id, rel, to_id), words)
         with progress.task(f"writing the search index ({len(docs)} documents)"):
             self.db.executemany(
                 "INSERT INTO docs (rowid, key, kind, id, type, title, private, from_id, rel, "
-                "to_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "to_id, words) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 docs,
             )
             self.db.executemany("INSERT INTO tags VALUES (?, ?)", tags)
             self.db.executemany(
                 "INSERT INTO fts (rowid, id, title, body, tags) VALUES (?,?,?,?,?)", texts
+            )
+            self.db.executemany(
+                "INSERT INTO subs (rowid, name, rest, vals, shown) VALUES (?,?,?,?,?)", subs
             )
             self.db.executemany("INSERT INTO df VALUES (?, ?)", df.items())
             self._run(_INDEXES)
@@ -371,13 +410,14 @@ class SearchIndex:
                 body=obj["body"],
                 tags=obj["tags"],
                 private=obj["private"],
+                memory=obj,
             )
             count += 1
         # Relations touching the indexed objects, labelled with both ends' titles.
         titles = {o["id"]: o["title"] for o in objects.values()}
         edges = _edges(backend, ids, [ids.iri(i) for i in titles])
         _add_end_titles(backend, ids, titles, edges)
-        for from_id, rel, to_id in edges:
+        for from_id, rel, to_id, words in edges:
             key = f"relation:{from_id}\n{rel}\n{to_id}"
             if self.db.execute("SELECT 1 FROM docs WHERE key = ?", (key,)).fetchone():
                 continue
@@ -396,6 +436,7 @@ class SearchIndex:
                 from_id=ends[0],
                 rel=ends[1],
                 to_id=ends[2],
+                words=words,
             )
         return count
 
@@ -413,10 +454,13 @@ class SearchIndex:
         from_id: str | None = None,
         rel: str | None = None,
         to_id: str | None = None,
+        words: str | None = None,
+        memory: dict[str, Any] | None = None,
     ) -> None:
         cur = self.db.execute(
-            "INSERT INTO docs (key, kind, id, type, title, private, from_id, rel, to_id) VALUES (?,?,?,?,?,?,?,?,?)",
-            (key, kind, id, type, title, int(private), from_id, rel, to_id),
+            "INSERT INTO docs (key, kind, id, type, title, private, from_id, rel, to_id, words) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (key, kind, id, type, title, int(private), from_id, rel, to_id, words),
         )
         rowid = cur.lastrowid
         self.db.executemany(
@@ -430,6 +474,11 @@ class SearchIndex:
             # a relation's ids are in its body: its id column would outrank the objects'
             (rowid, id if kind == "object" else "", title, body, " ".join(sorted(set(tags)))),
         )
+        if memory is not None:
+            self.db.execute(
+                "INSERT INTO subs (rowid, name, rest, vals, shown) VALUES (?,?,?,?,?)",
+                (rowid, *_substring_row(memory)),
+            )
 
     def _count_terms(self, text: str, step: int) -> None:
         """Document frequencies of raw word tokens, to tell common query terms from rare."""
@@ -517,6 +566,74 @@ class SearchIndex:
         for hit in page:
             hit.relations = labels.get(hit.id, []) if hit.kind == "object" else []
         return page
+
+    def containing(self, query: str) -> list[tuple[str, bool]]:
+        """The objects whose name, entityType or an observation (as the drop-in memory server
+        shows them) contains ``query``, case-insensitively — the reference server's
+        ``searchNodes`` test — as (id, private), best first: the name equal to the query, then
+        names containing it (shorter first), then the others; by name, then id, within each.
+
+        A query of three or more characters (lower-cased) is looked up in the trigram index;
+        a shorter one, which no trigram holds, is tested against every row. Either way each
+        candidate is then tested exactly. An empty query is in every string."""
+        needle = js_lower(query)
+        looked_for = _searchable(needle)
+        if len(needle) >= 3:
+            rows = self.db.execute(
+                "SELECT d.id, d.private, s.vals FROM subs s JOIN docs d "
+                "ON d.rowid = s.rowid WHERE subs MATCH ? AND d.kind = 'object'",
+                ('"' + looked_for.replace('"', '""') + '"',),
+            )
+        else:
+            rows = self.db.execute(
+                "SELECT d.id, d.private, s.vals FROM subs s JOIN docs d "
+                "ON d.rowid = s.rowid WHERE (instr(s.name, ?1) OR instr(s.rest, ?1)) "
+                "AND d.kind = 'object'",
+                (looked_for,),
+            )
+        found = []
+        for id_, private, vals in rows:
+            name, *rest = json.loads(vals)
+            if needle in name:
+                rank = 0 if name == needle else 1
+            elif any(needle in v for v in rest):
+                rank = 2
+            else:
+                continue  # a trigram candidate only, or a match across two values
+            found.append(((rank, len(name) if rank == 1 else 0, name, id_), bool(private)))
+        found.sort()
+        return [(key[3], private) for key, private in found]
+
+    def relations_shown(self, object_ids: Iterable[str]) -> list[tuple[str, str, str]]:
+        """The relations with at least one end among ``object_ids`` as the drop-in memory
+        server shows them — (from, to, relationType), each end by its name (its id when it is
+        not indexed) — ordered by source id, relation and target id."""
+        ids = list(dict.fromkeys(object_ids))
+        found: dict[tuple[str, str, str], str] = {}
+        for i in range(0, len(ids), 400):
+            chunk = ids[i : i + 400]
+            marks = ", ".join("?" * len(chunk))
+            rows = self.db.execute(
+                "SELECT from_id, rel, to_id, words FROM docs WHERE kind = 'relation' AND "
+                f"(from_id IN ({marks}) OR to_id IN ({marks}))",
+                [*chunk, *chunk],
+            )
+            for from_id, rel, to_id, words in rows:
+                found[from_id, rel, to_id] = words if words is not None else rel
+        ends = sorted({end for from_id, _, to_id in found for end in (from_id, to_id)})
+        names: dict[str, str] = {}
+        for i in range(0, len(ends), 400):
+            chunk = ends[i : i + 400]
+            rows = self.db.execute(
+                "SELECT d.id, s.shown FROM docs d JOIN subs s ON s.rowid = d.rowid "
+                f"WHERE d.id IN ({', '.join('?' * len(chunk))}) AND d.kind = 'object'",
+                chunk,
+            )
+            names.update(rows)
+        return [
+            (names.get(key[0], key[0]), names.get(key[2], key[2]), words)
+            for key, words in sorted(found.items())
+        ]
 
     def _ranked(
         self, expression: str, where: str, params: list[Any], need: int
@@ -674,6 +791,30 @@ class SearchIndex:
         return self._relation_labels_of([hit.id])[hit.id]
 
 
+def js_lower(text: str) -> str:
+    """Lower-cased as JavaScript's ``String.prototype.toLowerCase`` does it, as closely as
+    Python allows: both apply Unicode's full, locale-free mappings (``"İ"`` → ``"i̇"``, two
+    code points; a final capital sigma → ``"ς"``). They differ only where the runtimes' Unicode
+    versions differ (characters cased in one version and not the other), and JavaScript works
+    on UTF-16 code units where Python works on code points — the same substring test for any
+    well-formed text; a lone surrogate is left as it is by both."""
+    return text.lower()
+
+
+def _substring_row(doc: dict[str, Any]) -> tuple[str, str, str, str]:
+    """The ``subs`` row of an object's document: name, rest, vals and shown (see
+    :data:`_SUBS`)."""
+    values = [js_lower(v) for v in (doc["memory_name"], doc["memory_type"], *doc["observations"])]
+    rest = _searchable("\n".join(values[1:]))
+    return _searchable(values[0]), rest, json.dumps(values), doc["memory_name"]
+
+
+def _searchable(text: str) -> str:
+    # FTS5 stops reading a text at a NUL: it is indexed (and looked for) as U+FFFD, which
+    # keeps every substring a substring; the exact test reads the values themselves.
+    return text.replace("\x00", "\ufffd")
+
+
 def _filters(types: list[str], tags: list[str], rel: str | None) -> tuple[str, list[Any]]:
     where, params = [], []
     if types:
@@ -738,7 +879,7 @@ def _implied_tags(kind: str, type_: str, ends: tuple[str | None, ...]) -> list[s
 
 
 def _add_end_titles(
-    backend: Backend, ids: Any, titles: dict[str, str], edges: list[tuple[str, str, str]]
+    backend: Backend, ids: Any, titles: dict[str, str], edges: list[tuple[str, ...]]
 ) -> None:
     """Add the titles of the relations' ends that ``titles`` lacks (their labels name both)."""
     missing = {end for edge in edges for end in (edge[0], edge[2]) if end not in titles}
@@ -805,7 +946,17 @@ def _documents(
         kind = kinds[0] if kinds else ""
         tags = [*fields.get("tags", []), *fields.get("aliases", [])] if kind else []
         privacy = (fields.get("privacy") or [""])[0].lower()
+        # the drop-in's view (ontoloom.memory's _node): the first single name or title, else
+        # the id; the kind when there is one, else the type
+        name = next(
+            (fields[k][0] for k in ("name", "title") if len(fields.get(k, ())) == 1),
+            ids.id_of(node),
+        )
+        kinds_written = fields.get("kind", [])
         out[node] = {
+            "memory_name": name,
+            "memory_type": kinds_written[0] if len(kinds_written) == 1 else kind,
+            "observations": fields.get(_OBSERVATIONS, []),
             "id": ids.id_of(node),
             "type": kind,
             "title": title,
@@ -818,18 +969,25 @@ def _documents(
 
 def _scan(
     quads: Iterable[Quad], ids: Any
-) -> tuple[dict[Term, dict[str, Any]], list[tuple[str, str, str]]]:
+) -> tuple[dict[Term, dict[str, Any]], list[tuple[str, str, str, str]]]:
     """From every quad: the document fields of every typed instance (as
-    :func:`_describe_rows` makes them) and every relation between two instances (what
-    :func:`_edges` finds for them all). One pass, written for speed: it reads every quad."""
+    :func:`_describe_rows` makes them) and every relation between two instances with its
+    words (what :func:`_edges` finds for them all). One pass, written for speed: it reads every quad."""
     base, ol, cut = ids.base, OL, len(OL)
     typed: set[Term] = set()
     types: dict[Term, list[str]] = defaultdict(list)
     props: dict[Term, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    links: set[tuple[Term, str, Term]] = set()
+    links: set[tuple[Term, Term, Term]] = set()
+    wordings: dict[str, str] = {}
     for quad in quads:
         s = quad.subject
         if type(s) is not NamedNode or not s.value.startswith(base):
+            if (
+                type(s) is NamedNode
+                and quad.predicate == RDFS_LABEL
+                and s.value.startswith(WORDING_PREFIX)
+            ):
+                wordings[s.value] = quad.object.value
             continue
         p, o = quad.predicate, quad.object
         if p == RDF_TYPE:
@@ -841,7 +999,7 @@ def _scan(
             if type(o) is Literal:
                 props[s][p.value[cut:]].append(o.value)
             elif type(o) is NamedNode and o.value.startswith(base):
-                links.add((s, vocab_name(p), o))  # an open relation by its own words
+                links.add((s, p, o))
     props = {n: v for n, v in props.items() if n in typed}
     objects = _documents(ids, types, props)
     ids_of: dict[Term, str] = {}
@@ -849,12 +1007,19 @@ def _scan(
         for n in (start, end):
             if n not in ids_of:
                 ids_of[n] = ids.id_of(n)
-    edges = sorted({(ids_of[start], rel, ids_of[end]) for start, rel, end in links})
-    return objects, edges
+    found: dict[tuple[str, str, str], str] = {}
+    for start, p, end in links:
+        rel = vocab_name(p)  # an open relation by its own words
+        words = rel if is_open_relation(p) else wordings.get(wording_iri(start, p, end).value, rel)
+        found[ids_of[start], rel, ids_of[end]] = words
+    return objects, sorted((*edge, words) for edge, words in found.items())
 
 
-def _edges(backend: Backend, ids: Any, nodes: list[Term]) -> list[tuple[str, str, str]]:
+def _edges(backend: Backend, ids: Any, nodes: list[Term]) -> list[tuple[str, str, str, str]]:
+    """The relations between two instances with one end among ``nodes``: (from, rel, to,
+    words), ``words`` the relationType the drop-in shows (:data:`_SUBS`)."""
     edges: set[tuple[str, str, str]] = set()
+    named: dict[Term, tuple[str, str, str]] = {}  # wording node → edge, for typed relations
     for i in range(0, len(nodes), 400):
         listed = " ".join(str(n) for n in nodes[i : i + 400])
         if not listed:
@@ -864,6 +1029,17 @@ def _edges(backend: Backend, ids: Any, nodes: list[Term]) -> list[tuple[str, str
             f"{{ ?s ?p ?n BIND(?n AS ?o) }} FILTER(isIRI(?o) && ?p != {RDF_TYPE} && STRSTARTS(STR(?p), {json.dumps(OL)})) }}"
         )
         for row in backend.select(query):
-            if ids.is_instance(row["s"]) and ids.is_instance(row["o"]):
-                edges.add((ids.id_of(row["s"]), vocab_name(row["p"]), ids.id_of(row["o"])))
-    return sorted(edges)
+            s, p, o = row["s"], row["p"], row["o"]
+            if ids.is_instance(s) and ids.is_instance(o):
+                edge = (ids.id_of(s), vocab_name(p), ids.id_of(o))
+                edges.add(edge)
+                if not is_open_relation(p):
+                    named[wording_iri(s, p, o)] = edge
+    words = {edge: edge[1] for edge in edges}
+    wording_nodes = list(named)
+    for i in range(0, len(wording_nodes), 400):
+        listed = " ".join(str(n) for n in wording_nodes[i : i + 400])
+        rows = backend.select(f"SELECT ?w ?l WHERE {{ VALUES ?w {{ {listed} }} ?w {RDFS_LABEL} ?l }}")
+        for row in rows:
+            words[named[row["w"]]] = row["l"].value
+    return sorted((*edge, w) for edge, w in words.items())

@@ -185,6 +185,18 @@ class Session:
         index = self._current_index()
         return index.search(query, types=types, tags=tags, rel=rel, limit=limit)
 
+    def objects_containing(self, query: str) -> list[tuple[str, bool]]:
+        """(id, private) of the objects whose name, entityType or an observation contains
+        ``query`` case-insensitively, best first (:meth:`SearchIndex.containing`); read off
+        the search index, caught up with the store first."""
+        return self._current_index().containing(query)
+
+    def relations_shown(self, entity_ids: Iterable[str]) -> list[tuple[str, str, str]]:
+        """(from, to, relationType) of the relations with at least one end among
+        ``entity_ids``, as the drop-in memory server shows them
+        (:meth:`SearchIndex.relations_shown`); read off the search index, caught up first."""
+        return self._current_index().relations_shown(entity_ids)
+
     def object_ids(self, after: str | None = None, limit: int = 100) -> list[str]:
         """Up to ``limit`` object ids greater than ``after``, in id order (a keyset page: its
         cost does not grow with the graph). Read off the search index, caught up with the

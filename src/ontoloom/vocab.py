@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from urllib.parse import quote, unquote
 
 from ontoloom.terms import BlankNode, NamedNode, Term
@@ -91,6 +92,17 @@ def open_relation_iri(label: str) -> NamedNode:
     'https://ontoloom.dev/ns#open/works%20at'
     """
     return NamedNode(OPEN_RELATION_PREFIX + quote(label, safe=""))
+
+
+WORDING_PREFIX = OL + "wording/"
+
+
+def wording_iri(s: NamedNode, p: NamedNode, o: NamedNode) -> NamedNode:
+    """Where the agent's words for the typed relation ``s p o`` are kept, when they differ
+    from the declared name: an ``rdf:Statement`` about that triple whose ``rdfs:label`` is
+    the words (``"member of"`` for ``ol:member_of``)."""
+    key = hashlib.sha256(f"{s.value} {p.value} {o.value}".encode()).hexdigest()[:24]
+    return NamedNode(f"{WORDING_PREFIX}{key}")
 
 
 def is_open_relation(term: Term) -> bool:
