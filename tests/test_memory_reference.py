@@ -131,9 +131,7 @@ def test_search_nodes_answers_what_the_reference_server_answers(
                     f"{q!r}: ours {m}, the reference's {t}" for q, m, t in differ
                 )
                 # not vacuous: the queries found something, and not everything
-                found = [
-                    len(_answer(await ours.raw("search_nodes", query=q))[0]) for q in QUERIES
-                ]
+                found = [len(_answer(await ours.raw("search_nodes", query=q))[0]) for q in QUERIES]
                 assert sum(1 for n in found if n) > len(QUERIES) // 2
                 assert sum(1 for n in found if n == 0) >= 5
 

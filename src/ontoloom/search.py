@@ -19,7 +19,7 @@ import json
 import re
 import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -352,7 +352,16 @@ class SearchIndex:
         tokens = _TOKEN.findall
 
         def add(
-            key, kind, id_, type_, title, body, tag_list, private, ends=(None, None, None), words=None
+            key,
+            kind,
+            id_,
+            type_,
+            title,
+            body,
+            tag_list,
+            private,
+            ends=(None, None, None),
+            words=None,
         ):
             rowid = len(docs) + 1
             docs.append((rowid, key, kind, id_, type_, title, int(private), *ends, words))
@@ -879,7 +888,7 @@ def _implied_tags(kind: str, type_: str, ends: tuple[str | None, ...]) -> list[s
 
 
 def _add_end_titles(
-    backend: Backend, ids: Any, titles: dict[str, str], edges: list[tuple[str, ...]]
+    backend: Backend, ids: Any, titles: dict[str, str], edges: Sequence[tuple[str, ...]]
 ) -> None:
     """Add the titles of the relations' ends that ``titles`` lacks (their labels name both)."""
     missing = {end for edge in edges for end in (edge[0], edge[2]) if end not in titles}
@@ -977,17 +986,18 @@ def _scan(
     typed: set[Term] = set()
     types: dict[Term, list[str]] = defaultdict(list)
     props: dict[Term, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    links: set[tuple[Term, Term, Term]] = set()
+    links: set[tuple[NamedNode, NamedNode, NamedNode]] = set()
     wordings: dict[str, str] = {}
     for quad in quads:
         s = quad.subject
-        if type(s) is not NamedNode or not s.value.startswith(base):
+        # under the base (the common case, tested first for speed) or an object's own IRI
+        if type(s) is not NamedNode or not (s.value.startswith(base) or ids.is_instance(s)):
             if (
                 type(s) is NamedNode
                 and quad.predicate == RDFS_LABEL
                 and s.value.startswith(WORDING_PREFIX)
             ):
-                wordings[s.value] = quad.object.value
+                wordings[s.value] = as_term(quad.object).value
             continue
         p, o = quad.predicate, quad.object
         if p == RDF_TYPE:
@@ -998,7 +1008,7 @@ def _scan(
         elif p.value.startswith(ol):
             if type(o) is Literal:
                 props[s][p.value[cut:]].append(o.value)
-            elif type(o) is NamedNode and o.value.startswith(base):
+            elif type(o) is NamedNode and (o.value.startswith(base) or ids.is_instance(o)):
                 links.add((s, p, o))
     props = {n: v for n, v in props.items() if n in typed}
     objects = _documents(ids, types, props)
@@ -1039,7 +1049,9 @@ def _edges(backend: Backend, ids: Any, nodes: list[Term]) -> list[tuple[str, str
     wording_nodes = list(named)
     for i in range(0, len(wording_nodes), 400):
         listed = " ".join(str(n) for n in wording_nodes[i : i + 400])
-        rows = backend.select(f"SELECT ?w ?l WHERE {{ VALUES ?w {{ {listed} }} ?w {RDFS_LABEL} ?l }}")
+        rows = backend.select(
+            f"SELECT ?w ?l WHERE {{ VALUES ?w {{ {listed} }} ?w {RDFS_LABEL} ?l }}"
+        )
         for row in rows:
             words[named[row["w"]]] = row["l"].value
     return sorted((*edge, w) for edge, w in words.items())
