@@ -136,7 +136,7 @@ class Outcome:
     def human(self) -> str:
         """pySHACL's text report (``-f human``), result for result."""
         results = self.report.results
-        render = Renderer(self.shapes.prefixes, self.shapes.graph, pyshacl_literals=True)
+        render = Renderer(self.shapes.prefixes, self.shapes.graph, pyshacl_style=True)
         out = f"Validation Report\nConforms: {self.conforms}\n"
         if results:
             out += f"Results ({len(results)}):\n"

@@ -151,7 +151,7 @@ class Validator:
         prefixes: Mapping[str, str] | None = None,
         entailments: Iterable[Term] = (),
         judges: Mapping[str, Judge] | None = None,
-        pyshacl_literals: bool = False,
+        pyshacl_style: bool = False,
     ) -> None:
         if not isinstance(shapes, ShapeSet):
             shapes = ShapeSet(shapes, prefixes=prefixes)
@@ -160,7 +160,7 @@ class Validator:
         self.skip = skip
         self.shapes_graph = shapes_graph  # where $shapesGraph points, when the data has it
         # How generated messages write terms: these prefixes, and the shapes graph's blanks.
-        self.renderer = Renderer(prefixes, self.shapes.graph, pyshacl_literals=pyshacl_literals)
+        self.renderer = Renderer(prefixes, self.shapes.graph, pyshacl_style=pyshacl_style)
         # Entailment regimes the caller applied to the data (sh:Rules, after running rules):
         # any other sh:entailment is a feature not evaluated (SHACL: signal a failure).
         self.entailments = set(entailments)

@@ -27,15 +27,16 @@ class Renderer:
         prefixes: Mapping[str, str] | None = None,
         graph: TripleIndex | None = None,
         *,
-        pyshacl_literals: bool = False,
+        pyshacl_style: bool = False,
     ) -> None:
         merged = {**WELL_KNOWN, **(prefixes or {})}
         # Longest namespace first, so the most specific prefix wins.
         self.prefixes = sorted(merged.items(), key=lambda kv: -len(kv[1]))
         self.graph = graph
-        # `Literal("1", datatype=xsd:integer)` as pySHACL writes literals in its messages and
-        # its text report (`validate` is its drop-in), instead of Turtle's `1`
-        self.pyshacl_literals = pyshacl_literals
+        # terms as pySHACL writes them in its messages and its text report (`validate` is its
+        # drop-in): `Literal("1", datatype=xsd:integer)` for Turtle's `1`, blank nodes and
+        # paths as its `stringify` functions write them
+        self.pyshacl_style = pyshacl_style
 
     def iri(self, iri: str) -> str:
         for name, namespace in self.prefixes:
@@ -53,7 +54,7 @@ class Renderer:
         if isinstance(term, NamedNode):
             return self.iri(term.value)
         if isinstance(term, Literal):
-            if self.pyshacl_literals:
+            if self.pyshacl_style:
                 return self.pyshacl_literal(term)
             if term.language:
                 return f"{_quoted(term.value)}@{term.language}"
@@ -66,7 +67,7 @@ class Renderer:
 
     def blank(self, node: BlankNode, depth: int = 0) -> str:
         g = self.graph
-        if self.pyshacl_literals:
+        if self.pyshacl_style:
             return self.pyshacl_blank(node, depth)
         if g is None or depth > 2 or not g.triples_of(node):
             return str(node)
@@ -146,7 +147,7 @@ class Renderer:
         if path.kind == "predicate":
             assert path.iri is not None
             return self.iri(path.iri.value)
-        if self.pyshacl_literals:
+        if self.pyshacl_style:
             return self.path_node(path)
         if path.kind == "inverse":
             return "^" + self.path(path.parts[0])

@@ -65,7 +65,7 @@ def validate_graphs(
         shapes_graph=SHAPES_GRAPH,
         prefixes=prefixes,
         entailments=[RULES_ENTAILMENT] if advanced else [],
-        pyshacl_literals=True,  # the entry point of pySHACL's drop-in: its messages' words
+        pyshacl_style=True,  # the entry point of pySHACL's drop-in: its messages' words
     )
     unsupported = list(dict.fromkeys([*not_run, *validator.unsupported()]))
     if unsupported and not allow_unsupported:

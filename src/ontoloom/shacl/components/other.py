@@ -82,9 +82,9 @@ class HasValueConstraintComponent(Constraint):
         self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
     ) -> str:
         # pySHACL's words, to the letter (its "not a in", its list of one)
-        expected = [r.term(self.expected)] if r.pyshacl_literals else r.term(self.expected)
+        expected = [r.term(self.expected)] if r.pyshacl_style else r.term(self.expected)
         if path is None:
-            if r.pyshacl_literals:
+            if r.pyshacl_style:
                 return f"Node {r.term(focus)} value is not a in the set of values: {expected}"
             return f"Node {r.term(focus)} value is not in the set of values: {expected}"
         return (
@@ -113,7 +113,7 @@ class InConstraintComponent(Constraint):
     def message(
         self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
     ) -> str:
-        if r.pyshacl_literals:  # pySHACL's words: a Python list of the members as it writes them
+        if r.pyshacl_style:  # pySHACL's words: a Python list of the members as it writes them
             return f"Value {r.term(value)} not in list {[r.term(a) for a in self.allowed]}"
         return f"Value {r.term(value)} not in list {r.list(self.allowed)}"
 
