@@ -51,7 +51,7 @@ from mcp.client.stdio import stdio_client
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ontoloom.terms import RdfFormat, serialize
 from ontoloom.vocab import IdSpace
-from peers import PEERS, Unavailable, reference_script
+from peers import PEERS, Unavailable, installed, reference_script
 from run import compile_package, hook_prompt, percentile, synthetic_quads
 
 SAGE_PACKAGE = "sage-memory"
@@ -294,23 +294,10 @@ def sage_command(peers: Path) -> str:
             capture_output=True,
             timeout=300,
         )
-        done = subprocess.run(
-            [
-                str(venv / "bin" / "pip"),
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                SAGE_PACKAGE,
-            ],
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
     except (OSError, subprocess.SubprocessError) as exc:
         raise Unavailable(f"could not make a venv for {SAGE_PACKAGE}: {exc}") from exc
-    if done.returncode != 0 or not script.exists():
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise Unavailable(f"pip install {SAGE_PACKAGE} failed: {last[:160]}")
+    pip = [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check"]
+    installed([*pip, SAGE_PACKAGE], f"pip install {SAGE_PACKAGE}", script)
     return str(script)
 
 

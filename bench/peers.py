@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["PEERS", "REFERENCE_PACKAGE", "Unavailable", "reference_script"]
+__all__ = ["PEERS", "REFERENCE_PACKAGE", "Unavailable", "installed", "reference_script"]
 
 PEERS = Path(__file__).resolve().parent / ".peers"
 REFERENCE_PACKAGE = "@modelcontextprotocol/server-memory"
@@ -20,6 +20,21 @@ REFERENCE_PACKAGE = "@modelcontextprotocol/server-memory"
 
 class Unavailable(Exception):
     """A peer that cannot be installed, loaded or started here: its row says why."""
+
+
+def installed(argv: list[str], what: str, script: Path) -> Path:
+    """Run an installer (``argv``, described as ``what``) that should leave ``script``.
+
+    :raises Unavailable: naming the installer's last line of error when it fails.
+    """
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise Unavailable(f"{what} failed: {exc}") from exc
+    if done.returncode != 0 or not script.exists():
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise Unavailable(f"{what} failed: {last[:160]}")
+    return script
 
 
 def reference_script(peers: Path = PEERS, install: bool = True) -> Path:
@@ -39,26 +54,11 @@ def reference_script(peers: Path = PEERS, install: bool = True) -> Path:
     if not install:
         raise Unavailable(f"{REFERENCE_PACKAGE} is not installed under {where}")
     where.mkdir(parents=True, exist_ok=True)
-    try:
-        done = subprocess.run(
-            [
-                "npm",
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--prefix",
-                str(where),
-                REFERENCE_PACKAGE,
-            ],
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise Unavailable(f"npm install {REFERENCE_PACKAGE} failed: {exc}") from exc
-    if done.returncode != 0 or not script.exists():
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise Unavailable(f"npm install {REFERENCE_PACKAGE} failed: {last[:160]}")
+    installed(
+        ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(where), REFERENCE_PACKAGE],
+        f"npm install {REFERENCE_PACKAGE}",
+        script,
+    )
     return script
 
 

@@ -493,11 +493,8 @@ def update(
     if not props and not unset:
         raise BadInput("nothing to change: give -p KEY=VALUE, --props JSON or --unset KEY")
     result = _run("update_entity", {"id": entity_id, "properties": props, "unset": list(unset)})
-    entity = result.value
-    # every key unset was absent and nothing set: the op wrote nothing (its warnings say why)
-    absent = [w for w in result.warnings if w.endswith("nothing to unset")]
-    unchanged = not props and len(absent) == len(set(unset))
-    _emit(entity, f"{entity['id']} unchanged" if unchanged else f"updated {entity['id']}")
+    # the operation says when nothing changed (only absent keys unset): its note
+    _emit(result.value, result.note or f"updated {result.value['id']}")
 
 
 @main.command()

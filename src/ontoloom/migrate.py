@@ -379,18 +379,21 @@ def import_memory(
                 raise memory.for_agent(ValidationFailed(findings))
         translated = memory.for_agent(ValidationFailed(findings)).findings
         said = dict(zip(map(id, findings), translated, strict=True))
-        for i, f in sorted(broken.items()):
-            link = link_items[i]
+
+        def refuse_link(link: Any, words: str, why: str) -> None:
             skipped_links.add(id(link))
             entity_refusals.append(
                 {
                     "where": link.where,
                     "from": link.source,
                     "to": link.target,
-                    "relationType": link.words,
-                    "why": said[id(f)].message,
+                    "relationType": words,
+                    "why": why,
                 }
             )
+
+        for i, f in sorted(broken.items()):
+            refuse_link(link_items[i], link_items[i].words, said[id(f)].message)
         for f, raw in zip(translated, findings, strict=True):
             if raw.focus in by_id and id(raw) not in about_links:
                 entity = by_id[raw.focus]
@@ -403,16 +406,10 @@ def import_memory(
                     }
                 )
         for i in sorted(blamed_links):
-            link = link_items[i]
-            skipped_links.add(id(link))
-            entity_refusals.append(
-                {
-                    "where": link.where,
-                    "from": link.source,
-                    "to": link.target,
-                    "relationType": "(withheld: it holds a secret)",
-                    "why": "the relation's words hold a secret, and secrets are never stored",
-                }
+            refuse_link(
+                link_items[i],
+                "(withheld: it holds a secret)",
+                "the relation's words hold a secret, and secrets are never stored",
             )
         dropped |= blamed_entities
     refused = [*found.refused, *entity_refusals, *relation_refusals]

@@ -102,8 +102,11 @@ def _update(g: Graph, a: dict[str, Any]) -> Any:
     entity = g.update(a["id"], props, unset)
     # Unsetting what is not there changes nothing: said, not passed off as an update.
     absent = [k for k in dict.fromkeys(unsetting) if k not in held]
+    setting = any(v is not None for v in props.values())
+    unchanged = not setting and len(absent) == len(dict.fromkeys(unsetting))
     return Result(
         entity.to_json(),
+        note=f"{a['id']} unchanged" if unchanged else None,
         warnings=tuple(f"{a['id']} has no {k!r}: nothing to unset" for k in absent),
     )
 

@@ -16,7 +16,7 @@ from ontoloom.findings import Finding
 from ontoloom.model import shown_id, vocab_iri
 from ontoloom.proposals.store import Proposal, proposal_id, proposal_quads
 from ontoloom.store.base import Delta
-from ontoloom.terms import Literal, NamedNode, Quad
+from ontoloom.terms import Literal, NamedNode, Quad, Term
 from ontoloom.vocab import OL, PROPOSALS, RDF_TYPE
 
 if TYPE_CHECKING:
@@ -116,10 +116,13 @@ def fitting_relations(graph: Session, source: str, target: str) -> tuple[str, ..
     """The relations whose domain and range the two objects fit — what typing this pair may
     choose (the review page offers only these) — those naming types before those open to any
     object, so that the first is the most specific."""
+    # each end's types read once, not once per relation of the schema
+    source_types, target_types = _types_of(graph, source), _types_of(graph, target)
     fits = [
         name
         for name, spec in graph.schema.relations.items()
-        if _fits(graph, source, spec.from_types) and _fits(graph, target, spec.to_types)
+        if _allows(graph, source_types, spec.from_types)
+        and _allows(graph, target_types, spec.to_types)
     ]
 
     def generic(name: str) -> int:
@@ -199,14 +202,24 @@ def dismiss(graph: Session, cid: str) -> Item:
 
 
 def _fits(graph: Session, entity: str, allowed: list[str]) -> bool:
-    if not allowed or any(t in _ANY for t in allowed):
-        return graph.exists(entity)
-    types = {
+    return _allows(graph, _types_of(graph, entity), allowed)
+
+
+def _types_of(graph: Session, entity: str) -> set[Term]:
+    """The entity's rdf:types (none: it does not exist)."""
+    return {
         r["t"]
         for r in graph.backend.select(
             f"SELECT ?s ?t WHERE {{ ?s {RDF_TYPE} ?t }}", {"s": graph.ids.iri(entity)}
         )
     }
+
+
+def _allows(graph: Session, types: set[Term], allowed: list[str]) -> bool:
+    """Whether an object of ``types`` is one of ``allowed`` (none, or Object/Record/Entity:
+    any object that exists)."""
+    if not allowed or any(t in _ANY for t in allowed):
+        return bool(types)
     wanted = {
         c
         for name in allowed
