@@ -46,16 +46,28 @@ def missing() -> NoReturn:
 
 
 def pyshacl_validate(
-    data: list[Triple], shapes: list[Triple], *, advanced: bool, **options: Any
+    data: list[Triple],
+    shapes: list[Triple],
+    *,
+    advanced: bool,
+    prefixes: dict[str, str] | None = None,
+    **options: Any,
 ) -> tuple[bool, Any]:
     """pySHACL on in-memory graphs (literals as written: rdflib's parser would normalise
-    them, which pySHACL's own suite turns off), inference off unless ``options`` say.
-    Returns (its answer, its report graph)."""
+    them, which pySHACL's own suite turns off), each graph with the ``prefixes`` its file
+    declares (pySHACL reads a file's prefixes in SPARQL queries), inference off unless
+    ``options`` say. Returns (its answer, its report graph)."""
     import pyshacl
 
+    def graph(triples: list[Triple]) -> Any:
+        g = to_rdflib(triples)
+        for prefix, namespace in (prefixes or {}).items():
+            g.bind(prefix, namespace, override=True)
+        return g
+
     answer, report, _ = pyshacl.validate(
-        to_rdflib(data),
-        shacl_graph=to_rdflib(shapes),
+        graph(data),
+        shacl_graph=graph(shapes),
         inference=options.pop("inference", "none"),
         advanced=advanced,
         **options,

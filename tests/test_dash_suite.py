@@ -56,28 +56,14 @@ NOT_COVERED = {
 }
 
 # Cases pySHACL fails (this version, as its own check judges them), and why.
-_PREFIXES_ON_IMPORT = (
-    "the SPARQL query uses the prefix ex:, which only the file's Turtle @prefix declares "
-    "(TopBraid reads those), no sh:declare as SHACL asks: both engines refuse it"
-)
 PYSHACL_FAILS = {
-    "sparql/node/prefixes-001": _PREFIXES_ON_IMPORT,
-    "function/callSPARQLFunction": _PREFIXES_ON_IMPORT,
-    "target/sparqlTargetType-001": _PREFIXES_ON_IMPORT,
     "shapedefs/anon-shape-001": "pySHACL's check compares blank source shapes by content "
     "and finds the expected report's empty [] unlike the shape",
     "shapedefs/anon-shape-002": "as anon-shape-001",
 }
 
 # Cases ontoloom fails; only ones pySHACL fails too (test_ours_fail_only_where_pyshacl_fails).
-OURS_FAIL = {
-    name: PYSHACL_FAILS[name]
-    for name in (
-        "sparql/node/prefixes-001",
-        "function/callSPARQLFunction",
-        "target/sparqlTargetType-001",
-    )
-}
+OURS_FAIL: dict[str, str] = {}
 
 
 @dataclass
@@ -89,6 +75,7 @@ class DashCase:
     graph: TripleIndex  # the test file, to read the expected outcome from
     case: Term
     advanced: bool
+    prefixes: dict[str, str]  # as the file declares them: both engines read them in queries
 
 
 class Mismatch(AssertionError):
@@ -100,10 +87,11 @@ def _name(path: Path) -> str:
     return path.relative_to(ROOT).as_posix().removesuffix(".test.ttl")
 
 
-def _parse(path: Path) -> list[Triple]:
+def _parse(path: Path, prefixes: dict[str, str]) -> list[Triple]:
     assert ROOT is not None
     # The suite's own base (each file says it in a "# baseURI:" line; none uses relative IRIs).
-    return read_triples(path=path, base_iri=f"http://datashapes.org/sh/tests/{_name(path)}.test")
+    base = f"http://datashapes.org/sh/tests/{_name(path)}.test"
+    return read_triples(path=path, base_iri=base, prefixes=prefixes)
 
 
 def load() -> tuple[list[DashCase], list[str]]:
@@ -111,7 +99,8 @@ def load() -> tuple[list[DashCase], list[str]]:
     cases, others = [], []
     assert ROOT is not None
     for path in sorted(ROOT.rglob("*.test.ttl")):
-        triples = _parse(path)
+        prefixes: dict[str, str] = {}
+        triples = _parse(path, prefixes)
         g = TripleIndex(triples)
         found = [
             (kind, case)
@@ -125,9 +114,10 @@ def load() -> tuple[list[DashCase], list[str]]:
         kind, case = found[0]
         data = triples
         if path.name == "person2schema.test.ttl":  # its data are beside it (pySHACL's suite too)
-            data = read_triples(path=path.with_name("person.ttl"))
+            data = read_triples(path=path.with_name("person.ttl"), prefixes=prefixes)
         name = _name(path)
-        cases.append(DashCase(name, kind, data, triples, g, case, not name.startswith(PLAIN)))
+        advanced = not name.startswith(PLAIN)
+        cases.append(DashCase(name, kind, data, triples, g, case, advanced, prefixes))
     return cases, others
 
 
@@ -152,7 +142,11 @@ def _params() -> list:
 def pyshacl_passes(case: DashCase) -> bool:
     try:
         answer, _ = pyshacl_validate(
-            case.data, case.shapes, advanced=case.advanced, check_dash_result=True
+            case.data,
+            case.shapes,
+            advanced=case.advanced,
+            prefixes=case.prefixes,
+            check_dash_result=True,
         )
     except Exception:  # an input it refuses is a case it fails, as in its own suite
         return False
@@ -167,7 +161,9 @@ def ours(case: DashCase) -> None:
         if case.kind == INFERENCING:
             inferred = infer_graphs(case.data, case.shapes)
         else:
-            report = validate_graphs(case.data, case.shapes, advanced=case.advanced)
+            report = validate_graphs(
+                case.data, case.shapes, advanced=case.advanced, prefixes=case.prefixes
+            )
     except (UnsupportedFeatures, ShapesError) as exc:
         raise Mismatch(f"refused: {exc}") from None
     if case.kind == INFERENCING:

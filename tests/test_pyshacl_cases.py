@@ -86,10 +86,7 @@ CASES = [
 # does on them all the same).
 PYSHACL_FAILS: dict[str, str] = {}
 # Cases where ontoloom does not answer as pySHACL does, and why (strict xfails).
-OURS_FAIL = {
-    "cmdline rules": "its shapes use sh:expression with SPARQL functions, which ontoloom "
-    "refuses as not evaluated",
-}
+OURS_FAIL: dict[str, str] = {}
 
 
 def _params() -> list:
