@@ -5,8 +5,8 @@
   `.ci/run` readies with `python bench/peers.py`;
 * pySHACL's own test suites — the DASH test cases and its data-driven regression tests —
   unpacked from the sdist of the pySHACL version installed here (PyPI, through pip) for
-  tests/test_pyshacl_suites.py, which `.ci/run` readies with `make pyshacl-suites`
-  (`python bench/peers.py pyshacl-suites`, run by the project's Python).
+  tests/test_dash_suite.py and tests/test_pyshacl_cases.py, which `.ci/run` readies with
+  `make pyshacl-suites` (`python bench/peers.py pyshacl-suites`, by the project's Python).
 
 Standard library only: the tests load this file by path.
 """
