@@ -17,16 +17,23 @@ import pytest
 from ontoloom.shacl.oracle import to_rdflib
 from ontoloom.terms import Triple
 
-__all__ = ["MISSING", "SUITES", "missing", "pyshacl_validate"]
+__all__ = ["MISSING", "SUITES", "missing", "peers", "pyshacl_validate"]
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 
-def _locate() -> tuple[Path | None, str]:
+def _peers() -> Any:
     spec = importlib.util.spec_from_file_location("bench_peers", BENCH / "peers.py")
     assert spec is not None and spec.loader is not None
     peers = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(peers)
+    return peers
+
+
+peers = _peers()  # bench/peers.py, which fetches the suites
+
+
+def _locate() -> tuple[Path | None, str]:
     try:
         return peers.pyshacl_suites(install=False), ""
     except peers.Unavailable as exc:

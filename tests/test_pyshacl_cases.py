@@ -21,7 +21,7 @@ from ontoloom.errors import BadInput
 from ontoloom.shacl.oracle import from_rdflib, results_from_report
 from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.validation import Source, validate_files
-from pyshacl_suites import SUITES, missing
+from pyshacl_suites import SUITES, missing, peers
 from shacl_keys import result_keys
 
 CMDLINE = "resources/cmdline_tests"
@@ -146,3 +146,9 @@ def test_the_cases_are_there() -> None:
             assert name is None or (SUITES / name).is_file(), name
     assert set(PYSHACL_FAILS) | set(OURS_FAIL) <= {c.name for c in CASES}
     assert Path(SUITES / "issues").is_dir()
+
+
+def test_a_suite_not_fetched_yet_is_named_with_the_command_that_fetches_it(tmp_path: Path) -> None:
+    with pytest.raises(peers.Unavailable, match=r"not unpacked under .* \(`make pyshacl-suites`\)"):
+        peers.pyshacl_suites(tmp_path, install=False)
+    assert not any(tmp_path.iterdir())  # looking never downloads
