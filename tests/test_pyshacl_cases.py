@@ -7,7 +7,7 @@ their path (tests/shacl_keys.py).
 
 Each case also names what pySHACL's own test asserts (``conforms``); where pySHACL fails its
 own test, the case is listed in ``PYSHACL_FAILS`` (none in 0.40.1). pySHACL's tests that
-write their graphs inline in Python are not reused (see tests/README.md).
+write their graphs inline in Python are replayed by tests/test_pyshacl_issue_tests.py.
 """
 
 from __future__ import annotations
