@@ -430,6 +430,10 @@ class CustomSelectConstraint(_Custom, _SelectBased):
 
 
 class CustomAskConstraint(_Custom, Constraint):
+    # {$this}, {$value} and the parameters in its messages are filled (SHACL 5.3.2): the
+    # pre-bound variables, all an ASK has
+    fills_messages = True
+
     def __init__(self, iri: NamedNode, ask: str, prologue: str, bindings: dict[str, Term]) -> None:
         self.iri, self.ask, self.prologue, self.bindings = iri, ask, prologue, bindings
 
