@@ -981,7 +981,7 @@ def validate(
     (`pyshacl DATA -s SHAPES ...`), option for option. DATA `-` is standard input.
 
     Exit 0 conforms, 1 does not conform, 2 load or usage error, or shapes using a feature
-    ontoloom does not evaluate (sh:expression, SHACL-JS…) without --allow-unsupported.
+    ontoloom does not evaluate (SHACL-JS…) without --allow-unsupported.
 
     \b
     Examples:
