@@ -101,17 +101,13 @@ class ExpressionConstraintComponent(Constraint):
         write path's reach: a filter shape's reads start where its nodes are, which this
         query cannot say, so an expression with one is not read (its shape is validated
         against the whole store on a write)."""
-        writer = _Writer(None)
-        outputs, _ = self._compile(writer, self.expression, "?value")
-        prologue = "\n".join(sorted(writer.prologues))
-        return [(f"{prologue}\nSELECT $value WHERE {{ {outputs} }}", True)]
+        outputs, _ = self._compile(_Writer(None), self.expression, "?value")
+        return [(f"SELECT $value WHERE {{ {outputs} }}", True)]
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
         # evaluated inside EXISTS, where the value node is bound: each part can read it
-        writer = _Writer(cx)
-        outputs, o = self._compile(writer, self.expression, v)
-        cx.prologues.update(writer.prologues)
+        outputs, o = self._compile(_Writer(cx), self.expression, v)
         is_true = f"sameTerm({o}, true)"
         return Violation(
             f"{values} FILTER(NOT EXISTS {{ {outputs} FILTER({is_true}) }} || "
@@ -153,7 +149,6 @@ class ExpressionConstraintComponent(Constraint):
         (fn,) = {t.predicate for t in g.triples_of(expr)} - {sh("message")}
         body = _Body.of(self.functions, fn, "")
         args = [self._compile(cx, inner, focus) for inner in g.items(g.objects(expr, fn)[0])]
-        cx.prologues.add(body.prologue)
         return " ".join(p for p, _ in args) + " " + body.written(cx, [o for _, o in args], out), out
 
     def message(
@@ -166,14 +161,15 @@ class _Body:
     """A SPARQL function's query, ready to be written into a pattern: its WHERE group, the
     variable it returns (or, for an ASK, none), its parameters in call order."""
 
-    def __init__(self, prologue: str, group: str, result: str | None, bind: str | None) -> None:
-        self.prologue, self.group, self.result, self.bind = prologue, group, result, bind
+    def __init__(self, group: str, result: str | None, bind: str | None) -> None:
+        self.group, self.result, self.bind = group, result, bind
         self.parameters: list[str] = []
         self.mandatory = 0
 
     @classmethod
     def of(cls, expressions: Expressions, iri: Term, where: str) -> _Body:
         """:raises NotEvaluable: a function whose body cannot be written in."""
+        from ontoloom.shacl.components.functions import written_out
         from ontoloom.shacl.components.sparql import split_prologue
         from ontoloom.shacl.sparql_syntax import analyse
 
@@ -186,7 +182,8 @@ class _Body:
             raise NotEvaluable(
                 f"the function {label}, whose query is not one graph pattern with its answer"
             )
-        group = query[head.end() : end]
+        # its prefixed names written out: the query it goes into may declare them otherwise
+        group = written_out(query[head.end() : end], prologue)
         result, bind = None, None
         if not function.ask:
             projection = (head.group("projection") or "").strip()
@@ -194,12 +191,12 @@ class _Body:
             computed = _PROJECTED_AS.match(projection)
             names = [n for n in _VARIABLES.findall(projection) if n not in function.parameters]
             if computed is not None:
-                result, bind = computed.group("var"), computed.group("expr")
+                result, bind = computed.group("var"), written_out(computed.group("expr"), prologue)
             elif len(names) == 1 and re.fullmatch(r"[$?]\w+(\s+[$?]\w+)*", projection):
                 result = names[0]
             else:
                 raise NotEvaluable(f"the function {label}, whose query returns no one variable")
-        body = cls(prologue, group, result, bind)
+        body = cls(group, result, bind)
         body.parameters = function.parameters
         body.mandatory = len([p for p in function.parameters if p not in function.optional])
         return body
@@ -227,12 +224,11 @@ class _Body:
 
 
 class _Writer:
-    """Fresh variables, filter shapes and PREFIX lines for writing an expression: through
-    the compiler when validating; on its own for :meth:`read_queries`, which has none."""
+    """Fresh variables and filter shapes for writing an expression: through the compiler
+    when validating; on its own for :meth:`read_queries`, which has none."""
 
     def __init__(self, cx: Compiler | None) -> None:
         self.cx, self.counter = cx, 0
-        self.prologues: set[str] = set()
 
     def fresh(self, stem: str) -> str:
         if self.cx is not None:

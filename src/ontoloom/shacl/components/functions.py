@@ -13,12 +13,13 @@ function's own prefixes. A call of any other function stays as written, and
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ontoloom.shacl.expressions import Expressions, NotEvaluable
 from ontoloom.shacl.shapes import ShapesError, ShapeSet
 from ontoloom.terms import NamedNode
 
-__all__ = ["inline_functions"]
+__all__ = ["inline_functions", "written_out"]
 
 _TOKENS = re.compile(
     r"(?P<skip>\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
@@ -125,22 +126,35 @@ class _Inliner:
         self, expression: str, parameters: list[str], own: dict[str, str], args: list[str]
     ) -> str:
         given = dict(zip(parameters, (self.rewrite(a) for a in args), strict=False))
-        out, last = [], 0
-        for token in _TOKENS.finditer(expression):
-            if token.group("var"):
-                name = token.group("var")[1:]
-                text = f"({given[name]})" if name in given else f"?_ofnunbound_{name}"
-            elif token.group("pname"):
-                prefix, local = token.group("pname").split(":", 1)
-                if prefix not in own:
-                    continue
-                text = f"<{own[prefix]}{local}>"
-            else:
+
+        def variable(name: str) -> str:
+            return f"({given[name]})" if name in given else f"?_ofnunbound_{name}"
+
+        return f"({_rewritten(expression, own, variable)})"
+
+
+def written_out(text: str, prologue: str) -> str:
+    """``text`` (part of a query) with its prefixed names written out as full IRIs by the
+    PREFIX lines of ``prologue``, so that it keeps its meaning inside another query."""
+    return _rewritten(text, dict(_PREFIX.findall(prologue)), lambda name: f"?{name}")
+
+
+def _rewritten(text: str, prefixes: dict[str, str], variable: Callable[[str], str]) -> str:
+    out, last = [], 0
+    for token in _TOKENS.finditer(text):
+        if token.group("var"):
+            written = variable(token.group("var")[1:])
+        elif token.group("pname"):
+            prefix, local = token.group("pname").split(":", 1)
+            if prefix not in prefixes:
                 continue
-            out += [expression[last : token.start()], text]
-            last = token.end()
-        out.append(expression[last:])
-        return f"({''.join(out)})"
+            written = f"<{prefixes[prefix]}{local}>"
+        else:
+            continue
+        out += [text[last : token.start()], written]
+        last = token.end()
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _arguments(
