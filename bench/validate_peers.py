@@ -8,8 +8,11 @@ prints one JSON line per engine:
 script: ``sys.path.insert(0, str(Path(__file__).parent)); from validate_peers import run``.
 
 ``seconds`` is the wall time of the whole child (interpreter start, imports, parsing both
-files, validating, counting); ``max_rss_mib`` is that child's peak RSS; ``results`` counts
-violations + warnings + infos (top-level sh:result only, never nested sh:detail).
+files, validating, counting); ``max_rss_mib`` is that child's peak RSS (taken through a
+small launcher process, so that the caller's own memory is not counted: see ``_launch``);
+``results`` counts violations + warnings + infos (top-level sh:result only, never nested
+sh:detail). ``run(..., rows=True)`` also gives each result as a comparable key
+(``result_key``), the same for every engine on the same result.
 ``conforms`` and ``results`` are null when ``error`` is set; ``error`` is "not installed"
 when the engine's package or CLI is missing.
 
@@ -281,50 +284,84 @@ def _ontoloom_exe() -> str | None:
     return beside if os.access(beside, os.X_OK) else shutil.which("ontoloom")
 
 
+def _launch(report: str, argv: list[str]) -> int:
+    """Run argv, wait for it, write "exit code, wall seconds, ru_maxrss" to ``report``.
+
+    ``_spawn`` runs engines through this small process (``python -S`` importing os and sys)
+    rather than directly: on Linux a child's ru_maxrss also counts the memory of the process
+    it was spawned from (vfork and fork share or copy its pages until exec), so an engine
+    spawned from the bench, which holds the generated workload, was measured at the bench's
+    own peak RSS when that was higher (shacl: 14.8 MiB alone, 313 MiB from a parent holding
+    300 MiB). From here the floor is this launcher's few MiB, less than any engine's own.
+    """
+    import time
+
+    start = time.perf_counter()
+    pid = os.posix_spawnp(argv[0], argv, os.environ)
+    _, status, usage = os.wait4(pid, 0)
+    seconds = time.perf_counter() - start
+    with open(report, "w", encoding="utf-8") as out:
+        out.write(f"{os.waitstatus_to_exitcode(status)}\t{seconds}\t{usage.ru_maxrss}\n")
+    return 0
+
+
 def _spawn(argv: list[str], timeout: float) -> tuple[int | None, float, float | None, str, str]:
-    """Run argv once: (exit code or None on timeout, wall seconds, peak RSS MiB, out, err)."""
+    """Run argv once: (exit code or None on timeout, wall seconds, peak RSS MiB, out, err).
+
+    The wall time and peak RSS are the engine's own, taken by ``_launch``; the launcher's
+    own start (~20 ms) is in neither.
+    """
     import contextlib
     import signal
     import subprocess
     import tempfile
     import threading
-    import time
 
     # os.wait4 returns the rusage of this one child, so the peak RSS is its own even when
-    # the caller has run other children before (RUSAGE_CHILDREN would give their maximum).
+    # the launcher has run other children before (RUSAGE_CHILDREN would give their maximum).
     # Output goes to files, not pipes: nobody reads a pipe while we block in wait4.
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryDirectory(prefix="validate-peers-") as tmp,
+    ):
+        report = os.path.join(tmp, "launch")
+        launcher = [sys.executable, "-S", os.path.abspath(__file__), "--launch", report, *argv]
         proc = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True
+            launcher, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True
         )
         timed_out = threading.Event()
 
         def kill() -> None:
             timed_out.set()
             with contextlib.suppress(ProcessLookupError):  # it may have just exited
-                os.killpg(proc.pid, signal.SIGKILL)  # the group: grandchildren die too
+                os.killpg(proc.pid, signal.SIGKILL)  # the group: the engine dies too
 
         timer = threading.Timer(timeout, kill)
         timer.start()
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            proc.wait()
         except BaseException:
             kill()  # e.g. Ctrl-C in the parent: leave no engine running
             proc.wait()
             raise
         finally:
             timer.cancel()
-        seconds = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)  # so Popen does not wait again
-        # ru_maxrss is KiB on Linux, bytes on macOS.
-        scale = 1024 * 1024 if sys.platform == "darwin" else 1024
-        rss = usage.ru_maxrss / scale if usage.ru_maxrss else None
         out.seek(0)
         err.seek(0)
         stdout = out.read().decode("utf-8", "replace")
         stderr = err.read().decode("utf-8", "replace")
-    return (None if timed_out.is_set() else proc.returncode), seconds, rss, stdout, stderr
+        try:
+            with open(report, encoding="utf-8") as lines:
+                code, seconds, maxrss = lines.read().split("\t")
+        except (OSError, ValueError):  # killed (timeout) or the launcher failed
+            code, seconds, maxrss = str(proc.returncode), "nan", "0"
+    # ru_maxrss is KiB on Linux, bytes on macOS.
+    scale = 1024 * 1024 if sys.platform == "darwin" else 1024
+    rss = int(maxrss) / scale if int(maxrss) else None
+    if timed_out.is_set():
+        return None, float(timeout), rss, stdout, stderr
+    return int(code), float(seconds), rss, stdout, stderr
 
 
 def _crash(code: int, stderr: str) -> str:
@@ -519,6 +556,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 3 and sys.argv[1] == "--launch":
+        sys.exit(_launch(sys.argv[2], sys.argv[3:]))
     if len(sys.argv) in (5, 6) and sys.argv[1] == "--child":
         # The script's own folder (bench/) is sys.path[0]: drop it so no bench file can
         # shadow an engine's package.
