@@ -278,6 +278,9 @@ def _distribution(
     code, media, ext = _FORMATS[rng.randrange(len(_FORMATS))]
     access = f"<https://download.example.eu/ds{i}/{j}>"
     download = f"<https://download.example.eu/ds{i}/{j}/data.{ext}>"
+    licence = f"licence:{_LICENCES[rng.randrange(len(_LICENCES))]}"
+    if break_ == "licence not described":  # a licence IRI from elsewhere, described nowhere
+        licence = "<https://creativecommons.org/licenses/by/4.0/>"
     props = [
         f"{iri} a dcat:Distribution",
         "dct:title " + ", ".join(_text(f"{topic[_LANGS.index(t)]} ({code})", t) for t in langs),
@@ -290,7 +293,7 @@ def _distribution(
         ),
         f"dct:format ftype:{code}",
         f"dcat:mediaType <https://www.iana.org/assignments/media-types/{media}>",
-        f"dct:license licence:{_LICENCES[rng.randrange(len(_LICENCES))]}",
+        f"dct:license {licence}",
         f"dct:issued {_date(rng, rng.randint(2015, 2025))}",
         "dcatap:availability avail:STABLE",
         "adms:status adms_status:Completed",
@@ -483,8 +486,6 @@ def generate(datasets: int, seed: int = 30, broken_share: float = 0.05) -> str:
             iri, lines = _distribution(i, j, rng, langs[:2], topic, dist_break)
             dists.append(iri)
             out += lines
-        if break_ == "licence not described":
-            out.append(f"{dists[0]} dct:license <https://creativecommons.org/licenses/by/4.0/> .")
         props.append("dcat:distribution " + ", ".join(dists))
         out.append(" ;\n  ".join(props) + " .")
         records.append(
