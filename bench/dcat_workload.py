@@ -59,7 +59,9 @@ def shapes_turtle(peers: Path = PEERS, install: bool = True) -> bytes:
         "foaf": "http://xmlns.com/foaf/0.1/",
         "xsd": "http://www.w3.org/2001/XMLSchema#",
     }
-    return pyoxigraph.serialize(triples, format=pyoxigraph.RdfFormat.TURTLE, prefixes=prefixes)
+    text = pyoxigraph.serialize(triples, format=pyoxigraph.RdfFormat.TURTLE, prefixes=prefixes)
+    assert text is not None  # no output file given: the bytes come back
+    return text
 
 
 _PREFIXES = """\

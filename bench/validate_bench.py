@@ -26,6 +26,7 @@ downloaded under bench/.peers/ on first use).
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import sys
 import tempfile
@@ -147,12 +148,16 @@ def triples_in(path: Path) -> int:
 Workload = tuple[str, str, Callable[[Path], tuple[Path, Path]]]
 
 
+def _ordinary(size: int, directory: Path) -> tuple[Path, Path]:
+    return validate_workload.write(size, directory)
+
+
 def workloads(args: argparse.Namespace) -> list[Workload]:
     """(kind, row label, writer of data and shapes into a folder), in the table's order."""
     out: list[Workload] = [("tiny", "tiny file", lambda d: validate_workload.write(10, d))]
     sizes = [100_000, 1_000_000] if args.million else [100_000]
     for size in sizes:
-        out.append(("ordinary", "ordinary shapes", lambda d, n=size: validate_workload.write(n, d)))
+        out.append(("ordinary", "ordinary shapes", functools.partial(_ordinary, size)))
     if args.dcat > 0:
         label = f"DCAT-AP 3.0.0 shapes, {args.dcat} datasets"
         out.append(("dcat", label, lambda d: dcat_workload.write(args.dcat, d)))

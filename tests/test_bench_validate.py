@@ -176,8 +176,22 @@ def test_a_result_has_one_key_whichever_engine_reports_it() -> None:
 
 
 def test_differences_name_what_each_side_reports_alone() -> None:
-    common = ("<http://e/a>", "<http://e/p>", "", "MinCountConstraintComponent", "Violation", "_:")
-    extra = ("_:", "<http://e/v>", '"zz"', "DatatypeConstraintComponent", "Violation", "<e:S>")
+    common: tuple[str, ...] = (
+        "<http://e/a>",
+        "<http://e/p>",
+        "",
+        "MinCountConstraintComponent",
+        "Violation",
+        "_:",
+    )
+    extra: tuple[str, ...] = (
+        "_:",
+        "<http://e/v>",
+        '"zz"',
+        "DatatypeConstraintComponent",
+        "Violation",
+        "<e:S>",
+    )
     sets = {"ontoloom": Counter([common]), "pyshacl": Counter([common, extra]),
             "shacl": Counter([common])}  # fmt: skip
     lines = vb.differences("w", 10, sets)
