@@ -31,7 +31,11 @@ def skill(body: str) -> bytes:
 @pytest.mark.parametrize(
     ("text", "reads", "writes"),
     [
-        ("---\nname: a\nontology:\n  reads: [Task, Project]\n  writes: [Task]\n---\n", ["Project", "Task"], ["Task"]),
+        (
+            "---\nname: a\nontology:\n  reads: [Task, Project]\n  writes: [Task]\n---\n",
+            ["Project", "Task"],
+            ["Task"],
+        ),
         ("---\nname: a\nontology: {reads: [Task]}\n---\nbody\n", ["Task"], []),
         ("---\nname: a\nontology:\n  writes:\n    - Note\n---\n", [], ["Note"]),
         ('---\nname: a\nontology: {reads: "*", writes: [Task]}\n---\n', "*", ["Task"]),
@@ -45,7 +49,9 @@ def test_a_contract_reads_as_declared(text: str, reads: Any, writes: Any) -> Non
 
 
 def test_writing_a_type_implies_reading_it() -> None:
-    contract = parse_contract("s/SKILL.md", skill("---\nontology: {reads: [Goal], writes: [Task]}\n---\n"))
+    contract = parse_contract(
+        "s/SKILL.md", skill("---\nontology: {reads: [Goal], writes: [Task]}\n---\n")
+    )
     assert contract.readable == {"Goal", "Task"}
     assert contract.name == "s"  # no name: the skill's folder
 
@@ -58,7 +64,11 @@ def test_writing_a_type_implies_reading_it() -> None:
         ("---\nname: a\nontology: [Task]\n---\n", 3, "a mapping of reads and writes"),
         ("---\nname: a\nontology:\n  reads: Task\n---\n", 4, "a list of type names"),
         ("---\nname: a\nontology:\n  read: [Task]\n---\n", 4, "did you mean 'reads'"),
-        ("---\nname: a\nontology:\n  reads:\n    - Task\n    - 3\n---\n", 6, "item 2 is not a type name"),
+        (
+            "---\nname: a\nontology:\n  reads:\n    - Task\n    - 3\n---\n",
+            6,
+            "item 2 is not a type name",
+        ),
         ("---\nname: a\nontology:\n  reads: [Task, '*']\n---\n", 4, "stands alone"),
         ("---\nname: a\nontology: {reads: [], writes: []}\n---\n", 3, "declares no type"),
         ("---\nname: a\nontology: {reads: [Task\n---\n", 3, "malformed YAML"),
@@ -185,14 +195,23 @@ def test_a_write_of_an_undeclared_type_is_refused_naming_the_contract_and_the_ty
 ) -> None:
     message = refused(team, "create_entity", {"type": "Project", "properties": {"name": "X"}})
     assert "does not write Project" in message and "it writes Task" in message
-    assert "Project" in refused(team, "update_entity", {"id": "proj_p", "properties": {"name": "Y"}})
+    assert "Project" in refused(
+        team, "update_entity", {"id": "proj_p", "properties": {"name": "Y"}}
+    )
     assert "Person" in refused(team, "delete_entity", {"id": "pers_ann"})
-    made = ops.call(team, "create_entity", {"type": "Task", "properties": {"title": "New", "status": "open"}}, scope=TRIAGE)
+    made = ops.call(
+        team,
+        "create_entity",
+        {"type": "Task", "properties": {"title": "New", "status": "open"}},
+        scope=TRIAGE,
+    )
     assert made.value["type"] == "Task"
 
 
 def test_a_relation_is_written_by_its_from_end_and_reads_its_to_end(team: Path) -> None:
-    ops.call(team, "relate", {"from_id": "task_t1", "rel": "blocks", "to_id": "task_t2"}, scope=TRIAGE)
+    ops.call(
+        team, "relate", {"from_id": "task_t1", "rel": "blocks", "to_id": "task_t2"}, scope=TRIAGE
+    )
     assert "does not read Person" in refused(
         team, "relate", {"from_id": "task_t1", "rel": "assigned_to", "to_id": "pers_ann"}
     )
@@ -222,7 +241,9 @@ def test_what_cannot_be_judged_per_type_needs_every_type(team: Path) -> None:
     for name in ("check", "summary", "read_graph"):
         refused(team, name, {})
     assert 'writes: "*"' in refused(
-        team, "create_entities", {"entities": [{"name": "x", "entityType": "task", "observations": []}]}
+        team,
+        "create_entities",
+        {"entities": [{"name": "x", "entityType": "task", "observations": []}]},
     )
     assert "not one of the tools" in refused(team, "export", {"format": "turtle"})
     everything = Scope("skill 'all'", None, frozenset({"Task"}))
@@ -243,16 +264,30 @@ def test_reads_answer_only_what_the_contract_reads_and_say_what_they_left_out(te
 
 
 def test_a_plan_is_judged_step_by_step(team: Path) -> None:
-    plan = {"steps": [
-        {"op": "create", "type": "Task", "as": "fix", "properties": {"title": "Fix", "status": "open"}},
-        {"op": "relate", "from": "fix", "rel": "part_of", "to": "proj_p"},
-    ]}
+    plan = {
+        "steps": [
+            {
+                "op": "create",
+                "type": "Task",
+                "as": "fix",
+                "properties": {"title": "Fix", "status": "open"},
+            },
+            {"op": "relate", "from": "fix", "rel": "part_of", "to": "proj_p"},
+        ]
+    }
     done = ops.call(team, "plan_apply", {"plan": plan}, scope=TRIAGE)
     assert done.value
-    bad = {"steps": [
-        {"op": "create", "type": "Task", "as": "a", "properties": {"title": "A", "status": "open"}},
-        {"op": "create", "type": "Project", "properties": {"name": "Nope"}},
-    ]}
+    bad = {
+        "steps": [
+            {
+                "op": "create",
+                "type": "Task",
+                "as": "a",
+                "properties": {"title": "A", "status": "open"},
+            },
+            {"op": "create", "type": "Project", "properties": {"name": "Nope"}},
+        ]
+    }
     assert "step 2 (create)" in refused(team, "plan_apply", {"plan": bad})
 
 
@@ -273,7 +308,10 @@ def test_the_tools_a_scope_sees_name_only_its_types() -> None:
     create = listed["create_entity"]
     assert create["inputSchema"]["properties"]["type"]["enum"] == ["Task"]
     assert "Person:" not in create["description"]
-    assert listed["list_entities"]["inputSchema"]["properties"]["type"]["enum"] == ["Project", "Task"]
+    assert listed["list_entities"]["inputSchema"]["properties"]["type"]["enum"] == [
+        "Project",
+        "Task",
+    ]
     relate = listed["relate"]["inputSchema"]["properties"]["rel"]["enum"]
     assert "blocks" in relate and "part_of" in relate and "assigned_to" not in relate
     assert "has_task" not in relate  # from a Project, which it does not write
