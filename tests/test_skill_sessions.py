@@ -71,11 +71,15 @@ def test_a_skill_session_offers_its_types_and_refuses_the_rest(data_dir: Path) -
         assert not got.isError
         assert any("left out" in c.text for c in got.content)  # type: ignore[union-attr]
 
+    run_skill_session(data_dir, TRIAGE, body)
+
+
+def run_skill_session(data_dir: Path, skill: Path, body: Any) -> None:
     async def main() -> None:
         env = {k: v for k, v in os.environ.items() if k != "ONTOLOOM_HOME"}
         params = StdioServerParameters(
             command=ONTOLOOM_EXE,
-            args=["--data-dir", str(data_dir), "mcp", "--skill", str(TRIAGE)],
+            args=["--data-dir", str(data_dir), "mcp", "--skill", str(skill)],
             env=env,
         )
         async with (
@@ -87,6 +91,26 @@ def test_a_skill_session_offers_its_types_and_refuses_the_rest(data_dir: Path) -
             await body(Session(session, []))
 
     drive(main())
+
+
+def test_a_skill_session_beside_an_owner_is_judged_there_alike(
+    data_dir: Path, served: tuple[Server, str]
+) -> None:
+    """The serve process owns the data dir: the skill session forwards its calls, with its
+    contract, and the owner judges them as the session itself would."""
+
+    async def body(s: Session) -> None:
+        tools = {t.name: t for t in (await s.session.list_tools()).tools}
+        assert tools["create_entity"].inputSchema["properties"]["type"]["enum"] == ["Task"]
+        before = quads_of(data_dir)
+        text, data = await s.refused("create_entity", type="Person", properties={"name": "Bo"})
+        assert "skill 'triage'" in text and data["error"] == "forbidden"
+        assert quads_of(data_dir) == before
+        await s.ok(
+            "create_entity", type="Task", properties={"title": "Via owner", "status": "open"}
+        )
+
+    run_skill_session(data_dir, TRIAGE, body)
 
 
 def test_a_skill_without_a_valid_contract_is_refused_at_start(

@@ -15,7 +15,9 @@
   (:func:`run_operation`), where the graph is open.
 
 Every request needs ``Authorization: Bearer <token>``: ``ONTOLOOM_TOKEN``, else the token
-file in the data dir (created 0600 on first start, on loopback only). Every call runs its
+file in the data dir (created 0600 on first start, on loopback only) — it may do everything —
+or a scoped token (``ontoloom token add``, :mod:`ontoloom.tokens`), whose calls are judged
+against its types where every call is (:func:`ontoloom.ops.call`): 403 beyond them. Every call runs its
 operation through :func:`ontoloom.owner.run`, where the graph is open: here when this server
 owns the data dir, else in its owner.
 """
@@ -538,7 +540,8 @@ def endpoints(ui: bool) -> dict[str, Any]:
         "mcp": "/mcp/",
         "ui": "/ui/" if ui else None,
         "auth": "every endpoint needs Authorization: Bearer <token> (ONTOLOOM_TOKEN, else the "
-        "data dir's serve.token); GET /api is the OpenAPI 3.1 document of POST /api/{tool}",
+        "data dir's serve.token, or a scoped token from `ontoloom token add`); GET /api is the "
+        "OpenAPI 3.1 document of POST /api/{tool}",
     }
 
 

@@ -126,7 +126,8 @@ def api_document(schema: Schema, scope: Scope | None = None) -> dict[str, Any]:
                 "bearer": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "ONTOLOOM_TOKEN, else the data dir's serve.token.",
+                    "description": "ONTOLOOM_TOKEN, else the data dir's serve.token; or a "
+                    "scoped token (`ontoloom token add`), answered 403 beyond its types.",
                 }
             },
         },
