@@ -202,7 +202,10 @@ def build_server(data_dir: Path, scope: Scope | None = None) -> Server:
     server: Server = Server("ontoloom", version=version("ontoloom"), instructions=instructions)
 
     def scope_now() -> Scope | None:
-        request = server.request_context.request
+        try:
+            request = server.request_context.request
+        except LookupError:  # a handler called outside a request (in process): the default
+            return scope
         found = getattr(request, "scope", None)
         if isinstance(found, dict) and SCOPE_KEY in found:
             given: Scope | None = found[SCOPE_KEY]
