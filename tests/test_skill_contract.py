@@ -315,3 +315,17 @@ def test_the_tools_a_scope_sees_name_only_its_types() -> None:
     relate = listed["relate"]["inputSchema"]["properties"]["rel"]["enum"]
     assert "blocks" in relate and "part_of" in relate and "assigned_to" not in relate
     assert "has_task" not in relate  # from a Project, which it does not write
+
+
+def test_a_type_covers_its_subclasses(data_dir: Path) -> None:
+    subclass = (
+        "@prefix ol: <https://ontoloom.dev/ns#> .\n"
+        "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+        "@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
+        "ol:Bug a owl:Class ; rdfs:subClassOf ol:Task .\n"
+    )
+    ops.call(data_dir, "schema_add_shapes", {"text": subclass, "name": "bug.ttl"})
+    bug = {"type": "Bug", "properties": {"title": "Crash", "status": "open"}}
+    assert ops.call(data_dir, "create_entity", bug, scope=TRIAGE).value["type"] == "Bug"
+    planning = Scope("skill 'planning'", frozenset({"Goal"}), frozenset({"Project"}))
+    assert "does not write Bug" in refused(data_dir, "create_entity", bug, scope=planning)

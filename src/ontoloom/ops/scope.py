@@ -178,7 +178,9 @@ class Scope:
             if rule == "delete":
                 view.holders_writable(g, name, entity_id)
         elif rule == "relate":
-            view.relatable(g, name, str(arguments["from_id"]), str(arguments["to_id"]))
+            view.relatable(
+                g, name, str(arguments.get("from_id", "")), str(arguments.get("to_id", ""))
+            )
         elif rule == "plan":
             view.plan(g, arguments.get("plan"))
         elif rule in ("get", "relations", "traverse"):
