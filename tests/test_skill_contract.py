@@ -329,3 +329,16 @@ def test_a_type_covers_its_subclasses(data_dir: Path) -> None:
     assert ops.call(data_dir, "create_entity", bug, scope=TRIAGE).value["type"] == "Bug"
     planning = Scope("skill 'planning'", frozenset({"Goal"}), frozenset({"Project"}))
     assert "does not write Bug" in refused(data_dir, "create_entity", bug, scope=planning)
+
+
+def test_skills_reads_the_clients_skill_folders_by_default(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    write_skill(home / ".claude" / "skills", "mine", "{reads: [Goal]}")
+    write_skill(project / ".claude" / "skills", "ours", "{writes: [Goal]}")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(project)
+    data = json.loads(cli.json("skills").output)
+    assert {s["name"] for s in data["skills"]} == {"mine", "ours"}
+    assert data["types"] == [{"type": "Goal", "writers": ["ours"], "readers": ["mine"]}]
