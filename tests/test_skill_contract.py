@@ -342,3 +342,17 @@ def test_skills_reads_the_clients_skill_folders_by_default(
     data = json.loads(cli.json("skills").output)
     assert {s["name"] for s in data["skills"]} == {"mine", "ours"}
     assert data["types"] == [{"type": "Goal", "writers": ["ours"], "readers": ["mine"]}]
+
+
+def test_a_skill_whose_frontmatter_cannot_be_read_is_reported_not_passed_over(
+    tmp_path: Path,
+) -> None:
+    broken = tmp_path / "broken" / "SKILL.md"
+    broken.parent.mkdir()
+    broken.write_text("---\nname: broken\nontology: {reads: [Task]}\n")  # never closed
+    plain = tmp_path / "plain" / "SKILL.md"
+    plain.parent.mkdir()
+    plain.write_text("# no frontmatter: no claim\n")
+    found = coordination_map([broken, plain], Schema.load().types)
+    assert [(e.file, e.line) for e in found.malformed] == [(str(broken), 1)]
+    assert found.undeclared == [str(plain)]
