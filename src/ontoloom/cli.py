@@ -1652,7 +1652,14 @@ def reindex() -> None:
       ontoloom reindex
     """
     data = _value("reindex", {})
-    _emit(data, f"indexed {data['indexed']} objects")
+    said = data["conversations"]
+    text = f"indexed {data['indexed']} objects"
+    if said["transcripts"]:
+        text += f", and {said['passages']} passages of {said['transcripts']} opted-in transcript(s)"
+    for problem in [said["problem"], *said["unreadable"]]:
+        if problem:
+            click.echo(f"note: transcripts not indexed: {redact(problem)}", err=True)
+    _emit(data, text)
 
 
 # -- records -----------------------------------------------------------------------------------
