@@ -13,7 +13,7 @@ run) and scores what it injected against the labels:
 * **precision**: presented objects that are labelled ``want`` or ``ok``, over all presented
   (micro-averaged over the prompts);
 * **recall**: ``want`` objects presented, over all ``want`` objects;
-* **quiet**: prompts labelled quiet that got no output at all;
+* **quiet**: prompts of kind ``quiet`` that got no output at all;
 * **tokens**: injected text, estimated as UTF-8 bytes / 4 (mean and max over the prompts);
 * **leaks**: prompts whose output quotes a source labelled ``never`` (a private transcript),
   or holds a secret — must be 0;
@@ -112,7 +112,7 @@ def score(outcomes: list[Outcome]) -> dict[str, Any]:
     quiet_total = quiet_kept = 0
     for o in outcomes:
         ids = o.presented
-        if not o.case.want:
+        if o.case.kind == "quiet":
             quiet_total += 1
             quiet_kept += not o.text.strip()
         shown += len(ids)
@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
                 ids = o.presented
                 missed = sorted(o.case.want - set(ids))
                 wrong = [i for i in ids if i not in o.case.want | o.case.ok]
-                good = not missed and not wrong and (o.case.want or not o.text)
+                good = not missed and not wrong and (o.case.kind != "quiet" or not o.text)
                 flag = "ok " if good and not leaked(o) else "BAD"
                 print(f"{flag} [{o.case.instance}/{o.case.kind}] {o.case.prompt}")
                 if missed or wrong:

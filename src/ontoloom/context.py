@@ -64,9 +64,9 @@ MAX_QUOTES = 2  # quotes of what was said, after the facts
 MAX_TOKENS = 400  # all the hook prints (≈ UTF-8 bytes / 4): quotes are cut first
 # A quote only when the prompt really matches a passage (tuned on the eval's tuning split):
 # this many of the prompt's distinctive terms held, this share of them, this BM25 at least.
-QUOTE_MIN_TERMS = 2
-QUOTE_MIN_SHARE = 0.0
-QUOTE_MIN_SCORE = 0.0
+QUOTE_MIN_TERMS = 3
+QUOTE_MIN_SHARE = 0.5
+QUOTE_MIN_SCORE = 2.0
 
 HEADER = "ontoloom — facts from the shared graph that this prompt points at:"
 QUOTES_HEADER = (
@@ -88,6 +88,7 @@ _NAMED_ALONE_MAX = 2  # objects a name alone may find and still point at one of 
 _WORD = re.compile(r"\w+")
 _EDGES = "\"'`.,;:!?()[]{}<>*|"
 _ID_SHAPED = re.compile(r"[^\W_][\w.:/@+-]*")
+_PRESENTED = re.compile(r"(\S+) \([A-Z][A-Za-z]*\)")  # ``id (Type)`` on a line of facts
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 # Two-letter words count when written in capitals (CI, DB, PR): the ones that are everyday
 # words in capitals do not.
@@ -255,7 +256,8 @@ def context(data_dir: Path, prompt: str) -> str:
             found = _find(backend, ids, index, prompt, terms)
             facts = _render(backend, ids, found, data_dir) if found else ""
             word_terms = [t for t in terms if _WORD.fullmatch(t)]
-            quotes = _quotes(backend, ids, index, word_terms) if index is not None else []
+            shown = set(_PRESENTED.findall("\n".join(_heads(facts))))
+            quotes = _quotes(backend, ids, index, word_terms, shown) if index is not None else []
             return _with_quotes(facts, quotes)
         finally:
             if index is not None:
@@ -750,11 +752,24 @@ def _proposals(
 
 
 # -- quotes of what was said -------------------------------------------------------------------
-def _quotes(backend: Any, ids: IdSpace, index: SearchIndex, terms: list[str]) -> list[str]:
-    """At most :data:`MAX_QUOTES` quote lines, one per transcript or record, of the passages
-    the prompt's terms really point at — each through the egress gate: a private source is
-    never quoted, a passage holding a secret is dropped (never shown redacted), one naming or
-    quoting a private object is dropped, personal data is redacted."""
+def _heads(facts: str) -> list[str]:
+    """The lines of the facts that present objects (not relations, not proposals)."""
+    return [
+        line
+        for line in facts.splitlines()
+        if line.startswith("- ") and not line.startswith("- [unconfirmed")
+    ]
+
+
+def _quotes(
+    backend: Any, ids: IdSpace, index: SearchIndex, terms: list[str], shown: set[str]
+) -> list[str]:
+    """At most :data:`MAX_QUOTES` quote lines of the passages the prompt's terms really point
+    at (a runner-up only when it holds as many of them as the first): of a conversation, or
+    of the body of a record the facts present (``shown``: the graph's ranking already read
+    every record's body, and chose) — each through the egress gate: a private source is never quoted, a passage holding a secret is dropped
+    (never shown redacted), one naming or quoting a private object is dropped, personal data
+    is redacted."""
     try:
         found = index.passages(
             terms[:MAX_TERMS],
@@ -771,22 +786,24 @@ def _quotes(backend: Any, ids: IdSpace, index: SearchIndex, terms: list[str]) ->
 
     gate = None
     lines: list[str] = []
-    quoted: set[tuple[str, str]] = set()
+    first: Passage | None = None
     for passage in found:
-        if (passage.kind, passage.source) in quoted:
+        if first is not None and len(passage.matched) < len(first.matched):
+            break  # a runner-up only when it holds as many of the prompt's terms as the first
+        if passage.kind == "record" and passage.source not in shown:
             continue
         values = [v for v in passage.privacy.split(",") if v]
         if not privacy_of(values).passes:
             continue  # private (or of no class, or unrecognised): never quoted
-        shown, redacted = redacted_for_egress(passage.text)
+        text, redacted = redacted_for_egress(passage.text)
         if redacted.get("a secret"):
             continue
         if gate is None:
             gate = _private_objects_gate(backend, ids)
         if gate.decide(Item(passage.text, (), "quote")) is not None:
             continue
-        lines.append(_quote_line(passage, shown))
-        quoted.add((passage.kind, passage.source))
+        lines.append(_quote_line(passage, text))
+        first = first or passage
         if len(lines) == MAX_QUOTES:
             break
     return lines

@@ -8,7 +8,8 @@ Only roots of ``[mining] transcripts`` opted in with ``privacy = "internal"`` (o
 two roots name takes the more restrictive class. Only closed transcripts (unchanged for
 ``closed_after_minutes``) are read: a conversation still going on is not yet "said before".
 A passage holding a secret is never indexed (and so never quoted — not even redacted), as a
-mined quote holding one is never stored. A transcript is read again only when its content
+mined quote holding one is never stored; nor is a question, nor a user's request to the agent
+("add type hints to …", "can you …"): they say what was asked, not what was learned. A transcript is read again only when its content
 changed; one that is gone, or no longer opted in, is forgotten.
 
 Run by ``rebuild``, ``reindex`` (everything again) and ``mine scan``.
@@ -16,6 +17,7 @@ Run by ``rebuild``, ``reindex`` (everything again) and ``mine scan``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,13 +25,14 @@ from typing import TYPE_CHECKING, Any
 from ontoloom.config import MiningConfig, load_config
 from ontoloom.errors import BadInput
 from ontoloom.proposals.transcripts import (
+    Message,
     TranscriptError,
     content_hash,
     find_transcripts,
     is_closed,
     read_transcript,
 )
-from ontoloom.search import chunks
+from ontoloom.search import QUOTE_WIDTH, statements
 from ontoloom.secret_text import holds_secret
 
 if TYPE_CHECKING:
@@ -78,6 +81,28 @@ def quotable_transcripts(instance: Path, cfg: MiningConfig) -> dict[Path, tuple[
     return {p: v for p, v in classes.items() if v[1] != "private"}
 
 
+# A user's message that asks the agent to do something ("add type hints to …", "can you …")
+# says what was wanted then, not what was learned: it is not quoted.
+_REQUEST = re.compile(
+    r"^\W*(?:please\s+|ok(?:ay)?[,.!]?\s+|now\s+)?(?:(?:can|could|would|will)\s+you|"
+    r"add|change|check|clean|create|delete|explain|fix|format|give|implement|make|move|"
+    r"refactor|remove|rename|rewrite|run|show|tell|update|write)\b",
+    re.IGNORECASE,
+)
+
+
+def _request(message: Message) -> bool:
+    return message.role == "user" and _REQUEST.match(message.text) is not None
+
+
+def _context(message: Message) -> str:
+    """The message another answers, as its passages' context: its first
+    :data:`QUOTE_WIDTH` characters, without a secret (context is matched, never shown; a
+    secret is still not copied into the index)."""
+    text = " ".join(message.text.split())[:QUOTE_WIDTH]
+    return "" if holds_secret(text) else text
+
+
 def index_conversations(graph: Session, *, full: bool = False) -> Indexed:
     """Bring the search index's conversation passages in step with the opted-in transcripts
     (every one read again when ``full``). Never raises for a transcript or a bad ``[mining]``
@@ -118,13 +143,17 @@ def index_conversations(graph: Session, *, full: bool = False) -> Indexed:
             labels.discard(label)
             continue
         said = []
+        before = None
         for message in transcript.messages:
-            windows = chunks(message.text)
+            windows = [] if _request(message) else statements(message.text)
             kept = [text for text in windows if not holds_secret(text)]
             if len(kept) < len(windows) and holds_secret(" ".join(kept)):
                 kept = []  # a secret cut in two by the windows: none of the message is kept
             out.secret += len(windows) - len(kept)
-            said += [(message.id, message.timestamp, text) for text in kept]
+            # What it answers: the message before, from the other side (matched, not quoted).
+            asked = _context(before) if before is not None and before.role != message.role else ""
+            said += [(message.id, message.timestamp, text, asked) for text in kept]
+            before = message
         out.passages += index.put_transcript(label, transcript.hash, privacy, said)
         out.read += 1
         out.transcripts += 1

@@ -54,6 +54,7 @@ __all__ = [
     "SearchIndex",
     "chunks",
     "query_terms",
+    "statements",
     "touched_by",
 ]
 
@@ -99,6 +100,7 @@ _SUBS = """CREATE VIRTUAL TABLE IF NOT EXISTS subs USING fts5(
 # record's path, at: its date) or ``conversation`` (source: the transcript's label, label: the
 # message's id, at: its timestamp); privacy as written (a record's values, comma-separated; a
 # transcript's root's class). ``transcripts`` holds what was read of each transcript.
+# A row to add is (kind, source, label, at, privacy, text, context).
 _SAID = """
 CREATE TABLE IF NOT EXISTS said (
     rowid INTEGER PRIMARY KEY, kind TEXT, source TEXT, label TEXT, at TEXT, privacy TEXT,
@@ -106,13 +108,18 @@ CREATE TABLE IF NOT EXISTS said (
 CREATE INDEX IF NOT EXISTS said_source ON said(kind, source);
 CREATE TABLE IF NOT EXISTS transcripts (label TEXT PRIMARY KEY, hash TEXT, privacy TEXT);
 CREATE VIRTUAL TABLE IF NOT EXISTS said_fts USING fts5(
-    text, tokenize = 'porter unicode61 remove_diacritics 2', prefix = '3')"""
+    text, context, tokenize = 'porter unicode61 remove_diacritics 2')"""
+# ``context`` is matched, never quoted: the question a message answers (the message before it),
+# or the title of the record a passage is from — a passage rarely repeats what it is about.
+_SAID_WEIGHTS = (1.0, 0.5)
+_WHOLE = 10**6  # passages match terms whole (stemmed), never as prefixes: see passages()
 _SCHEMA = _TABLES + _FTS + ";\n" + _SUBS + ";\n" + _INDEXES + _SAID + ";\n"
 # Bumped when the tables change: an index of another layout is rebuilt on open.
 LAYOUT = "3"
 # Records whose bodies are quoted: rules (memory), runbooks, decisions.
 QUOTED_TYPES = frozenset({"Rule", "Action", "Decision"})
 QUOTE_WIDTH = 240  # characters of a passage, at most
+SaidRow = tuple[str, str, str, str | None, str, str, str]
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _OBSERVATIONS = "observations"  # ontoloom.model.OBSERVATIONS (not imported: hooks use this)
@@ -185,6 +192,15 @@ def chunks(text: str, width: int = QUOTE_WIDTH) -> list[str]:
         if window:
             out.append(window)
     return [c for c in out if len(_TOKEN.findall(c)) >= 3]
+
+
+def statements(text: str) -> list[str]:
+    """The windows of ``text`` (:func:`chunks`) that can answer something: not questions.
+
+    >>> statements("How long do we keep them? Three days.\\n\\nWhy not a week, then?")
+    ['How long do we keep them? Three days.']
+    """
+    return [c for c in chunks(text) if not c.endswith("?")]
 
 
 def _pieces(sentence: str, width: int) -> list[str]:
@@ -619,16 +635,17 @@ class SearchIndex:
         return kept, all_required, {t for t in kept if counts.get(t, 0) > RANK_WINDOW}
 
     # -- passages ------------------------------------------------------------------------------
-    def _add_said(self, rows: Iterable[tuple[str, str, str, str | None, str, str]]) -> int:
-        """Add passages: (kind, source, label, at, privacy, text) each."""
+    def _add_said(self, rows: Iterable[SaidRow]) -> int:
+        """Add passages: (kind, source, label, at, privacy, text, context) each."""
         count = 0
         for row in rows:
             cur = self.db.execute(
                 "INSERT INTO said (kind, source, label, at, privacy, text) VALUES (?,?,?,?,?,?)",
-                row,
+                row[:6],
             )
             self.db.execute(
-                "INSERT INTO said_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, row[5])
+                "INSERT INTO said_fts (rowid, text, context) VALUES (?, ?, ?)",
+                (cur.lastrowid, row[5], row[6]),
             )
             count += 1
         return count
@@ -647,15 +664,20 @@ class SearchIndex:
         return {label: (digest, privacy) for label, digest, privacy in rows}
 
     def put_transcript(
-        self, label: str, digest: str, privacy: str, said: Iterable[tuple[str, str | None, str]]
+        self,
+        label: str,
+        digest: str,
+        privacy: str,
+        said: Iterable[tuple[str, str | None, str, str]],
     ) -> int:
-        """Replace a transcript's passages with ``said`` — (message id, timestamp, text) each —
-        in one transaction; returns how many were indexed."""
+        """Replace a transcript's passages with ``said`` — (message id, timestamp, text, the
+        message it answers) each — in one transaction; returns how many were indexed."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
             self._forget_said("conversation", label)
             count = self._add_said(
-                ("conversation", label, mid, at, privacy, text) for mid, at, text in said
+                ("conversation", label, mid, at, privacy, text, context)
+                for mid, at, text, context in said
             )
             self.db.execute(
                 "INSERT OR REPLACE INTO transcripts VALUES (?, ?, ?)", (label, digest, privacy)
@@ -687,11 +709,12 @@ class SearchIndex:
         limit: int = 8,
         common: int = 20,
     ) -> list[Passage]:
-        """Passages the word ``terms`` really point at, best first: each holds at least
-        ``min_terms`` of the terms that are distinctive among the passages (matched, stemmed
-        and as a prefix, as :meth:`object_hits` matches them, by at most ``common`` passages
-        or 5% of them), and at least ``min_share`` of them, and ranks at least ``min_score``
-        by BM25 over those terms. Ranked by terms held, then BM25."""
+        """Passages the word ``terms`` really point at, best first: each holds (in its text
+        or its context) at least ``min_terms`` of the terms that are distinctive among the
+        passages (found in at most ``common`` passages or 5% of them; matched stemmed, whole
+        — a prefix match is too loose to quote on), and at least ``min_share`` of all the
+        terms, and ranks at least ``min_score`` by BM25 over those it holds. Ranked by terms
+        held, then BM25."""
         terms = [t for t in dict.fromkeys(terms) if _TOKEN.fullmatch(t)][:MAX_TERMS]
         total = self.db.execute("SELECT max(rowid) FROM said").fetchone()[0]
         if not terms or not total:
@@ -702,22 +725,23 @@ class SearchIndex:
         for term in terms:
             rows = self.db.execute(
                 "SELECT rowid FROM said_fts WHERE said_fts MATCH ? LIMIT ?",
-                (_match_expression([term], prefix=5), cap + 1),
+                (_match_expression([term], prefix=_WHOLE), cap + 1),
             ).fetchall()
             if 0 < len(rows) <= cap:
                 distinctive.append(term)
                 for (rowid,) in rows:
                     held[rowid].add(term)
-        need = max(min_terms, min_share * len(distinctive))
+        need = max(min_terms, min_share * len(terms))
         chosen = [r for r, found in held.items() if len(found) >= need]
         if not chosen:
             return []
         marks = ", ".join("?" * len(chosen))
         rows = self.db.execute(
             "SELECT s.rowid, s.kind, s.source, s.label, s.at, s.privacy, s.text, "
-            "-bm25(said_fts) FROM said_fts JOIN said s ON s.rowid = said_fts.rowid "
+            f"-bm25(said_fts, {_SAID_WEIGHTS[0]}, {_SAID_WEIGHTS[1]}) FROM said_fts "
+            "JOIN said s ON s.rowid = said_fts.rowid "
             f"WHERE said_fts MATCH ? AND said_fts.rowid IN ({marks})",
-            (_match_expression(distinctive, prefix=5), *chosen),
+            (_match_expression(distinctive, prefix=_WHOLE), *chosen),
         ).fetchall()
         found = [
             Passage(kind, source, label, at, privacy, text, float(score), frozenset(held[rowid]))
@@ -1198,13 +1222,14 @@ def _documents(
     return out
 
 
-def _record_passages(obj: dict[str, Any]) -> list[tuple[str, str, str, str | None, str, str]]:
-    """The passages of a record's body (rules, runbooks, decisions): (kind, source, label,
-    at, privacy, text) each."""
+def _record_passages(obj: dict[str, Any]) -> list[SaidRow]:
+    """The passages of a record's body (rules, runbooks, decisions), its title as their
+    context."""
     if obj.get("said") is None:
         return []
     path, at, privacy, body = obj["said"]
-    return [("record", obj["id"], path, at, privacy, text) for text in chunks(body)]
+    title = obj["title"]
+    return [("record", obj["id"], path, at, privacy, text, title) for text in statements(body)]
 
 
 def _scan(
