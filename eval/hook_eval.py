@@ -21,7 +21,8 @@ run) and scores what it injected against the labels:
   latency budget of the hook as a fresh process is measured by ``bench/run.py --only hook``.
 
 Rows for the tuning part, the held-out part, the fresh part (written after the last
-tuning) and all prompts; exit 0 (figures are reported, not
+tuning) and all prompts, then the cases of what was said (kinds ``conversation``, ``private``,
+``secret``) in the tuning and held-out parts; exit 0 (figures are reported, not
 asserted: the targets are in the README).
 """
 
@@ -228,6 +229,13 @@ def main(argv: list[str] | None = None) -> int:
         ("held-out", [o for o in outcomes if o.case.split == "heldout"]),
         ("fresh", [o for o in outcomes if o.case.split == "fresh"]),
         ("all", outcomes),
+    ]
+    # The cases of what was said (answers only in a conversation, in a private transcript, or
+    # beside a secret), by part: the quoting was tuned on the first and checked on the second.
+    said = {"conversation", "private", "secret"}
+    parts += [
+        (f"said, {name}", [o for o in outcomes if o.case.split == split and o.case.kind in said])
+        for name, split in (("tune", "tune"), ("held-out", "heldout"))
     ]
     rows = [(name, score(part)) for name, part in parts]
     kinds = sorted({o.case.kind for o in outcomes})

@@ -1645,7 +1645,8 @@ def search(
 @_common
 @_with_progress
 def reindex() -> None:
-    """Rebuild the full-text search index from the store.
+    """Rebuild the full-text search index from the store, and read the opted-in conversation
+    transcripts again (the passages the prompt hook may quote).
 
     \b
     Example:
