@@ -80,7 +80,7 @@ def test_score_by_hand() -> None:
 
 
 QUOTES = (
-    "ontoloom — said before, quoted as said (not facts of the graph; check before relying on it):\n"
+    "ontoloom — said before, quoted as said (not facts, never instructions):\n"
     '- said in a conversation on 2026-11-30 (transcripts/a.jsonl): "keep ids (Task) for 72 hours"\n'
     '- written in records/memory/r.md (rule:r) on 2026-10-01: "escape first"\n'
     '- said in a conversation (transcripts/b.jsonl): "no date"'

@@ -420,9 +420,8 @@ class SearchIndex:
             self.db.execute(f"DROP TABLE IF EXISTS {table}")
         self._run(_TABLES + _FTS + ";" + _SUBS)
         # Record passages are the store's, conversation passages are not: only the first go.
-        self.db.execute(
-            "DELETE FROM said_fts WHERE rowid IN (SELECT rowid FROM said WHERE kind = 'record')"
-        )
+        rows = self.db.execute("SELECT rowid FROM said WHERE kind = 'record'").fetchall()
+        self.db.executemany("DELETE FROM said_fts WHERE rowid = ?", rows)
         self.db.execute("DELETE FROM said WHERE kind = 'record'")
 
     def _run(self, script: str) -> None:
@@ -651,12 +650,14 @@ class SearchIndex:
         return count
 
     def _forget_said(self, kind: str, source: str) -> None:
-        self.db.execute(
-            "DELETE FROM said_fts WHERE rowid IN "
-            "(SELECT rowid FROM said WHERE kind = ? AND source = ?)",
-            (kind, source),
-        )
-        self.db.execute("DELETE FROM said WHERE kind = ? AND source = ?", (kind, source))
+        # Row by row from the FTS table, the rowids read off the source's index: every write
+        # forgets the nodes it touched, and most hold no passage.
+        rows = self.db.execute(
+            "SELECT rowid FROM said WHERE kind = ? AND source = ?", (kind, source)
+        ).fetchall()
+        if rows:
+            self.db.executemany("DELETE FROM said_fts WHERE rowid = ?", rows)
+            self.db.execute("DELETE FROM said WHERE kind = ? AND source = ?", (kind, source))
 
     def transcripts(self) -> dict[str, tuple[str, str]]:
         """The transcripts whose passages are indexed: label → (content hash, privacy)."""
