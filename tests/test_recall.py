@@ -454,3 +454,20 @@ def test_a_bad_mining_section_is_a_note_of_rebuild_not_a_failure(tmp_path: Path)
     assert any("closed_after_minutes" in n["message"] for n in skipped), skipped
     # what was indexed stays until the section is fixed
     assert quotes(context(data_dir, "how long do we keep webhook event ids for dedupe?"))
+
+
+def test_a_secret_cut_in_two_by_the_windows_keeps_none_of_its_message(tmp_path: Path) -> None:
+    # a sentence too long for one window, the secret's name at the end of the first window
+    # and its value at the start of the next: neither window alone holds it
+    filler = " ".join(["grumbleweed"] * 19)  # 227 characters, the window's first part
+    text = f"{filler} password: {'Lx9vTq2Rw7pz'} and the grumbleweed theme is teal now"
+    windows = chunks(text)
+    assert len(windows) == 2 and "Lx9vTq2Rw7pz" in windows[1] and "password:" in windows[0]
+    data_dir = make_instance(tmp_path / "i")
+    (tmp_path / "i/transcripts/shared/2026-12-03-split.jsonl").write_text(
+        plain([("assistant", "2026-12-03T08:00:00Z", text)]), encoding="utf-8"
+    )
+    with Graph.open(data_dir, write=True) as g:
+        said = g.index_conversations()
+    assert said.read == 1 and said.passages == 0 and said.secret == 2
+    assert b"Lx9vTq2Rw7pz" not in (data_dir / "search.sqlite").read_bytes()

@@ -147,7 +147,7 @@ def index_conversations(graph: Session, *, full: bool = False) -> Indexed:
         for message in transcript.messages:
             windows = [] if _request(message) else statements(message.text)
             kept = [text for text in windows if not holds_secret(text)]
-            if len(kept) < len(windows) and holds_secret(" ".join(kept)):
+            if kept and holds_secret(" ".join(kept)):
                 kept = []  # a secret cut in two by the windows: none of the message is kept
             out.secret += len(windows) - len(kept)
             # What it answers: the message before, from the other side (matched, not quoted).
