@@ -55,6 +55,7 @@ __all__ = [
     "install",
     "install_claude_code",
     "resolve_executable",
+    "skill_folders",
 ]
 
 Action = Literal["created", "updated", "unchanged"]
@@ -132,6 +133,18 @@ class InstallResult:
 
 
 # -- what to install ---------------------------------------------------------------------------
+def skill_folders(home: Path | None = None, project_dir: Path | None = None) -> list[Path]:
+    """The folders skills are installed in (where ``install claude-code`` writes its
+    SKILL.md): the project's ``.claude/skills`` — the enclosing instance's root, else the
+    working directory — and the user's ``~/.claude/skills``; each once."""
+    if project_dir is None:
+        here = Path.cwd()
+        project_dir = find_instance(here) or here
+    home_dir = home if home is not None else Path.home()
+    found = [Path(project_dir) / ".claude" / "skills", home_dir / ".claude" / "skills"]
+    return list(dict.fromkeys(Path(os.path.abspath(p)) for p in found))
+
+
 def resolve_executable() -> str:
     """The absolute path of the running ``ontoloom``, so Claude Code finds it off PATH too.
 

@@ -21,6 +21,7 @@ from ontoloom.store.lexical import (
     record_iri,
     record_key,
     record_quads,
+    split_kept,
     stored_quads,
     written_literal,
 )
@@ -136,7 +137,13 @@ class EmbeddedBackend:
         """An in-memory working copy (validation overlays): no generation bookkeeping.
         Quads come in as written and are kept so (:mod:`ontoloom.store.lexical`)."""
         backend = cls(pyoxigraph.Store(), writable=True, union=union)
-        backend.patch(Delta(adds=set(quads)))
+        # Most quads are kept as written, known without asking: loaded as they are. The
+        # others go through patch, which writes their records and refuses a literal whose
+        # stored form is a quad already loaded (two literals the store would keep as one).
+        kept, others = split_kept(quads)
+        backend._store.extend(kept)
+        if others:
+            backend.patch(Delta(adds=set(others)))
         return backend
 
     def patch(self, delta: Delta) -> None:
