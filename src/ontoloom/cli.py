@@ -1645,14 +1645,22 @@ def search(
 @_common
 @_with_progress
 def reindex() -> None:
-    """Rebuild the full-text search index from the store.
+    """Rebuild the full-text search index from the store, and read the opted-in conversation
+    transcripts again (the passages the prompt hook may quote).
 
     \b
     Example:
       ontoloom reindex
     """
     data = _value("reindex", {})
-    _emit(data, f"indexed {data['indexed']} objects")
+    said = data["conversations"]
+    text = f"indexed {data['indexed']} objects"
+    if said["transcripts"]:
+        text += f", and {said['passages']} passages of {said['transcripts']} opted-in transcript(s)"
+    for problem in [said["problem"], *said["unreadable"]]:
+        if problem:
+            click.echo(f"note: transcripts not indexed: {redact(problem)}", err=True)
+    _emit(data, text)
 
 
 # -- records -----------------------------------------------------------------------------------

@@ -136,7 +136,8 @@ def _schema_add_shapes(g: Graph, a: dict[str, Any]) -> Any:
 
 
 def _reindex(g: Graph, a: dict[str, Any]) -> Any:
-    return {"indexed": g.reindex()}
+    indexed = g.reindex(conversations=False)
+    return {"indexed": indexed, "conversations": g.index_conversations(full=True).to_json()}
 
 
 def _rebuild(g: Graph, a: dict[str, Any]) -> Any:
