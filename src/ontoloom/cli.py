@@ -701,6 +701,7 @@ _SEVERITY_MARK = {"Violation": "✗", "Warning": "!", "Info": "i"}
 
 @main.command()
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["text", "json", "turtle"]),
@@ -1135,6 +1136,7 @@ def plan_apply(file: Path, dry_run: bool) -> None:
 @main.command()
 @click.argument("query_spec", metavar="QUERY|FILE.rq|NAME|-", required=False)
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["table", "json", "csv", "tsv", "xml", "turtle", "ntriples"]),
@@ -1245,6 +1247,7 @@ def _table(columns: list[str], cells: list[list[str]]) -> None:
 
 @main.command()
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld"]),
@@ -1315,6 +1318,7 @@ def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> Non
     "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
 )
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
@@ -1559,6 +1563,7 @@ def schema_add_relation(spec: str) -> None:
     "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
 )
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
@@ -2580,6 +2585,7 @@ def _recovered(messages: list[str]) -> None:
     help='Show private objects in full (by default each is shown only as "private").',
 )
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["html", "json"]),
