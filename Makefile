@@ -20,8 +20,8 @@ test: $(STAMP)
 	$(PY) -m pytest -n 2
 
 # pySHACL's own suites (DASH test cases, its data-driven regression tests), from the sdist of
-# the pySHACL installed here, unpacked under bench/.peers/ for tests/test_dash_suite.py and
-# tests/test_pyshacl_cases.py.
+# the pySHACL installed here, unpacked under bench/.peers/ for tests/test_dash_suite.py,
+# tests/test_pyshacl_cases.py and tests/test_pyshacl_issue_tests.py.
 pyshacl-suites: $(STAMP)
 	$(PY) bench/peers.py pyshacl-suites
 
