@@ -363,9 +363,7 @@ def test_the_3d_file_draws_with_webgl_and_the_switch_keeps_search_and_filters(
     assert drawn["mode"] == "3d" and drawn["nodes"] == sorted(shown["nodes"])
     assert len(drawn["nodes"]) == 31 and drawn["links"] == shown["links"] == 46
     assert drawn["unconfirmed"] == 1 and drawn["private"] == ["private"]
-    assert page.evaluate(
-        "window.ontoloomView.graph().graphData().nodes.every(n => n.__threeObj)"
-    )
+    assert page.evaluate("window.ontoloomView.graph().graphData().nodes.every(n => n.__threeObj)")
     shot(page, "view-example-3d.png")
     # Search and filter in 3D, then switch: the same objects and links, the same matches.
     page.fill("#search", "escape everything")
