@@ -140,7 +140,10 @@ def measure(page: Any, path: Path, sample_ms: int, settle_s: float) -> dict[str,
     return {
         "mode": page.evaluate("window.ontoloomView.mode()"),
         "first": shown / 1000,
-        "running": len(during) * 1000 / max(settled - shown, 1),
+        # None: the layout stopped before a second frame (its clock ran out while the first
+        # frame was being drawn), so there is no rate to give
+        "running": len(during) * 1000 / (settled - shown) if len(during) > 1 else None,
+        "frames": len(during),
         "worst": max(gaps, default=0.0) / 1000,
         "settle": settled / 1000,
         "after": len(after) * 1000 / sample_ms,
@@ -179,7 +182,7 @@ def main(argv: list[str] | None = None) -> None:
         )
         header = (
             f"{'drawing':<10}{'objects':>9}{'relations':>11}{'HTML MB':>9}{'first frame s':>15}"
-            f"{'fps layout':>12}{'worst frame s':>15}{'settled s':>11}{'fps settled':>13}"
+            f"{'layout frames':>14}{'fps layout':>12}{'worst frame s':>15}{'settled s':>11}{'fps settled':>13}"
         )
         print(header, flush=True)
         with sync_playwright() as p:
@@ -195,9 +198,10 @@ def main(argv: list[str] | None = None) -> None:
                 m = measure(page, path, int(args.sample * 1000), args.settle)
                 context.close()
                 size = path.stat().st_size / 1e6
+                running = "-" if m["running"] is None else f"{m['running']:.1f}"
                 print(
                     f"{m['mode']!s:<10}{data['meta']['nodes']:>9}{data['meta']['links']:>11}"
-                    f"{size:>9.1f}{m['first']:>15.2f}{m['running']:>12.1f}{m['worst']:>15.2f}"
+                    f"{size:>9.1f}{m['first']:>15.2f}{m['frames']:>14}{running:>12}{m['worst']:>15.2f}"
                     f"{m['settle']:>11.1f}{m['after']:>13.1f}",
                     flush=True,
                 )
