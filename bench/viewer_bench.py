@@ -9,7 +9,8 @@ opened in Debian's Chromium (no GPU: the 2D canvas rasterised on the CPU, 3D's W
 ANGLE on SwiftShader) and the page itself
 counts, on its own clock from navigation start: time to first frame (the graph drawn and on
 screen), frames per second (requestAnimationFrame) while the layout runs and the longest
-frame, when the layout settled, and frames per second for 2 s after it settled. Targets: ≤ 3 s to first frame, ≥ 30 fps
+frame, when the layout settled, and frames per second for 2 s from 1 s after it settled (the
+page zooms to fit when the layout stops). Targets: ≤ 3 s to first frame, ≥ 30 fps
 after settling.
 """
 
@@ -117,6 +118,9 @@ FRAMES = """window.ontoloomFrames = [];
 (function frame() { window.ontoloomFrames.push(performance.now()); requestAnimationFrame(frame); })();"""
 
 
+FIT_MS = 1000
+
+
 def measure(page: Any, path: Path, sample_ms: int, settle_s: float) -> dict[str, Any]:
     """From the page's own clock (ms from navigation start): the first frame drawn (the frame
     after the one the library first drew the graph in, i.e. once that picture was on screen),
@@ -128,14 +132,16 @@ def measure(page: Any, path: Path, sample_ms: int, settle_s: float) -> dict[str,
     settled = page.wait_for_function(
         "() => window.ontoloomSettled", timeout=settle_s * 1000, polling=500
     ).json_value()
+    # after it settled, the page zooms to fit (a 400 ms move, redrawn every frame): count
+    # from 1 s after the layout stopped
     page.wait_for_function(
-        f"() => performance.now() > window.ontoloomSettled + {sample_ms}", polling=250
+        f"() => performance.now() > window.ontoloomSettled + {FIT_MS + sample_ms}", polling=250
     )
     drew = page.evaluate("window.ontoloomFirstFrame")
     frames: list[float] = page.evaluate("window.ontoloomFrames")
     shown = next((t for t in frames if t > drew), drew)
     during = [t for t in frames if shown <= t <= settled]
-    after = [t for t in frames if settled < t <= settled + sample_ms]
+    after = [t for t in frames if settled + FIT_MS < t <= settled + FIT_MS + sample_ms]
     gaps = [b - a for a, b in itertools.pairwise(during)]
     return {
         "mode": page.evaluate("window.ontoloomView.mode()"),
