@@ -161,6 +161,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--objects", type=int, default=10000)
     parser.add_argument("--relations", type=int, default=30000)
     parser.add_argument("--sample", type=float, default=2.0, help="seconds of frame counting")
+    parser.add_argument("--drawings", default="2d,3d", help="which: 2d, 3d or both")
     parser.add_argument("--settle", type=float, default=60.0, help="seconds to wait to settle")
     args = parser.parse_args(argv)
     if not os.access(CHROMIUM, os.X_OK):
@@ -178,7 +179,7 @@ def main(argv: list[str] | None = None) -> None:
         data = scale(example_data(work), args.objects, args.relations)
         made = time.perf_counter() - started
         pages = {}
-        for mode in ("2d", "3d"):
+        for mode in args.drawings.split(","):
             pages[mode] = work / f"view-{mode}.html"
             pages[mode].write_text(render_page("view", data, mode=mode), encoding="utf-8")
         print(

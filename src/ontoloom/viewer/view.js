@@ -161,6 +161,7 @@
 
   function engineStop() {
     state.settled = true;
+    if (fg.kind === "2d") fg.graph.enablePointerInteraction(true);
     if (!window.ontoloomSettled) window.ontoloomSettled = performance.now();  // the bench reads it
     if (state.fit) { state.fit = false; fg.fit(); }
   }
@@ -192,7 +193,9 @@
       .onEngineStop(engineStop);
     // A big graph draws at once and settles within seconds; a small one is laid out mostly
     // before its first picture.
-    if (big) g.cooldownTime(8000).d3AlphaDecay(0.05).warmupTicks(0);
+    // A big graph: no hover picking while the layout runs (force-graph repaints its picking
+    // canvas, a second drawing of everything, every 800 ms); it comes back when it settles.
+    if (big) g.cooldownTime(8000).d3AlphaDecay(0.05).warmupTicks(0).enablePointerInteraction(false);
     else {
       // Labels are drawn on a small graph: spread it so they have room.
       g.warmupTicks(100).cooldownTicks(200);
