@@ -410,3 +410,27 @@ def test_the_3d_file_draws_with_webgl_and_the_switch_keeps_search_and_filters(
     assert page.evaluate("window.cspViolations") == ["script-src"]
     w.errors = [e for e in w.errors if "unsafe-eval" not in e]  # the refusal just provoked
     w.close()
+
+
+@pytest.mark.browser3d
+def test_without_webgl_the_3d_file_draws_in_2d_and_says_why(
+    playwright: Any, example: tuple[Path, str], tmp_path: Path
+) -> None:
+    root, _ = example
+    out = write_view(root, tmp_path / "graph3d.html", "--3d")
+    context = _launch(
+        playwright, tmp_path / "profile", [*ARGS, "--disable-webgl", "--disable-3d-apis"]
+    )
+    try:
+        w = Watched(context, "file://")
+        w.page.goto(out.as_uri())
+        w.settle()
+        assert w.page.evaluate("window.ontoloomView.mode()") == "2d"
+        assert len(w.visible()["nodes"]) == 31
+        assert w.page.is_disabled("#mode-3d") and w.page.is_checked("#mode-2d")
+        assert "3D needs WebGL" in w.page.locator("#mode-help").inner_text()
+        # three.js says it could not make a WebGL context: the one error expected here
+        w.errors = [e for e in w.errors if "WebGL" not in e]
+        w.close()
+    finally:
+        context.close()
