@@ -126,6 +126,7 @@ def test_view_3d_writes_both_drawings_offline_under_the_same_policy(
     out = tmp_path / "graph3d.html"
     code, stdout, _ = view(root, "--3d", "-o", str(out), "--json")
     assert code == 0, stdout
+    assert json.loads(stdout)["drawing"] == "3d"
     html = out.read_text(encoding="utf-8")
     assert csp_of(html) == EXPECTED_CSP and "unsafe-eval" not in html[:2000]
     assert not re.search(r"<script[^>]+src=|<link[^>]+href=|@import", html)

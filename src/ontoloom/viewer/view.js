@@ -222,7 +222,7 @@
       .backgroundColor(BG)
       .showNavInfo(false)
       .nodeId("id")
-      .nodeRelSize(4)
+      .nodeRelSize(7)
       .nodeOpacity(1)
       .nodeResolution(big ? 4 : 12)
       .nodeColor(function (n) { return state.selected === n.id ? FOCUS : n.colour; })
