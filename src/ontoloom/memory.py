@@ -36,6 +36,7 @@ several server processes.
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import datetime as dt
 import hashlib
@@ -449,10 +450,8 @@ class Memory:
                 raise BadInput("a name is a non-empty string")
         as_ids: dict[str, str] = {}
         for name in names:
-            try:
+            with contextlib.suppress(BadInput):  # not an id: a name
                 as_ids[name] = check_id(name)
-            except BadInput:
-                pass
         existing: set[str] = set()
         for chunk in _chunks(sorted(set(as_ids.values())), 400):
             listed = " ".join(str(self.graph.ids.iri(i)) for i in chunk)
