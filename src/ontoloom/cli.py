@@ -404,10 +404,11 @@ def where() -> None:
       ontoloom where --json | jq -r .data_dir
     """
     from ontoloom.locate import locate
+    from ontoloom.store import exists
 
     found = locate(str(_opts()["data_dir"]) if _opts()["data_dir"] else None)
     data = found.to_json()
-    state = "a store" if (Path(found.path) / "store").exists() else "no store yet"
+    state = "a store" if exists(Path(found.path)) else "no store yet"
     owner = "; kept open by a running owner (mcp or serve)" if data["owner"] else ""
     _emit(data, f"{found.path}\n  rule: {found.rule} — {found.reason}\n  {state}{owner}")
 
