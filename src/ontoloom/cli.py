@@ -308,6 +308,10 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except OntoloomError as exc:
             _fail(exc, bool((ctx.obj or {}).get("json")))
+        except Stopped as exc:  # a signal: exits 128 + its number, saying what it left
+            if exc.note:
+                click.echo(f"stopped: {exc.note}", err=True)
+            raise
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
         except BrokenPipeError:  # the reader went away (`| head`): nothing left to say

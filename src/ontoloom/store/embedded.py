@@ -396,17 +396,19 @@ class EmbeddedBackend:
             raise CommitConflict(f"the store moved on from generation {expected}")
         checkpoint._store.flush()
         old_store, old_path = self._store, self.path
-        with deferred_signals():  # the pointer and this object's handle change together
+        # The pointer and this object's handle change together, and the old store goes
+        # with them: a signal is answered once they are done.
+        with deferred_signals():
             durable = self.dirs.switch(checkpoint.path)
             self._store, self.path = checkpoint._store, checkpoint.path
             self._stamp, self._holds_records = checkpoint._stamp, checkpoint._holds_records
             self._dirty = True
             checkpoint._store, checkpoint.path = None, None  # type: ignore[assignment]
-        del old_store  # the last reference: pyoxigraph closes the old store
-        step("switched")
-        if durable and old_path is not None:
-            # (Not durable: the old store stays until the next writer's open settles it.)
-            drop(old_path)
+            del old_store  # the last reference: pyoxigraph closes the old store
+            step("switched")
+            if durable and old_path is not None:
+                # (Not durable: the old store stays until the next writer's open settles it.)
+                drop(old_path)
         return self.generation()
 
     def drop(self, checkpoint: EmbeddedBackend) -> None:

@@ -1,0 +1,206 @@
+"""The journaled bulk load (shared/DESIGN.md "Writes"; ontoloom.store.journal): an import is
+loaded into a checkpoint, validated there and switched in with one rename. The process is
+killed (SIGKILL) or interrupted (SIGINT) at each step through the test seam
+``ONTOLOOM_TEST_STEP``; the store is then exactly the old one or the new one — compared with
+what the file says, read by pyoxigraph, not with ontoloom's own output — and the import,
+run again, succeeds."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pyoxigraph
+import pytest
+
+from conftest import quads_of
+from ontoloom.api import Graph
+from ontoloom.store import store_path
+from ontoloom.store.journal import POINTER, STEPS
+from ontoloom.vocab import FACTS
+
+ID = "https://ontoloom.dev/id/"
+OL = "https://ontoloom.dev/ns#"
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+def _tasks(first: int, count: int, status: str = "open") -> str:
+    lines = []
+    for i in range(first, first + count):
+        t = f"<{ID}task_bulk{i}>"
+        lines += [
+            f"{t} <{RDF_TYPE}> <{OL}Task> .",
+            f'{t} <{OL}title> "Bulk task {i}" .',
+            f'{t} <{OL}status> "{status}" .',
+            # kept by value in the store ("7"), given back as written: a record goes with it
+            f'{t} <http://example.org/count> "00{i % 10}"^^<{XSD}integer> .',
+        ]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data dir with a few objects already (the store before every import here)."""
+    data_dir = tmp_path_factory.mktemp("template") / "d"
+    with Graph.open(data_dir, write=True, create=True) as g:
+        for i in range(3):
+            g.create("Task", {"title": f"Old {i}", "status": "done"}, id=f"task_old{i}")
+    return data_dir
+
+
+@pytest.fixture
+def data_dir(template: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "d"
+    shutil.copytree(template, copy)
+    return copy
+
+
+@pytest.fixture
+def import_file(tmp_path: Path) -> Path:
+    path = tmp_path / "bulk.nt"
+    path.write_text(_tasks(0, 30))
+    return path
+
+
+def _file_quads(path: Path) -> set:
+    """The file's triples in the facts graph, as pyoxigraph reads them (written forms kept)."""
+    with path.open("rb") as f:
+        triples = list(pyoxigraph.parse(f, format=pyoxigraph.RdfFormat.N_TRIPLES))
+    return {pyoxigraph.Quad(t.subject, t.predicate, t.object, FACTS) for t in triples}
+
+
+def _ontoloom(data_dir: Path, *args: str, step: str | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "ONTOLOOM_BULK_LOAD": "10"}  # every import here is a bulk load
+    env.pop("ONTOLOOM_TEST_STEP", None)
+    if step is not None:
+        env["ONTOLOOM_TEST_STEP"] = step
+    script = str(Path(sys.executable).with_name("ontoloom"))
+    return subprocess.run(
+        [script, "--data-dir", str(data_dir), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+
+
+def _store_dirs(data_dir: Path) -> list[str]:
+    return sorted(p.name for p in data_dir.iterdir() if p.name.startswith("store"))
+
+
+def _left_clean(data_dir: Path) -> None:
+    """One store directory (the live one) and its pointer, nothing a bulk load left."""
+    live = store_path(data_dir).name
+    assert _store_dirs(data_dir) == sorted({live} | ({POINTER} if live != "store" else set()))
+
+
+# Steps after which the pointer names the new store: the rename is the commit.
+_SWITCHED = {"renamed", "switched"}
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_a_crash_at_any_step_leaves_the_old_store_or_the_new_one_and_a_retry_succeeds(
+    data_dir: Path, import_file: Path, step: str
+) -> None:
+    before = quads_of(data_dir)
+    after = before | _file_quads(import_file)
+    assert after != before
+    crashed = _ontoloom(data_dir, "import", str(import_file), step=f"{step}:kill")
+    assert crashed.returncode == -signal.SIGKILL, crashed.stderr
+    # Exactly one of the two states, and which one is fixed by the step: the rename decides.
+    assert quads_of(data_dir) == (after if step in _SWITCHED else before)
+    retried = _ontoloom(data_dir, "import", str(import_file))
+    assert retried.returncode == 0, retried.stderr
+    assert quads_of(data_dir) == after
+    _left_clean(data_dir)
+
+
+def test_the_next_writer_drops_a_checkpoint_a_crash_left_and_readers_ignore_it(
+    data_dir: Path, import_file: Path
+) -> None:
+    before = quads_of(data_dir)
+    crashed = _ontoloom(data_dir, "import", str(import_file), step="validated:kill")
+    assert crashed.returncode == -signal.SIGKILL
+    assert len(_store_dirs(data_dir)) == 2  # the live store and the stray checkpoint
+    assert quads_of(data_dir) == before  # a reader: reads the live store, removes nothing
+    assert len(_store_dirs(data_dir)) == 2
+    assert (
+        _ontoloom(data_dir, "create", "Task", "-p", "title=T", "-p", "status=open").returncode == 0
+    )
+    _left_clean(data_dir)
+
+
+def test_a_refused_import_leaves_the_store_untouched_and_no_checkpoint(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.nt"
+    bad.write_text(_tasks(0, 20) + _tasks(20, 1, status="bogus"))
+    before = quads_of(data_dir)
+    with Graph.open(data_dir) as g:
+        generation = g.backend.generation()
+        dump_before = sorted(map(str, g.backend.quads()))
+    refused = _ontoloom(data_dir, "import", str(bad))
+    assert refused.returncode == 1
+    assert "task_bulk20" in refused.stderr and "nothing was stored" in refused.stderr
+    with Graph.open(data_dir) as g:
+        assert g.backend.generation() == generation
+        assert sorted(map(str, g.backend.quads())) == dump_before  # bookkeeping included
+    assert quads_of(data_dir) == before
+    _left_clean(data_dir)
+
+
+@pytest.mark.parametrize("step", ["checkpoint", "loading", "validated"])
+def test_ctrl_c_during_an_import_leaves_the_store_as_it_was_and_says_so(
+    data_dir: Path, import_file: Path, step: str
+) -> None:
+    before = quads_of(data_dir)
+    stopped = _ontoloom(data_dir, "import", str(import_file), step=f"{step}:int")
+    assert stopped.returncode == 130, stopped.stderr
+    assert "nothing was imported: the store is as it was" in stopped.stderr
+    assert "Traceback" not in stopped.stderr
+    assert quads_of(data_dir) == before
+    _left_clean(data_dir)
+
+
+def test_ctrl_c_once_the_store_is_switched_says_the_import_was_stored(
+    data_dir: Path, import_file: Path
+) -> None:
+    after = quads_of(data_dir) | _file_quads(import_file)
+    stopped = _ontoloom(data_dir, "import", str(import_file), step="renamed:int")
+    assert stopped.returncode == 130, stopped.stderr
+    assert "the import was stored whole" in stopped.stderr
+    assert quads_of(data_dir) == after
+    _left_clean(data_dir)
+
+
+def test_a_bulk_load_and_a_one_request_write_store_the_same(
+    data_dir: Path, import_file: Path, tmp_path: Path
+) -> None:
+    """The route changes how the delta is stored, never what: bookkeeping aside (records of
+    literals as written, generation), the two stores hold the same quads."""
+    other = tmp_path / "other"
+    shutil.copytree(data_dir, other)
+    assert _ontoloom(data_dir, "import", str(import_file)).returncode == 0
+    env_size = os.environ.get("ONTOLOOM_BULK_LOAD")
+    os.environ["ONTOLOOM_BULK_LOAD"] = "1000000"
+    try:
+        with Graph.open(other, write=True) as g:
+            from ontoloom.interchange import import_file as run_import
+
+            run_import(g, import_file)
+    finally:
+        if env_size is None:
+            del os.environ["ONTOLOOM_BULK_LOAD"]
+        else:
+            os.environ["ONTOLOOM_BULK_LOAD"] = env_size
+    assert store_path(data_dir).name != "store" and store_path(other).name == "store"
+    assert quads_of(data_dir) == quads_of(other)
+    with Graph.open(data_dir) as a, Graph.open(other) as b:
+        assert a.backend.generation() == b.backend.generation()
+        assert [h.id for h in a.search("Bulk task 7")] == [h.id for h in b.search("Bulk task 7")]
