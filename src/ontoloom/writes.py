@@ -272,13 +272,19 @@ class WritePath:
         (acyclicity aside: see :meth:`new_cycles`).
 
         ``applied``: a whole store holding the store and ``delta`` already (a bulk load's
-        checkpoint), validated in place instead of a scratch copy of what the focus nodes
-        read — the same focus nodes, found on the store before the delta."""
+        checkpoint). Where a shape is global (validated against the whole store), it is
+        validated there in place, instead of a copy of the whole store in memory; otherwise
+        the focus nodes are validated on a copy of what they read, as for any write — reads
+        from a store in memory cost a tenth of those from one on disk (150k quads iterated:
+        0.12 s against 1.2 s), which outweighs making the copy. The same focus nodes either
+        way, found on the store before the delta."""
         delta = delta.normalized()
         changed = Changed.of(delta)
         if not changed.nodes():
             return []
         plans = self._focus(changed)
+        if applied is not None and all(focus is not None for _, focus in plans):
+            applied = None
         if applied is None and self._decided_around(delta, plans):
             return []
         validator, hierarchy = self.schema.write_validator, self.schema.hierarchy

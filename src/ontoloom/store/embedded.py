@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -73,7 +73,7 @@ _RESULT_FORMATS = {
 # (pyoxigraph's optimize): a store left as a bulk write made it answered a pattern read in
 # 0.2-0.4 ms at 100k entities, 11 us once compacted (which took 1.7 s there).
 BULK_WRITE = 10_000
-_LOAD_CHUNK = 50_000  # quads per bulk_extend call of a journaled bulk load
+_REPORT_EVERY = 10_000  # quads a bulk load reads between two progress reports
 
 _BUMP_GENERATION = f"""
 DELETE {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?old . {STORE_NODE} {LAST_CHANGE} ?oldTime }} }}
@@ -369,15 +369,10 @@ class EmbeddedBackend:
             Quad(STORE_NODE, LAST_CHANGE, _now(), META),
         ]
         added = [*plan.adds, *plan.records, *stamp]
-        # At least two chunks (a crash test stops the load between them), each large enough
-        # for the bulk loader to pay off.
-        size = max(1, min(_LOAD_CHUNK, -(-len(added) // 4)))
         with progress.task("loading quads", total=len(added)) as advance:
-            for start in range(0, len(added), size):
-                self._store.bulk_extend(added[start : start + size])
-                advance(done=min(start + size, len(added)))
-                if start == 0:
-                    step("loading")
+            # One bulk_extend (several calls cost a compaction as long as the load), fed
+            # from a generator that reports as the loader reads.
+            self._store.bulk_extend(_reported(added, advance))
         self._dirty = True
         self._stamp = stamp
         self._holds_records = None
@@ -592,6 +587,21 @@ def _now() -> Literal:
     now = dt.datetime.now(dt.UTC)
     seconds = f"{now.second:02d}.{now.microsecond:06d}".rstrip("0").rstrip(".")
     return Literal(f"{now:%Y-%m-%dT%H:%M:}{seconds}Z", datatype=xsd("dateTime"))
+
+
+def _reported(quads: list[Quad], advance: Callable[..., None]) -> Iterator[Quad]:
+    """``quads``, reporting progress as they are read; halfway, the test seam's "loading"
+    step (:mod:`ontoloom.store.journal`)."""
+    half = len(quads) // 2
+    for start in range(0, len(quads), _REPORT_EVERY):
+        end = min(start + _REPORT_EVERY, len(quads))
+        if start <= half < end:
+            yield from quads[start:half]
+            step("loading")
+            yield from quads[half:end]
+        else:
+            yield from quads[start:end]
+        advance(done=end)
 
 
 def _has_blank(quad: Quad) -> bool:
