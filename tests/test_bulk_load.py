@@ -204,3 +204,27 @@ def test_a_bulk_load_and_a_one_request_write_store_the_same(
     with Graph.open(data_dir) as a, Graph.open(other) as b:
         assert a.backend.generation() == b.backend.generation()
         assert [h.id for h in a.search("Bulk task 7")] == [h.id for h in b.search("Bulk task 7")]
+
+
+# -- progress: a terminal sees the load, with its rate and time left; a pipe sees nothing ---------
+def test_a_bulk_import_shows_its_progress_on_a_terminal_and_nothing_on_a_pipe(
+    data_dir: Path, import_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_long_work import _run_on_a_terminal
+
+    monkeypatch.setenv("ONTOLOOM_BULK_LOAD", "10")
+    code, out, err = _run_on_a_terminal(data_dir, "import", str(import_file))
+    assert code == 0 and out.startswith("imported 120 quads")
+    assert b"loading quads" in err and b"eta" in err
+    piped = _ontoloom(data_dir, "import", str(import_file))
+    assert piped.returncode == 0 and piped.stderr == ""
+
+
+def test_the_rate_column_says_how_many_a_second() -> None:
+    from types import SimpleNamespace
+
+    from ontoloom.progress import _rate_column
+
+    column = _rate_column()
+    assert column.render(SimpleNamespace(finished_speed=None, speed=48213.4)).plain == "48,213/s"
+    assert column.render(SimpleNamespace(finished_speed=None, speed=None)).plain == ""
