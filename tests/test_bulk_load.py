@@ -7,6 +7,7 @@ run again, succeeds."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -29,7 +30,7 @@ RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 
 
-def _tasks(first: int, count: int, status: str = "open") -> str:
+def _tasks(first: int, count: int, status: str = "open", *, by_value: bool = True) -> str:
     lines = []
     for i in range(first, first + count):
         t = f"<{ID}task_bulk{i}>"
@@ -37,9 +38,9 @@ def _tasks(first: int, count: int, status: str = "open") -> str:
             f"{t} <{RDF_TYPE}> <{OL}Task> .",
             f'{t} <{OL}title> "Bulk task {i}" .',
             f'{t} <{OL}status> "{status}" .',
-            # kept by value in the store ("7"), given back as written: a record goes with it
-            f'{t} <http://example.org/count> "00{i % 10}"^^<{XSD}integer> .',
         ]
+        if by_value:  # kept by value in the store ("7"), given back as written: a record
+            lines.append(f'{t} <http://example.org/count> "00{i % 10}"^^<{XSD}integer> .')
     return "\n".join(lines) + "\n"
 
 
@@ -74,8 +75,12 @@ def _file_quads(path: Path) -> set:
     return {pyoxigraph.Quad(t.subject, t.predicate, t.object, FACTS) for t in triples}
 
 
-def _ontoloom(data_dir: Path, *args: str, step: str | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "ONTOLOOM_BULK_LOAD": "10"}  # every import here is a bulk load
+def _ontoloom(
+    data_dir: Path, *args: str, step: str | None = None, bulk_load: str = "10"
+) -> subprocess.CompletedProcess:
+    """``ontoloom ARGS`` in a process of its own; every import here is a bulk load (from 10
+    quads) unless ``bulk_load`` says otherwise."""
+    env = {**os.environ, "ONTOLOOM_BULK_LOAD": bulk_load}
     env.pop("ONTOLOOM_TEST_STEP", None)
     if step is not None:
         env["ONTOLOOM_TEST_STEP"] = step
@@ -228,3 +233,47 @@ def test_the_rate_column_says_how_many_a_second() -> None:
     column = _rate_column()
     assert column.render(SimpleNamespace(finished_speed=None, speed=48213.4)).plain == "48,213/s"
     assert column.render(SimpleNamespace(finished_speed=None, speed=None)).plain == ""
+
+
+# -- a global shape: validated in place on the checkpoint -----------------------------------------
+_ONE_URGENT = """@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ol: <https://ontoloom.dev/ns#> .
+ol: sh:declare [ sh:prefix "ol" ; sh:namespace "https://ontoloom.dev/ns#" ] .
+ol:OneUrgent a sh:NodeShape ; sh:targetClass ol:Task ; sh:sparql [ sh:prefixes ol: ;
+  sh:select \"\"\"SELECT $this WHERE { $this ol:priority "urgent" .
+    ?other ol:priority ?p . FILTER (?p = "urgent" && ?other != $this) }\"\"\" ] .
+"""
+
+
+def _urgent(path: Path, urgent: list[int]) -> Path:
+    lines = [f'<{ID}task_bulk{i}> <{OL}priority> "urgent" .' for i in urgent]
+    # (no literal kept by value: a SPARQL constraint over such a store goes to pySHACL)
+    path.write_text(_tasks(0, 20, by_value=False) + "\n".join(lines) + "\n")
+    return path
+
+
+def test_a_global_shape_refuses_a_bulk_load_exactly_as_one_request(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """A shape about the whole graph (no walk bounds what it reads) is validated on the
+    checkpoint in place: the refusal names the same violations as the one-request route,
+    which the differential tests hold to full validation."""
+    shapes = tmp_path / "urgent.ttl"
+    shapes.write_text(_ONE_URGENT)
+    added = _ontoloom(data_dir, "--json", "schema", "add-shapes", str(shapes))
+    assert added.returncode == 0, added.stderr
+    assert [c["route"] for c in json.loads(added.stdout)["checks"]] == ["global"]
+    other = tmp_path / "other"
+    shutil.copytree(data_dir, other)
+    bad = _urgent(tmp_path / "two.nt", [3, 7])
+    before = quads_of(data_dir)
+    bulk = _ontoloom(data_dir, "--json", "import", str(bad))
+    one = _ontoloom(other, "--json", "import", str(bad), bulk_load="1000000")
+    assert bulk.returncode == one.returncode == 1
+    refused = json.loads(bulk.stdout)["results"]
+    assert {r["focus"] for r in refused} == {"task_bulk3", "task_bulk7"}
+    assert refused == json.loads(one.stdout)["results"]
+    assert quads_of(data_dir) == before
+    _left_clean(data_dir)
+    good = _urgent(tmp_path / "one.nt", [5])
+    assert _ontoloom(data_dir, "import", str(good)).returncode == 0
+    assert quads_of(data_dir) == before | _file_quads(good)
