@@ -185,25 +185,18 @@ def test_ctrl_c_once_the_store_is_switched_says_the_import_was_stored(
 
 
 def test_a_bulk_load_and_a_one_request_write_store_the_same(
-    data_dir: Path, import_file: Path, tmp_path: Path
+    data_dir: Path, import_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The route changes how the delta is stored, never what: bookkeeping aside (records of
     literals as written, generation), the two stores hold the same quads."""
+    from ontoloom.interchange import import_file as run_import
+
     other = tmp_path / "other"
     shutil.copytree(data_dir, other)
     assert _ontoloom(data_dir, "import", str(import_file)).returncode == 0
-    env_size = os.environ.get("ONTOLOOM_BULK_LOAD")
-    os.environ["ONTOLOOM_BULK_LOAD"] = "1000000"
-    try:
-        with Graph.open(other, write=True) as g:
-            from ontoloom.interchange import import_file as run_import
-
-            run_import(g, import_file)
-    finally:
-        if env_size is None:
-            del os.environ["ONTOLOOM_BULK_LOAD"]
-        else:
-            os.environ["ONTOLOOM_BULK_LOAD"] = env_size
+    monkeypatch.setenv("ONTOLOOM_BULK_LOAD", "1000000")
+    with Graph.open(other, write=True) as g:
+        run_import(g, import_file)
     assert store_path(data_dir).name != "store" and store_path(other).name == "store"
     assert quads_of(data_dir) == quads_of(other)
     with Graph.open(data_dir) as a, Graph.open(other) as b:
@@ -277,3 +270,42 @@ def test_a_global_shape_refuses_a_bulk_load_exactly_as_one_request(
     good = _urgent(tmp_path / "one.nt", [5])
     assert _ontoloom(data_dir, "import", str(good)).returncode == 0
     assert quads_of(data_dir) == before | _file_quads(good)
+
+
+# -- an owner: it goes on with the new store ------------------------------------------------------
+def test_an_owner_switched_by_a_bulk_import_goes_on_with_the_new_store(
+    data_dir: Path, import_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ontoloom.owner import Owner
+
+    monkeypatch.setenv("ONTOLOOM_BULK_LOAD", "10")  # the owner runs the import: its setting
+    expected = quads_of(data_dir) | _file_quads(import_file)
+    owner = Owner.claim(data_dir)
+    assert owner is not None
+    try:
+        old = owner.graph.backend.path
+        imported = _ontoloom(data_dir, "import", str(import_file))  # forwarded to the owner
+        assert imported.returncode == 0, imported.stderr
+        assert owner.graph.backend.path == store_path(data_dir) != old
+        assert not old.exists()  # the store it replaced is gone, closed first
+        found = _ontoloom(data_dir, "--json", "search", "Bulk task 17")
+        assert found.returncode == 0 and '"task_bulk17"' in found.stdout
+        made = _ontoloom(data_dir, "create", "Task", "--id", "task_after", "-p", "title=After")
+        assert made.returncode == 1  # no status: refused by the owner, on the new store
+        made = _ontoloom(
+            data_dir,
+            "create",
+            "Task",
+            "--id",
+            "task_after",
+            "-p",
+            "title=After",
+            "-p",
+            "status=open",
+        )
+        assert made.returncode == 0, made.stderr
+    finally:
+        owner.close()
+    after = quads_of(data_dir)
+    assert expected < after and {q.subject.value for q in after - expected} == {f"{ID}task_after"}
+    _left_clean(data_dir)
