@@ -309,3 +309,15 @@ def test_an_owner_switched_by_a_bulk_import_goes_on_with_the_new_store(
     after = quads_of(data_dir)
     assert expected < after and {q.subject.value for q in after - expected} == {f"{ID}task_after"}
     _left_clean(data_dir)
+
+
+def test_a_checkpoint_that_cannot_be_made_stores_nothing_and_says_why(
+    data_dir: Path, import_file: Path
+) -> None:
+    before = quads_of(data_dir)
+    (data_dir / "store.1").write_text("in the way\n")  # where the checkpoint would go
+    failed = _ontoloom(data_dir, "import", str(import_file))
+    assert failed.returncode == 2, failed.stderr
+    assert "cannot make a checkpoint" in failed.stderr and "nothing was stored" in failed.stderr
+    assert "Traceback" not in failed.stderr
+    assert quads_of(data_dir) == before

@@ -341,14 +341,18 @@ class EmbeddedBackend:
                 self._store.backup(str(path))
             step("checkpoint")
             copy = EmbeddedBackend(pyoxigraph.Store(str(path)), writable=True, union=self.union)
-        except BaseException:
+        except BaseException as exc:
             drop(path)
+            if isinstance(exc, _STORE_ERRORS):
+                raise _not_stored(f"cannot make a checkpoint of the store in {path}", exc) from None
             raise
         copy.path = path
         try:
             copy._load(plan, self.generation() + 1)
-        except BaseException:
+        except BaseException as exc:
             self.drop(copy)
+            if isinstance(exc, _STORE_ERRORS):
+                raise _not_stored(f"cannot load the change into {path}", exc) from None
             raise
         return copy
 
@@ -394,7 +398,10 @@ class EmbeddedBackend:
         # The pointer and this object's handle change together, and the old store goes
         # with them: a signal is answered once they are done.
         with deferred_signals():
-            durable = self.dirs.switch(checkpoint.path)
+            try:
+                durable = self.dirs.switch(checkpoint.path)
+            except OSError as exc:  # before the rename: the live store is still the old one
+                raise _not_stored("cannot switch the data dir to the loaded store", exc) from None
             self._store, self.path = checkpoint._store, checkpoint.path
             self._stamp, self._holds_records = checkpoint._stamp, checkpoint._holds_records
             self._dirty = True
@@ -602,6 +609,16 @@ def _reported(quads: list[Quad], advance: Callable[..., None]) -> Iterator[Quad]
         else:
             yield from quads[start:end]
         advance(done=end)
+
+
+# What pyoxigraph raises when the files under a store fail it (RocksDB's errors come as
+# RuntimeError, the system's as OSError).
+_STORE_ERRORS = (OSError, RuntimeError)
+
+
+def _not_stored(what: str, exc: BaseException) -> StorageError:
+    reason = getattr(exc, "strerror", None) or exc
+    return StorageError(f"{what}: {reason}; nothing was stored (the store is as it was)")
 
 
 def _has_blank(quad: Quad) -> bool:
