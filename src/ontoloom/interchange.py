@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ontoloom import progress
-from ontoloom.errors import BadInput, Stopped
+from ontoloom.errors import BadInput
 from ontoloom.store.base import Delta
 from ontoloom.store.rdfio import guess_format, holds_nothing, read_quads
 from ontoloom.terms import (
@@ -250,17 +250,11 @@ def import_file(
     :raises BadInput: a format that cannot be told from the name, or input that holds no
         statement (``.json`` that is plain JSON, an empty file).
     """
-    before = graph.backend.generation()
-    try:
+    with graph.writes.noting_stops(
+        stored="the import was stored whole",
+        nothing="nothing was imported: the store is as it was",
+    ):
         return _import(graph, path, format_name, which, data, label, base_iri)
-    except Stopped as exc:  # Ctrl-C: say what the store holds (the generation tells)
-        stored = graph.backend.generation() != before
-        exc.note = (
-            "the import was stored whole"
-            if stored
-            else "nothing was imported: the store is as it was"
-        )
-        raise
 
 
 def _import(

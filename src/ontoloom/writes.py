@@ -32,7 +32,8 @@ import os
 import random
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from typing import cast
@@ -42,6 +43,7 @@ from ontoloom.errors import (
     Busy,
     CommitConflict,
     ReadOnly,
+    Stopped,
     ValidationFailed,
 )
 from ontoloom.findings import Finding
@@ -143,6 +145,19 @@ class WritePath:
         self.ids = ids
         self.after_commit: list[Listener] = []
         self.walker = Walker(backend)
+
+    @contextmanager
+    def noting_stops(self, *, stored: str, nothing: str) -> Iterator[None]:
+        """A signal stopping the block (:class:`~ontoloom.errors.Stopped`: Ctrl-C) says what
+        the store holds, ``stored`` or ``nothing``, which the command line prints. For work that
+        commits once (an import): the generation tells, whenever in the block the signal
+        came — before the commit, inside it (a bulk load's switch finishes first) or after."""
+        before = self.backend.generation()
+        try:
+            yield
+        except Stopped as exc:
+            exc.note = stored if self.backend.generation() != before else nothing
+            raise
 
     # -- the door -------------------------------------------------------------------------------
     def commit(
