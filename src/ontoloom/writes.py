@@ -24,6 +24,11 @@ bounded way, which tells new violations from known ones.
 
 Acyclic relations are checked with the store's own property paths instead; a schema change
 re-audits the whole store under the schema it makes.
+
+A large delta (:data:`BULK_LOAD` quads and more) on a store that makes checkpoints takes the
+journaled bulk load instead of one store request: validated the same way, then loaded into a
+checkpoint of the store and switched in whole (:meth:`WritePath._commit_by_checkpoint`,
+:mod:`ontoloom.store.journal`). Still this door, and still all or nothing.
 """
 
 from __future__ import annotations
@@ -237,9 +242,9 @@ class WritePath:
         trusted: str | None,
     ) -> int:
         """The journaled bulk load (shared/DESIGN.md, "Writes"): a checkpoint of the live
-        store with the delta bulk-loaded into it, validated there with the same evaluator
-        and the same focus nodes as any write (:meth:`new_violations` with ``applied``),
-        then switched in whole (:mod:`ontoloom.store.journal`: a crash at any step leaves
+        store with the delta bulk-loaded into it, validated with the same evaluator and the
+        same focus nodes as any write — global shapes on the checkpoint itself
+        (:meth:`new_violations` with ``applied``) — then switched in whole (:mod:`ontoloom.store.journal`: a crash at any step leaves
         the old store or the new one). A refused delta, an error or a signal drops the
         checkpoint: the live store is never touched. The data dir's writer lock is held
         throughout (the backend is open read-write), so nothing else commits meanwhile."""
