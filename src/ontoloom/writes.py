@@ -26,8 +26,8 @@ Acyclic relations are checked with the store's own property paths instead; a sch
 re-audits the whole store under the schema it makes.
 
 A large delta (:data:`BULK_LOAD` quads and more) on a store that makes checkpoints takes the
-journaled bulk load instead of one store request: validated the same way, then loaded into a
-checkpoint of the store and switched in whole (:meth:`WritePath._commit_by_checkpoint`,
+journaled bulk load instead of one store request: loaded into a checkpoint of the store,
+validated the same way, and switched in whole (:meth:`WritePath._commit_by_checkpoint`,
 :mod:`ontoloom.store.journal`). Still this door, and still all or nothing.
 """
 
