@@ -321,3 +321,21 @@ def test_a_checkpoint_that_cannot_be_made_stores_nothing_and_says_why(
     assert "cannot make a checkpoint" in failed.stderr and "nothing was stored" in failed.stderr
     assert "Traceback" not in failed.stderr
     assert quads_of(data_dir) == before
+
+
+def test_ctrl_c_during_a_whole_rebuild_leaves_the_graph_as_it_was_and_says_so(
+    tmp_path: Path,
+) -> None:
+    from records_fixture import build
+
+    root = build(tmp_path / "inst")
+    data_dir = root / ".ontoloom"
+    assert _ontoloom(data_dir, "init", str(root)).returncode == 0
+    before = quads_of(data_dir)
+    stopped = _ontoloom(data_dir, "rebuild", "--full", step="validated:int")
+    assert stopped.returncode == 130, stopped.stderr
+    assert "nothing was rebuilt: the graph is as it was" in stopped.stderr
+    assert quads_of(data_dir) == before
+    _left_clean(data_dir)
+    assert _ontoloom(data_dir, "rebuild", "--full").returncode in (0, 1)  # 1: rejected entries
+    assert quads_of(data_dir) != before

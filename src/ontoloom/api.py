@@ -29,4 +29,8 @@ class Graph(Session):
 
     def rebuild(self, *, full: bool = False, progress: Any = None) -> RebuildReport:
         """Read the instance's records into the graph (see :mod:`ontoloom.records.rebuild`)."""
-        return rebuild(self, full=full, progress=progress)
+        with self.writes.noting_stops(
+            stored="the rebuild was stored whole",
+            nothing="nothing was rebuilt: the graph is as it was",
+        ):
+            return rebuild(self, full=full, progress=progress)
