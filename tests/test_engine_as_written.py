@@ -138,11 +138,13 @@ def test_a_query_reading_lexical_forms_is_handed_over_by_name(cli, tmp_path: Pat
     assert [str(r.value) for r in report.results] == [
         '"1.50"^^<http://www.w3.org/2001/XMLSchema#decimal>'
     ]
-    assert "calls STRLEN(" in report.as_written_why["http://example.org/S"]
+    assert "calls STRLEN on ?value" in report.as_written_why["http://example.org/S"]
     (tmp_path / "d.ttl").write_text(data, encoding="utf-8")
     (tmp_path / "s.ttl").write_text(READS_TERMS, encoding="utf-8")
     shown = cli("validate", str(tmp_path / "d.ttl"), "-s", str(tmp_path / "s.ttl"), "--explain")
-    assert "pyshacl  http://example.org/S" in shown.output and "calls STRLEN(" in shown.output
+    assert (
+        "pyshacl  http://example.org/S" in shown.output and "calls STRLEN on ?value" in shown.output
+    )
 
 
 def test_records_of_an_older_store_still_judge_as_written(cli, tmp_path: Path) -> None:
@@ -237,3 +239,143 @@ def test_a_closed_shape_names_the_value_as_written() -> None:
     )
     data = PREFIXES + 'ex:o a ex:Order ; ex:total 1.0 ; ex:extra "2.50"^^xsd:decimal .\n'
     _compare(data, shapes)
+
+
+# SPARQL constraints people write, over data with literals kept in another form
+# ("1000.50", "007"): each reads lexical forms, distinct values or joins only of values the
+# store keeps as written (names, codes, IRIs), or compares decimals by value — so the store
+# answers them exactly, with no hand-off, and pySHACL agrees result for result.
+TERM_READS_ELSEWHERE = (
+    PREFIXES
+    + """
+ex:NameShape a sh:NodeShape ; sh:targetClass ex:Order ;
+  sh:sparql [ sh:message "name not upper case" ; sh:select \"\"\"
+    PREFIX ex: <http://example.org/>
+    SELECT DISTINCT $this ?value WHERE {
+      $this ex:name ?value FILTER(UCASE(STR(?value)) != STR(?value)) }\"\"\" ] ;
+  sh:sparql [ sh:message "shares a code with another order" ; sh:select \"\"\"
+    PREFIX ex: <http://example.org/>
+    SELECT $this ?value WHERE {
+      $this ex:code ?value . ?other ex:code ?value . FILTER(?other != $this) }\"\"\" ] ;
+  sh:sparql [ sh:message "total over the limit" ; sh:select \"\"\"
+    PREFIX ex: <http://example.org/>
+    SELECT $this (?t AS ?value) WHERE { $this ex:total ?t FILTER(?t > 1000.00) }\"\"\" ] ;
+  sh:sparql [ sh:message "customer of another region" ; sh:select \"\"\"
+    PREFIX ex: <http://example.org/>
+    SELECT DISTINCT $this ?value WHERE {
+      $this ex:customer ?value . ?value ex:region ?r .
+      FILTER(!STRSTARTS(STR(?r), "EU-")) }\"\"\" ] .
+"""
+)
+
+ORDERS = (
+    PREFIXES
+    + """
+ex:a a ex:Order ; ex:name "ACME" ; ex:code "X1" ; ex:total "1000.50"^^xsd:decimal ;
+  ex:customer ex:c1 .
+ex:b a ex:Order ; ex:name "Bolt" ; ex:code "X1" ; ex:total "0999.990"^^xsd:decimal ;
+  ex:customer ex:c2 .
+ex:c a ex:Order ; ex:name "CORE" ; ex:code "Y2" ; ex:total "12"^^xsd:decimal ;
+  ex:customer ex:c1 .
+ex:c1 ex:region "EU-West" ; ex:since "007"^^xsd:integer .
+ex:c2 ex:region "US-East" ; ex:since "+7"^^xsd:integer .
+"""
+)
+
+
+def test_queries_reading_other_terms_than_rewritten_literals_stay_in_the_store() -> None:
+    _compare(ORDERS, TERM_READS_ELSEWHERE)
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        # term reads of a variable bound by a predicate whose literals are rewritten
+        (
+            "SELECT $this WHERE { $this ex:total ?t FILTER(STRLEN(STR(?t)) > 3) }",
+            "calls STRLEN on ?t",
+        ),
+        (
+            "SELECT $this WHERE { $this ex:total ?t FILTER(DATATYPE(?t) = xsd:int) }",
+            "calls DATATYPE on ?t",
+        ),
+        (
+            "SELECT $this WHERE { $this ex:total ?t BIND(STR(?t) AS ?s) FILTER(?s = 'x') }",
+            "calls STR on ?t",
+        ),
+        (
+            "SELECT $this WHERE { $this ex:total ?t BIND(?t AS ?u) FILTER(REGEX(?u, '0$')) }",
+            "calls REGEX on ?u",
+        ),
+        ("SELECT DISTINCT ?t WHERE { ?s ex:total ?t }", "keeps distinct values of ?t"),
+        (
+            "SELECT (COUNT(DISTINCT ?t) AS ?n) WHERE { ?s ex:total ?t }",
+            "keeps distinct values of ?t",
+        ),
+        ("SELECT ?t WHERE { ?s ex:total ?t } GROUP BY ?t", "groups by ?t"),
+        ("SELECT ?s WHERE { ?s ex:total ?t VALUES ?t { 1.5 } }", "lists values of ?t"),
+        ("SELECT ?s WHERE { ?s ex:total ?t . ?o ex:total ?t }", "joins on ?t"),
+        ("SELECT ?s WHERE { ?s ex:total 1.50 }", "names the literal"),
+        ("SELECT ?s WHERE { ?s ex:name ?n FILTER(sameTerm(?n, 1.50)) }", "names the literal"),
+        ("SELECT ?s WHERE { ?s ex:total 1.5 }", "matches the literal"),
+        ("SELECT ?s WHERE { ?s ?p ?o FILTER(STR(?o) = '1.50') }", "calls STR on ?o"),
+        ("SELECT ?s WHERE { ?s ex:a/ex:total ?o FILTER(STR(?o) = '1.50') }", "calls STR on ?o"),
+        # reads of what the store keeps as written, or comparisons by value: none
+        ("SELECT $this WHERE { $this ex:name ?n FILTER(STRLEN(STR(?n)) > 3) }", None),
+        ("SELECT DISTINCT $this ?n WHERE { $this ex:name ?n . ?x ex:name ?n }", None),
+        ("SELECT $this WHERE { $this ex:total ?t FILTER(?t > 1000.00 && ?t = 1.5) }", None),
+        ("SELECT $this (SUM(?t) AS ?s) WHERE { $this ex:total ?t } GROUP BY $this", None),
+        ("SELECT $this WHERE { $this ex:total ?t } ORDER BY ?t", None),
+    ],
+)
+def test_which_queries_read_rewritten_literals_by_their_terms(
+    query: str, reason: str | None
+) -> None:
+    from ontoloom.shacl.compiler import reads_terms
+
+    prologue = "PREFIX ex: <http://example.org/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n"
+    found = reads_terms(prologue + query, {"<http://example.org/total>"})
+    if reason is None:
+        assert found is None
+    else:
+        assert found is not None and reason in found, found
+
+
+def test_a_pre_bound_value_of_a_rewritten_predicate_is_read_by_its_term() -> None:
+    from ontoloom.shacl.compiler import reads_terms
+
+    query = "SELECT $this WHERE { FILTER(STRLEN(STR($value)) > 3) }"
+    assert reads_terms(query, {"<http://example.org/total>"}) is None
+    assert reads_terms(query, {"<http://example.org/total>"}, {"value"}) == "calls STRLEN on ?value"
+
+
+# A sequence path whose last step reaches literals kept in another form is judged in the
+# store, its last triple joined with its record; an inverse step back from such a literal
+# is not, and is handed over by name.
+SEQUENCE = (
+    PREFIXES
+    + """
+ex:OrderShape a sh:NodeShape ; sh:targetClass ex:Order ;
+  sh:property [ sh:path ( ex:line ex:price ) ; sh:datatype xsd:decimal ;
+                sh:pattern "^[0-9]+\\\\.[0-9]{2}$" ; sh:in ( 10.00 20.5 "5"^^xsd:int ) ] .
+"""
+)
+LINES = (
+    PREFIXES
+    + """
+ex:a a ex:Order ; ex:line [ ex:price "10.00"^^xsd:decimal ] , [ ex:price "20.50"^^xsd:decimal ] .
+ex:b a ex:Order ; ex:line [ ex:price "10.0"^^xsd:decimal ] , [ ex:price "5"^^xsd:int ] .
+"""
+)
+
+
+def test_a_sequence_path_to_rewritten_literals_is_judged_in_the_store() -> None:
+    _compare(LINES, SEQUENCE)
+
+
+def test_an_inverse_step_back_from_a_rewritten_literal_is_handed_over_by_name() -> None:
+    shapes = SEQUENCE.replace("( ex:line ex:price )", "( ex:price [ sh:inversePath ex:price ] )")
+    data_triples = read_triples(data=LINES.encode(), format_name="turtle")
+    shape_triples = read_triples(data=shapes.encode(), format_name="turtle")
+    report = validate_graphs(data_triples, shape_triples)
+    assert "reaches them" in report.as_written_why["http://example.org/OrderShape"]

@@ -95,7 +95,7 @@ def _stated(graph: Session) -> tuple[list[Triple], list[Triple]]:
     """(data, schema): the store's triples outside the bookkeeping and proposal graphs, the
     schema being the built-in ontology, extensions and the schema graph."""
     data: list[Triple] = []
-    schema = list(graph.schema.ontology.triples)
+    schema = [t if isinstance(t, Triple) else t.triple for t in graph.schema.ontology.triples]
     for q in graph.backend.quads():
         if q.graph_name in (META, PROPOSALS):
             continue

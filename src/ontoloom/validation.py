@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import urllib.error
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -27,8 +27,18 @@ from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.report import report_triples, report_turtle
 from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures, ValidationFailure
 from ontoloom.shacl.validate import validate_graphs
-from ontoloom.store.rdfio import holds_nothing, read_triples
-from ontoloom.terms import NamedNode, RdfFormat, Term, Triple, serialize, spo, triple
+from ontoloom.store.rdfio import holds_nothing, read_quads, read_triples
+from ontoloom.terms import (
+    DefaultGraph,
+    NamedNode,
+    Quad,
+    RdfFormat,
+    Statement,
+    Term,
+    serialize,
+    spo,
+    triple,
+)
 from ontoloom.vocab import OWL, RDF, SH
 
 __all__ = [
@@ -272,8 +282,9 @@ def _sniff(data: bytes) -> tuple[str, bool]:
 
 def _read(
     source: Source, prefixes: dict[str, str], *, bounded: bool = True
-) -> tuple[list[Triple], str | None]:
-    """Triples of one source and the file's base IRI (None for stdin).
+) -> tuple[list[Statement], str | None]:
+    """The statements of one source, each in the default graph (a dataset's named graphs
+    are merged, as pySHACL reads them), and the file's base IRI (None for stdin).
 
     :raises BadInput: unreadable, unparsable, or a format that cannot be guessed (naming
         the format option).
@@ -302,13 +313,16 @@ def _read(
         explicit, sure = _sniff(data or b"")
     try:
         if data is None:
-            triples = read_triples(
+            quads = read_quads(
                 path=source.name, format_name=explicit, base_iri=base, prefixes=prefixes
             )
         else:
-            triples = read_triples(
-                data=data, format_name=explicit, base_iri=base, prefixes=prefixes
-            )
+            quads = read_quads(data=data, format_name=explicit, base_iri=base, prefixes=prefixes)
+        default = DefaultGraph()
+        triples: list[Statement] = [
+            q if q.graph_name == default else Quad(q.subject, q.predicate, q.object, default)
+            for q in quads
+        ]
     except ParseError as exc:
         message = exc.message.replace("<input>", label, 1)
         if not sure:
@@ -346,7 +360,7 @@ def _fetch(iri: str, importer: str) -> bytes:
         raise BadInput(f"{where}, which cannot be fetched ({exc})") from None
 
 
-def _imports_of(triples: list[Triple], base: str | None) -> list[str]:
+def _imports_of(triples: Sequence[Statement], base: str | None) -> list[str]:
     """What a document imports, where pySHACL looks: owl:imports of the document itself (its
     base IRI, without a trailing ``#`` or ``/``), else of each owl:Ontology it declares."""
     roots = {base, base.rstrip("#/")} if base else set()
@@ -362,8 +376,8 @@ def _imports_of(triples: list[Triple], base: str | None) -> list[str]:
 
 
 def _with_imports(
-    triples: list[Triple], base: str | None, label: str, prefixes: dict[str, str]
-) -> list[Triple]:
+    triples: list[Statement], base: str | None, label: str, prefixes: dict[str, str]
+) -> list[Statement]:
     """``triples`` and, transitively, every graph they import (pySHACL's ``do_owl_imports``)."""
     seen = {base} if base else set()
     out = list(triples)
@@ -389,8 +403,8 @@ def _with_imports(
 
 def _load(
     sources: Iterable[Source], prefixes: dict[str, str], *, imports: bool = False
-) -> list[Triple]:
-    out: list[Triple] = []
+) -> list[Statement]:
+    out: list[Statement] = []
     for source in sources:
         triples, base = _read(source, prefixes)
         if imports:
@@ -400,7 +414,9 @@ def _load(
 
 
 # -- what pySHACL does around validation -------------------------------------------------------
-def _mix_and_infer(data: list[Triple], ontology: list[Triple], inference: str) -> list[Triple]:
+def _mix_and_infer(
+    data: Sequence[Statement], ontology: Sequence[Statement], inference: str
+) -> list[Statement]:
     """The data as pySHACL validates it: the ontology's RDFS/OWL axioms inoculated (pySHACL's
     own function), then the owlrl closure pySHACL runs for ``inference``. Only the triples
     these steps add are taken back, so the data's literals stay exactly as written."""
@@ -433,10 +449,10 @@ def _mix_and_infer(data: list[Triple], ontology: list[Triple], inference: str) -
         and isinstance(s, rdflib.URIRef | rdflib.BNode)
         and isinstance(p, rdflib.URIRef)
     ]
-    return data + added
+    return [*data, *added]
 
 
-def _meta_validate(shape_triples: list[Triple], prefixes: dict[str, str]) -> None:
+def _meta_validate(shape_triples: Sequence[Statement], prefixes: dict[str, str]) -> None:
     """``-m``: the shapes graph against the SHACL shapes for SHACL (shacl-shacl), as
     pySHACL does before validating; a shapes graph that fails is an error."""
     asset = files("pyshacl") / "assets" / "shacl-shacl.ttl"
@@ -492,7 +508,7 @@ def _failing(
     return failing
 
 
-def _uses_shacl(triples: list[Triple]) -> bool:
+def _uses_shacl(triples: Sequence[Statement]) -> bool:
     """Whether any triple uses SHACL's vocabulary: a graph without it declares no shape
     (asked before indexing a large data graph to look for one)."""
     return any(
@@ -537,6 +553,7 @@ def validate_files(
     if inference not in INFERENCE:
         raise BadInput(f"-i/--inference {inference!r}: use one of {', '.join(INFERENCE)}")
     prefixes: dict[str, str] = {}  # as the files declare them, to write terms in messages
+    shape_triples: Sequence[Statement]
     data_triples = _load(data_sources, prefixes)  # pySHACL never follows the data's imports
     extra_classes: list[tuple[Term, Term]] = []
     if shape_sources:

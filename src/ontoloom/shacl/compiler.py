@@ -10,12 +10,12 @@ leaves the store to be checked in Python.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.native import digest
+from ontoloom.shacl.paths import Path
 from ontoloom.shacl.shapes import Shape, ShapeSet
 from ontoloom.store.lexical import (
     DATATYPE,
@@ -134,6 +134,15 @@ class Compiler:
         if path.is_predicate and path.iri in self.written:
             assert path.iri is not None
             self.lexical[value] = (focus, term_sparql(path.iri))
+        last = written_last_step(path, self.written)
+        if last is not None:
+            # A sequence ending in such a predicate: its last triple named, for the record.
+            # (A literal ends a walk, so only the last step can reach one.)
+            middle = self.fresh("mid")
+            head = path.parts[:-1]
+            before = head[0] if len(head) == 1 else Path("sequence", parts=head)
+            pattern = f"{focus} {before.sparql()} {middle} . {middle} {term_sparql(last)} {value} ."
+            self.lexical[value] = (middle, term_sparql(last))
         return pattern, value
 
     def _record(self, v: str, inner: Callable[[str], str] = lambda record: "") -> str:
@@ -278,6 +287,15 @@ class Compiler:
         value = self.fresh("c")
         if source is not None and op == "<" and n == 1:
             return Violation(f"{source(focus)} MINUS {{ {pairs(focus, value)} }}", sourced=True)
+        if source is not None and op == ">" and n == 1:
+            # Two distinct values: a join the store streams, where a grouped count holds a
+            # set of values per focus node (twice as slow at a million triples).
+            other = self.fresh("c")
+            return Violation(
+                f"{source(focus)} {pairs(focus, value)} "
+                f"FILTER EXISTS {{ {pairs(focus, other)} FILTER(!sameTerm({value}, {other})) }}",
+                sourced=True,
+            )
         if source is not None:
             counted = self.fresh("n")
             if op == "<":
@@ -362,6 +380,16 @@ class Compiler:
         return None if inner is None else f"EXISTS {{ {inner} }}"
 
 
+def written_last_step(path: Path, written: Collection[Term]) -> NamedNode | None:
+    """The last predicate of a sequence path whose last step, a predicate no earlier step
+    walks, has literals the store keeps in another form (None: not such a path)."""
+    if path.kind != "sequence" or not path.parts[-1].is_predicate:
+        return None
+    last = path.parts[-1].iri
+    earlier = {p for part in path.parts[:-1] for p, _ in part.predicates()}
+    return last if last in written and last not in earlier else None
+
+
 def literal_int(term: Term | None) -> int | None:
     if isinstance(term, Literal):
         try:
@@ -380,17 +408,6 @@ def iri(term: Term) -> NamedNode:
     if not isinstance(term, NamedNode):
         raise CompileError(f"{term} must be an IRI")
     return term
-
-
-# What a user's SPARQL query can do that judges a literal by its term, not its value: the
-# store's by-value form would answer otherwise than the term as written.
-_TERM_READS = re.compile(
-    r"\b(STR|LANG|LANGMATCHES|DATATYPE|SAMETERM|REGEX|STRLEN|SUBSTR|UCASE|LCASE|STRSTARTS|"
-    r"STRENDS|CONTAINS|STRBEFORE|STRAFTER|ENCODE_FOR_URI|CONCAT|REPLACE|MD5|SHA1|SHA256|"
-    r"SHA384|SHA512|STRDT|STRLANG|GROUP_CONCAT|SAMPLE|ISNUMERIC|STRUUID)\s*\(|\bDISTINCT\b",
-    re.IGNORECASE,
-)
-_GROUP_BY = re.compile(r"\bGROUP\s+BY\s+((?:[?$]\w+\s*)+)", re.IGNORECASE)
 
 
 def unjoined(
@@ -416,13 +433,28 @@ def unjoined(
     )
     from ontoloom.shacl.components.sparql import SPARQLConstraintComponent
 
+    written_text = {term_sparql(p) for p in written if not isinstance(p, BlankNode)}
     for shape in shapes.reached([top.node]):
         node = shape.node
         path = shape.path
-        reached = path is not None and not path.is_predicate and path.predicates()
-        if reached and any(p in written for p, inverse in reached if not inverse):
+        reached = path.predicates() if path is not None and not path.is_predicate else set()
+        last = None if path is None else written_last_step(path, written)
+        # A sequence's last step is joined with its record (Compiler.value_nodes); an
+        # earlier step over such literals (walked back by an inverse step) is not.
+        reached -= {(last, False)} if last is not None else set()
+        if any(p in written for p, inverse in reached if not inverse):
             assert path is not None
             return f"the path {path.sparql()} of shape {shapes.label(node)} reaches them"
+        # Which pre-bound variables may hold such a literal: $value, the values of a path
+        # that walks a written predicate; $this, unless the shape's focus nodes are the
+        # targeted shape's (or their property shapes'), which are never literals here.
+        bound = set()
+        if path is not None and any(
+            p in written for p, inverse in path.predicates() if not inverse
+        ):
+            bound.add("value")
+        if node != top.node and node not in top.properties:
+            bound.add("this")
         for c in shape.constraints:
             if isinstance(c, EqualsConstraintComponent | DisjointConstraintComponent):
                 other = getattr(c, "other", None)
@@ -435,32 +467,61 @@ def unjoined(
             except CompileError:
                 queries = []
             for query, _ in queries:
-                reason = _reads_terms(query)
+                reason = reads_terms(query, written_text, bound)
                 if reason:
                     return f"the SPARQL query of shape {shapes.label(node)} {reason}"
     return None
 
 
-def _reads_terms(query: str) -> str | None:
-    """Whether a user's query may judge a literal by its term (see :data:`_TERM_READS`)."""
-    from ontoloom.shacl.sparql_syntax import analyse
+def reads_terms(query: str, written: Collection[str], bound: Collection[str] = ()) -> str | None:
+    """How a user's query judges, by its term, a literal the store keeps in another form
+    than written (``None``: it never does, so the store's answer is the one on the terms as
+    written). ``written``: the predicates (N-Triples) whose objects may be such literals;
+    ``bound``: the pre-bound variables (``this``, ``value``) that may hold one.
 
-    found = _TERM_READS.search(query)
-    if found:
-        return f"calls {found.group(0).strip()}"
-    for group in _GROUP_BY.finditer(query):
-        if set(group.group(1).split()) - {"$this", "?this"}:
-            return "groups by values"
+    A variable may hold one when a triple pattern binds it as the object of such a
+    predicate (or of any predicate: a variable or negated path), when it is pre-bound to
+    one, or when it is assigned (BIND, AS, a subquery's aggregate) in a query where any
+    variable may. Comparing such a variable by value (``=``, ``<``, ORDER BY, SUM) answers
+    alike either way; reading its lexical form, datatype or identity does not.
+    """
+    from ontoloom.shacl.sparql_syntax import analyse, path_predicates
+
     facts = analyse(query)
-    if "VALUES" in facts.features:
-        return "lists values"
-    subjects = {e.subject for e in facts.edges}
+    for lexical, datatype in facts.literals:  # a literal the query names, in another form
+        named = Literal(lexical, datatype=NamedNode(datatype))
+        if _rewritable(named):
+            return f"names the literal {named}, which the store keeps as {stored_form(named)}"
+    holds = set(bound)
+    for edge in facts.edges:
+        for predicate, inverse in path_predicates(edge.path):
+            if predicate != "?" and predicate not in written:
+                continue
+            end = edge.subject if inverse else edge.object
+            if end.startswith("?"):
+                holds.add(end[1:])
+            elif not end.startswith(("<", "_:")):
+                return f"matches the literal {end} as a term"
+    if not holds:
+        return None
+    holds |= facts.assigned
+    for called, variables in facts.term_reads:
+        held = sorted(holds.intersection(variables))
+        if held:
+            return f"calls {called.rsplit('#', 1)[-1]} on ?{held[0]}"
+    for reason, variables in (
+        ("keeps distinct values of", facts.distinct),
+        ("groups by", facts.grouped),
+        ("lists values of", facts.listed),
+    ):
+        held = sorted(holds.intersection(variables)) or (["*"] if "*" in variables else [])
+        if held:
+            return f"{reason} ?{held[0]}"
     objects: dict[str, int] = {}
     for edge in facts.edges:
-        if not edge.object.startswith(("?", "$", "<", "_:")):
-            return f"matches the literal {edge.object}"
         objects[edge.object] = objects.get(edge.object, 0) + 1
-    joined = [v for v, n in objects.items() if n > 1 and v.startswith("?") and v not in subjects]
+    subjects = {e.subject for e in facts.edges}
+    joined = sorted(v for v, n in objects.items() if n > 1 and v[1:] in holds and v not in subjects)
     if joined:
         return f"joins on {joined[0]}"
     return None

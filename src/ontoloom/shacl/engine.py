@@ -424,7 +424,7 @@ class Validator:
                 profile is not None
                 and profile.around is not None
                 and unit.direct is not None
-                and not written  # its readers judge the terms as the store keeps them
+                and _stored_terms_decide(unit, written)
             ):
                 batches.append((unit.focused, unit.direct(profile.around)))
             elif focus_list is None:
@@ -641,6 +641,18 @@ class _Profile:
 
 
 _ANY = NamedNode("urn:ontoloom:any")
+
+
+def _stored_terms_decide(unit: Unit, written: frozenset[Term]) -> bool:
+    """Whether a unit's quad reader, which reads the terms as the store keeps them, decides
+    as its query would on the terms as written: always for a constraint that only counts,
+    else where no value it reads is kept in another form (a predicate path without them)."""
+    if not written or not unit.constraint.reads_terms:
+        return True
+    path = unit.shape.path
+    return (
+        path is not None and path.is_predicate and path.iri not in written and _ANY not in written
+    )
 
 
 def _rows(data: Backend, compiled: Compiled, query: str, bindings: dict[str, Term] | None):

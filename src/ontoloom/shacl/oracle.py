@@ -15,6 +15,7 @@ from ontoloom.terms import (
     BlankNode,
     Literal,
     NamedNode,
+    Statement,
     Term,
     Triple,
     named,
@@ -71,7 +72,7 @@ def from_rdflib_term(term: Any) -> Term:
     return Literal(str(term), datatype=NamedNode(str(datatype)))
 
 
-def to_rdflib(triples: Iterable[Triple]) -> rdflib.Graph:
+def to_rdflib(triples: Iterable[Statement]) -> rdflib.Graph:
     import rdflib
 
     g = rdflib.Graph()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
-from ontoloom.terms import BlankNode, NamedNode, Term, Triple, spo
+from ontoloom.terms import BlankNode, NamedNode, Statement, Term, Triple, spo
 from ontoloom.vocab import RDF
 
 __all__ = ["TripleIndex"]
@@ -16,13 +16,13 @@ RDF_NIL = NamedNode(RDF + "nil")
 
 
 class TripleIndex:
-    def __init__(self, triples: Iterable[Triple]) -> None:
-        self.triples: list[Triple] = []
+    def __init__(self, triples: Iterable[Statement]) -> None:
+        self.triples: list[Statement] = []
         self._sp: dict[tuple[Term, Term], list[Term]] = defaultdict(list)
         self._po: dict[tuple[Term, Term], list[Term]] = defaultdict(list)
         self._p: dict[Term, list[tuple[Term, Term]]] = defaultdict(list)
-        self._s: dict[Term, list[Triple]] = defaultdict(list)
-        seen: set[Triple] = set()
+        self._s: dict[Term, list[Statement]] = defaultdict(list)
+        seen: set[Statement] = set()
         for t in triples:
             if t in seen:
                 continue
@@ -47,7 +47,7 @@ class TripleIndex:
     def pairs(self, p: Term) -> list[tuple[Term, Term]]:
         return self._p.get(p, [])
 
-    def triples_of(self, s: Term) -> list[Triple]:
+    def triples_of(self, s: Term) -> list[Statement]:
         """Every triple with subject ``s``."""
         return self._s.get(s, [])
 
@@ -74,6 +74,6 @@ class TripleIndex:
                 continue
             seen.add(current)
             for t in self.triples_of(current):
-                yield t
+                yield t if isinstance(t, Triple) else t.triple
                 if isinstance(t.object, BlankNode):
                     stack.append(t.object)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.paths import Path, PathError, parse_path
 from ontoloom.shacl.rdfgraph import TripleIndex
-from ontoloom.terms import Literal, NamedNode, Term, Triple
+from ontoloom.terms import Literal, NamedNode, Statement, Term
 from ontoloom.vocab import OWL, RDF, RDFS, SH
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ class ShapeSet:
 
     def __init__(
         self,
-        triples: Iterable[Triple],
+        triples: Iterable[Statement],
         *,
         prefixes: Mapping[str, str] | None = None,
         inferred: bool = False,

@@ -28,7 +28,7 @@ __all__ = [
     "service_endpoints",
 ]
 
-_VERSION = "8"  # bump when the facts below change shape (or how they are read)
+_VERSION = "9"  # bump when the facts below change shape (or how they are read)
 # A path in plain data: ("iri", "<…>") | ("var", "?p") | ("inv", p) | ("seq", (p, …)) |
 # ("alt", (p, …)) | ("star" | "plus" | "opt", p) | ("neg", (p, …)) where negated members
 # are "iri" or "inv" of an "iri".
@@ -78,6 +78,17 @@ class QueryFacts:
     services: tuple[str, ...] = ()
     # The IRIs called as functions (``ex:f(…)``; XSD casts included), in parse order.
     functions: tuple[str, ...] = ()
+    # What judges a literal by its term rather than its value (a store that keeps literals
+    # by value answers these otherwise than the terms as written): each call of a function
+    # that reads a lexical form, datatype or identity, with the variables its arguments
+    # read ("STR", ("x",)); the variables kept distinct (DISTINCT, REDUCED, COUNT(DISTINCT …);
+    # "*" for all), grouped by, or listed in VALUES; and the typed literals the query
+    # matches as terms (triple pattern objects, VALUES rows, sameTerm): lexical form, datatype.
+    term_reads: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    distinct: tuple[str, ...] = ()
+    grouped: tuple[str, ...] = ()
+    listed: tuple[str, ...] = ()
+    literals: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -89,6 +100,11 @@ class QueryFacts:
             "subquery_projections": [list(p) for p in self.subquery_projections],
             "services": list(self.services),
             "functions": list(self.functions),
+            "term_reads": [[name, list(v)] for name, v in self.term_reads],
+            "distinct": list(self.distinct),
+            "grouped": list(self.grouped),
+            "listed": list(self.listed),
+            "literals": [list(pair) for pair in self.literals],
         }
 
     @classmethod
@@ -102,6 +118,11 @@ class QueryFacts:
             subquery_projections=tuple(tuple(p) for p in data["subquery_projections"]),
             services=tuple(data["services"]),
             functions=tuple(data["functions"]),
+            term_reads=tuple((name, tuple(v)) for name, v in data["term_reads"]),
+            distinct=tuple(data["distinct"]),
+            grouped=tuple(data["grouped"]),
+            listed=tuple(data["listed"]),
+            literals=tuple((lexical, datatype) for lexical, datatype in data["literals"]),
         )
 
 
@@ -210,6 +231,11 @@ class _Reader:
         self.functions: dict[str, None] = {}
         # rdflib projects a GROUP BY variable as (SAMPLE(?v) AS ?v): not an assignment.
         self.group_samples: set[tuple[str, str]] = set()
+        self.term_reads: list[tuple[str, tuple[str, ...]]] = []
+        self.distinct: set[str] = set()
+        self.grouped: set[str] = set()
+        self.listed: set[str] = set()
+        self.literals: dict[tuple[str, str], None] = {}
 
     def read(self, query: str) -> QueryFacts:
         from pyparsing import ParseException
@@ -256,6 +282,11 @@ class _Reader:
             subquery_projections=tuple(self.projections),
             services=tuple(self.services),
             functions=tuple(self.functions),
+            term_reads=tuple(self.term_reads),
+            distinct=tuple(sorted(self.distinct)),
+            grouped=tuple(sorted(self.grouped)),
+            listed=tuple(sorted(self.listed)),
+            literals=tuple(self.literals),
         )
 
     def _find_group_samples(self, node: Any) -> None:
@@ -294,6 +325,7 @@ class _Reader:
             # The outer query's modifiers wrap its Project: still the outer scope.
             if name == "Slice":
                 self.features.add("SLICE")
+            self._term_reads(node, name)
             self._walk(node.p, scope, graph, top=True)
             return
         if name == "Project" and not top:
@@ -311,12 +343,18 @@ class _Reader:
             self.services.append(_term(_get(node, "term")))
         if name == "Function" and _get(node, "iri") is not None:
             self.functions[str(_get(node, "iri"))] = None
+        self._term_reads(node, name)
         if name in ("values", "InlineData", "ValuesClause"):
             self.features.add("VALUES")
             for row in _get(node, "res") or []:
                 self.assigned.update(str(v) for v in row)
+                self.listed.update(str(v) for v in row)
+                if isinstance(row, dict):
+                    self._typed_literals(list(row.values()))
             for var in _get(node, "var") or []:
                 self.assigned.add(str(var))
+                self.listed.add(str(var))
+            self._typed_literals(_get(node, "value") or [])
         if name in ("Minus", "MinusGraphPattern"):
             self.features.add("MINUS")
         if name == "Slice" or (name == "SubSelect" and _get(node, "limitoffset") is not None):
@@ -346,6 +384,101 @@ class _Reader:
                 rows.extend(tuple(item[i : i + 3]) for i in range(0, len(item), 3))
         for s, p, o in rows:
             self.edges.append(Edge(_term(s), _path(p), _term(o), scope, graph))
+            self._typed_literals([s, o])
+
+    def _term_reads(self, node: Any, name: str) -> None:
+        """What of ``node`` judges a literal by its term (see :attr:`QueryFacts.term_reads`)."""
+        if name in _TERM_FUNCTIONS or (name == "Function" and _get(node, "iri") is not None):
+            called = str(_get(node, "iri")) if name == "Function" else _TERM_FUNCTIONS[name]
+            self.term_reads.append((called, tuple(sorted(_variables(node)))))
+            if name == "Builtin_sameTerm":
+                self._typed_literals([_get(node, "arg1"), _get(node, "arg2")])
+        if name.startswith("Aggregate") and _get(node, "distinct"):
+            self.distinct.update(_variables(node))  # COUNT(DISTINCT ?v) counts terms
+        if name in ("Distinct", "Reduced") or (name == "SubSelect" and _get(node, "modifier")):
+            projected = _projected_below(node) if name != "SubSelect" else None
+            if name == "SubSelect":
+                projected = [str(v) for v in _subselect_projection(node)] or None
+            self.distinct.update(projected if projected else ["*"])
+        if name == "Group":
+            self.grouped.update(_variables(_get(node, "expr") or []))
+        if name == "GroupClause":
+            self.grouped.update(_variables(_get(node, "condition") or []))
+
+    def _typed_literals(self, terms: list[Any]) -> None:
+        from rdflib import Literal as RdfLiteral
+
+        for term in terms:
+            if isinstance(term, RdfLiteral) and term.datatype is not None:
+                self.literals[(str(term), str(term.datatype))] = None
+
+
+# rdflib's names of the functions that read a literal's lexical form, datatype or
+# identity, and how the query wrote them.
+_TERM_FUNCTIONS = {
+    f"Builtin_{n}": n
+    for n in [
+        "STR",
+        "LANG",
+        "LANGMATCHES",
+        "DATATYPE",
+        "sameTerm",
+        "REGEX",
+        "STRLEN",
+        "SUBSTR",
+        "UCASE",
+        "LCASE",
+        "STRSTARTS",
+        "STRENDS",
+        "CONTAINS",
+        "STRBEFORE",
+        "STRAFTER",
+        "ENCODE_FOR_URI",
+        "CONCAT",
+        "REPLACE",
+        "MD5",
+        "SHA1",
+        "SHA256",
+        "SHA384",
+        "SHA512",
+        "STRDT",
+        "STRLANG",
+        "isNUMERIC",
+    ]
+} | {"Aggregate_GroupConcat": "GROUP_CONCAT"}
+
+
+def _variables(expr: Any) -> set[str]:
+    """Every variable an expression (of the algebra or the parse tree) reads."""
+    from rdflib import Variable
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    if isinstance(expr, Variable):
+        return {str(expr)}
+    out: set[str] = set()
+    if isinstance(expr, CompValue):
+        for key, value in _items(expr):
+            if key != "_vars":
+                out |= _variables(value)
+    elif isinstance(expr, dict):
+        for key, value in expr.items():
+            if key != "_vars":
+                out |= _variables(value)
+    elif isinstance(expr, list | tuple):
+        for value in expr:
+            out |= _variables(value)
+    return out
+
+
+def _projected_below(node: Any) -> list[str] | None:
+    """The projection of the first Project under a Distinct (None: not found)."""
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    while isinstance(node, CompValue):
+        if node.name == "Project":
+            return [str(v) for v in (_get(node, "PV") or [])]
+        node = _get(node, "p")
+    return None
 
 
 def _mentions(expr: Any, name: str) -> bool:

@@ -22,6 +22,7 @@ from ontoloom.store.lexical import (
     record_iri,
     record_key,
     record_quads,
+    split_kept,
     stored_quads,
     written_literal,
 )
@@ -94,6 +95,9 @@ def quad_text(quad: Quad) -> str:
     return f"GRAPH {quad.graph_name} {{ {triple} }}"
 
 
+_BULK_FILL = 10_000  # quads from which a scratch store is filled by the bulk loader
+
+
 class EmbeddedBackend:
     """pyoxigraph behind the :class:`~ontoloom.store.base.Backend` seam.
 
@@ -143,7 +147,13 @@ class EmbeddedBackend:
         """An in-memory working copy (validation overlays): no generation bookkeeping.
         Quads come in as written and are kept so (:mod:`ontoloom.store.lexical`)."""
         backend = cls(pyoxigraph.Store(), writable=True, union=union)
-        backend.patch(Delta(adds=set(quads)))
+        # Most quads are kept as written, known without asking: loaded as they are. The
+        # others go through patch, which writes their records and refuses a literal whose
+        # stored form is a quad already loaded (two literals the store would keep as one).
+        kept, others = split_kept(quads)
+        backend._fill(kept)
+        if others:
+            backend.patch(Delta(adds=set(others)))
         return backend
 
     def patch(self, delta: Delta) -> None:
@@ -155,8 +165,16 @@ class EmbeddedBackend:
         for record in plan.drops:
             for quad in list(self._store.quads_for_pattern(record, None, None, META)):
                 self._store.remove(quad)
-        self._store.extend([*plan.adds, *plan.records])
+        self._fill([*plan.adds, *plan.records])
         self._records_after(plan)
+
+    def _fill(self, quads: list[Quad]) -> None:
+        """Add to a scratch store: no reader to keep a transaction for, so a large batch takes
+        the bulk loader (a quarter faster at a million quads; slower below a few thousand)."""
+        if len(quads) >= _BULK_FILL:
+            self._store.bulk_extend(quads)
+        else:
+            self._store.extend(quads)
 
     @classmethod
     def open(cls, path: Path, *, writable: bool) -> EmbeddedBackend:

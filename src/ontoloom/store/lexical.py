@@ -37,6 +37,7 @@ __all__ = [
     "record_iri",
     "record_key",
     "record_quads",
+    "split_kept",
     "stored_form",
     "stored_quads",
     "written_literal",
@@ -84,6 +85,21 @@ def _normalised(literal: Literal) -> bool:
     datatype = literal.datatype
     kept = _KEPT.get(datatype.value)
     return kept is None or kept.fullmatch(literal.value) is None
+
+
+def split_kept(quads: Iterable[Quad]) -> tuple[list[Quad], list[Quad]]:
+    """The quads the store keeps as written, known without asking it (no literal, a string,
+    a canonical number or date: most of anyone's data), and the others, whose literal it
+    may keep in another form."""
+    kept: list[Quad] = []
+    others: list[Quad] = []
+    for quad in quads:
+        value = quad.object
+        if isinstance(value, Literal) and _normalised(value):
+            others.append(quad)
+        else:
+            kept.append(quad)
+    return kept, others
 
 
 def stored_forms(literals: Iterable[Literal]) -> dict[Literal, Literal]:

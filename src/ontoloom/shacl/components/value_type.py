@@ -52,7 +52,19 @@ _CASTABLE = {
         "dateTime",
         "time",
         "string",
+        "duration",
+        "dayTimeDuration",
+        "yearMonthDuration",
     )
+}
+# Lexical spaces no cast checks, as XML Schema writes them (XPath regular expressions).
+_B64 = "[A-Za-z0-9+/]"
+_PATTERNS = {
+    XSD + "hexBinary": "^([0-9a-fA-F]{2})*$",
+    XSD + "base64Binary": (
+        f"^(({_B64} ?){{4}})*(({_B64} ?){{3}}{_B64}|({_B64} ?){{2}}[AEIMQUYcgkosw048] ?=|"
+        f"{_B64} ?[AQgw] ?= ?=)?$"
+    ),
 }
 _INTEGER_RANGES = {
     XSD + "nonNegativeInteger": ">= 0",
@@ -102,6 +114,8 @@ class DatatypeConstraintComponent(Constraint):
         if dt in _BOUNDED:
             low, high = _BOUNDED[dt]
             return f"COALESCE({as_int} >= {low} && {as_int} <= {high}, false)"
+        if dt in _PATTERNS:
+            return f'REGEX({lexical}, "{_PATTERNS[dt]}")'
         return "true"
 
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
