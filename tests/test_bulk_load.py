@@ -339,3 +339,32 @@ def test_ctrl_c_during_a_whole_rebuild_leaves_the_graph_as_it_was_and_says_so(
     _left_clean(data_dir)
     assert _ontoloom(data_dir, "rebuild", "--full").returncode in (0, 1)  # 1: rejected entries
     assert quads_of(data_dir) != before
+
+
+# -- the layout: the pointer names the live store, settle removes only what a crash left ----------
+def test_the_pointer_names_the_live_store_and_a_damaged_one_is_named(tmp_path: Path) -> None:
+    from ontoloom.errors import StorageError
+    from ontoloom.store.journal import StoreDirs
+
+    dirs = StoreDirs(tmp_path)
+    assert dirs.live() == tmp_path / "store"  # a data dir before any bulk load
+    (tmp_path / POINTER).write_text("store.3\n")
+    assert dirs.live() == tmp_path / "store.3"
+    (tmp_path / POINTER).write_text("../elsewhere\n")
+    with pytest.raises(StorageError, match=r"store\.current names '\.\./elsewhere'"):
+        dirs.live()
+
+
+def test_settling_removes_only_what_an_interrupted_bulk_load_left(tmp_path: Path) -> None:
+    from ontoloom.store.journal import StoreDirs
+
+    for name in ("store", "store.2", "store.3", "storefront", "store.x"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "CURRENT").write_text("x")
+    (tmp_path / "store.4").write_text("a file, not a store directory")
+    (tmp_path / POINTER).write_text("store.2\n")
+    (tmp_path / (POINTER + ".tmp")).write_text("store.3\n")  # a pointer never renamed
+    StoreDirs(tmp_path).settle()
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == ["store.2", "store.4", POINTER, "store.x", "storefront"]
+    assert StoreDirs(tmp_path).fresh() == tmp_path / "store.3"
