@@ -368,3 +368,13 @@ def test_settling_removes_only_what_an_interrupted_bulk_load_left(tmp_path: Path
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == ["store.2", "store.4", POINTER, "store.x", "storefront"]
     assert StoreDirs(tmp_path).fresh() == tmp_path / "store.3"
+
+
+def test_nothing_is_settled_while_the_pointer_names_no_store(tmp_path: Path) -> None:
+    from ontoloom.store.journal import StoreDirs
+
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / "CURRENT").write_text("x")
+    (tmp_path / POINTER).write_text("store.5\n")  # moved away by hand: keep what is left
+    StoreDirs(tmp_path).settle()
+    assert (tmp_path / "store" / "CURRENT").exists()

@@ -110,8 +110,12 @@ class StoreDirs:
 
     def settle(self) -> None:
         """Remove what an interrupted bulk load left: every store directory but the live one,
-        and a pointer never renamed into place. Only under the exclusive lock."""
+        and a pointer never renamed into place. Only under the exclusive lock. Nothing is
+        removed while the live directory holds no store (a data dir not made yet — or one
+        whose store was moved by hand: the others may be all that is left of it)."""
         live = self.live()
+        if not (live / "CURRENT").exists():
+            return
         for path in self._stores():
             if path != live:
                 drop(path)
