@@ -706,6 +706,7 @@ _SEVERITY_MARK = {"Violation": "✗", "Warning": "!", "Info": "i"}
 
 @main.command()
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["text", "json", "turtle"]),
@@ -986,7 +987,7 @@ def validate(
     (`pyshacl DATA -s SHAPES ...`), option for option. DATA `-` is standard input.
 
     Exit 0 conforms, 1 does not conform, 2 load or usage error, or shapes using a feature
-    ontoloom does not evaluate (sh:expression, SHACL-JS…) without --allow-unsupported.
+    ontoloom does not evaluate (SHACL-JS…) without --allow-unsupported.
 
     \b
     Examples:
@@ -1140,6 +1141,7 @@ def plan_apply(file: Path, dry_run: bool) -> None:
 @main.command()
 @click.argument("query_spec", metavar="QUERY|FILE.rq|NAME|-", required=False)
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["table", "json", "csv", "tsv", "xml", "turtle", "ntriples"]),
@@ -1250,6 +1252,7 @@ def _table(columns: list[str], cells: list[list[str]]) -> None:
 
 @main.command()
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld"]),
@@ -1320,6 +1323,7 @@ def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> Non
     "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
 )
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
@@ -1564,6 +1568,7 @@ def schema_add_relation(spec: str) -> None:
     "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
 )
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
@@ -2585,6 +2590,7 @@ def _recovered(messages: list[str]) -> None:
     help='Show private objects in full (by default each is shown only as "private").',
 )
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["html", "json"]),

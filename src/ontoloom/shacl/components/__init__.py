@@ -90,6 +90,7 @@ def sh_values(g: TripleIndex, shape: Shape, local: str) -> list[Term]:
 def core_components() -> list[type[Constraint]]:
     from ontoloom.shacl.components import (
         cardinality,
+        expression,
         logical,
         other,
         property_pair,
@@ -111,6 +112,7 @@ def core_components() -> list[type[Constraint]]:
         shape_based,
         other,
         sparql,
+        expression,
         unsupported,
     )
     return [c for m in modules for c in m.COMPONENTS]
