@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test pyshacl-suites test-browser bench-viewer test-wheel test-endpoint test-virtuoso soak check bench bench-validate bench-secrets bench-mcp eval eval-mining clean
+.PHONY: demo test pyshacl-suites test-browser bench-viewer test-wheel test-endpoint test-virtuoso soak check bench bench-scale bench-validate bench-secrets bench-mcp eval eval-mining clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -71,6 +71,11 @@ check: $(STAMP)
 # One section: make bench BENCH_ARGS="--only endpoint" (bench/run.py --help lists them).
 bench: $(STAMP)
 	$(PY) bench/run.py $(BENCH_ARGS)
+
+# A validated import beside pyoxigraph's raw bulk load of the same file, peak RSS beside each
+# time: make bench-scale BENCH_ARGS="--million" adds the 1M-entity row (bench/scale.py --help).
+bench-scale: $(STAMP)
+	$(PY) bench/scale.py $(BENCH_ARGS)
 
 # `ontoloom validate` beside pySHACL, pyshacl-turbo, shacl, shacl-rust and pyrudof, each in a
 # fresh process, interleaved: make bench-validate BENCH_ARGS="--million" adds the 1M row,

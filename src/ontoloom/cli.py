@@ -308,6 +308,10 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except OntoloomError as exc:
             _fail(exc, bool((ctx.obj or {}).get("json")))
+        except Stopped as exc:  # a signal: exits 128 + its number, saying what it left
+            if exc.note:
+                click.echo(f"stopped: {exc.note}", err=True)
+            raise
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
         except BrokenPipeError:  # the reader went away (`| head`): nothing left to say
@@ -404,10 +408,11 @@ def where() -> None:
       ontoloom where --json | jq -r .data_dir
     """
     from ontoloom.locate import locate
+    from ontoloom.store import exists
 
     found = locate(str(_opts()["data_dir"]) if _opts()["data_dir"] else None)
     data = found.to_json()
-    state = "a store" if (Path(found.path) / "store").exists() else "no store yet"
+    state = "a store" if exists(Path(found.path)) else "no store yet"
     owner = "; kept open by a running owner (mcp or serve)" if data["owner"] else ""
     _emit(data, f"{found.path}\n  rule: {found.rule} — {found.reason}\n  {state}{owner}")
 
