@@ -379,3 +379,38 @@ def test_an_inverse_step_back_from_a_rewritten_literal_is_handed_over_by_name() 
     shape_triples = read_triples(data=shapes.encode(), format_name="turtle")
     report = validate_graphs(data_triples, shape_triples)
     assert "reaches them" in report.as_written_why["http://example.org/OrderShape"]
+
+
+# A shape handed over (its query reads a rewritten literal's lexical form) that also matches a
+# plain string: the oracle is given "urgent" as rdflib reads it from a file (a plain literal),
+# not "urgent"^^xsd:string, which rdflib tells apart — it found nothing before.
+HANDED_WITH_STRINGS = (
+    PREFIXES
+    + """
+ex:OneUrgent a sh:NodeShape ; sh:targetClass ex:Task ;
+  sh:sparql [ sh:select \"\"\"
+    PREFIX ex: <http://example.org/>
+    SELECT $this WHERE { $this ex:priority "urgent" . ?other ex:priority ?p .
+      ?other ex:count ?c . FILTER (?p = "urgent" && ?other != $this && STRLEN(STR(?c)) > 2) }
+  \"\"\" ] .
+"""
+)
+URGENT = (
+    PREFIXES
+    + """
+ex:t1 a ex:Task ; ex:priority "urgent" ; ex:count "001"^^xsd:integer .
+ex:t2 a ex:Task ; ex:priority "urgent" ; ex:count "002"^^xsd:integer .
+ex:t3 a ex:Task ; ex:priority "low" ; ex:count 3 .
+"""
+)
+
+
+def test_a_handed_over_shape_matches_plain_strings_as_written() -> None:
+    data_triples = read_triples(data=URGENT.encode(), format_name="turtle")
+    shape_triples = read_triples(data=HANDED_WITH_STRINGS.encode(), format_name="turtle")
+    report = validate_graphs(data_triples, shape_triples)
+    assert "calls STRLEN on ?c" in report.as_written_why["http://example.org/OneUrgent"]
+    assert {r.focus.value for r in report.results} == {
+        "http://example.org/t1",
+        "http://example.org/t2",
+    }

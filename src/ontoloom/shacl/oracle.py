@@ -42,6 +42,7 @@ __all__ = [
     "validate_shapes_with_pyshacl",
 ]
 
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 RDFS_CLASS = NamedNode(RDFS + "Class")
 RDFS_SUBCLASS = NamedNode(RDFS + "subClassOf")
 
@@ -55,6 +56,11 @@ def to_rdflib_term(term: Term) -> Any:
         return rdflib.BNode(term.value)
     if term.language:
         return rdflib.Literal(term.value, lang=term.language)
+    if term.datatype.value == XSD_STRING:
+        # RDF 1.1's one term, as rdflib reads "x" from a file: rdflib tells "x"^^xsd:string
+        # apart from it, so that written out, `?p = "x"` and a triple pattern on "x" in a
+        # SPARQL constraint would match nothing.
+        return rdflib.Literal(term.value)
     # As written: rdflib would otherwise rewrite "007"^^xsd:integer as "7", as the store does.
     return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype.value), normalize=False)
 
