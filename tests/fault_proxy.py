@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
-__all__ = ["MODES", "FaultProxy", "Mode", "Request", "updates"]
+__all__ = ["MODES", "FaultProxy", "Mode", "Request", "commits", "read_backs", "updates"]
 
 Mode = Literal["pass", "down", "slow", "error", "truncate", "drop_after_forward"]
 MODES: tuple[Mode, ...] = ("pass", "down", "slow", "error", "truncate", "drop_after_forward")
@@ -100,7 +100,19 @@ def commits(request: Request) -> bool:
     if not request.is_update:
         return False
     text = parse_qs(request.body.decode("utf-8", "replace")).get("update", [""])[0]
-    return "INSERT DATA" not in text and "DELETE DATA" not in text
+    return "ontoloom.dev/ns#lastChange" in text  # what a commit (or a fence) stamps
+
+
+def read_backs(request: Request) -> bool:
+    """``only=read_backs``: the queries that ask whether a commit applied (its token)."""
+    if request.is_update:
+        return False
+    body = request.body.decode("utf-8", "replace")
+    text = (
+        parse_qs(body).get("query", [body])[0]
+        + parse_qs(urlsplit(request.path).query).get("query", [""])[0]
+    )
+    return "ontoloom.dev/ns#commit" in text
 
 
 class FaultProxy:

@@ -127,6 +127,11 @@ class Session:
         self.schema = Schema.load(extensions=[q.triple for q in self.backend.quads(SCHEMA_GRAPH)])
         self.writes = WritePath(self.backend, self.schema, self.ids)
         self.writes.after_commit.append(self._after_commit)
+        self.writes.on_schema.append(self._schema_read)
+
+    def _schema_read(self, schema: Schema) -> None:
+        """The write path found the store's schema changed by another gateway, and read it."""
+        self.schema = schema
 
     # -- search ------------------------------------------------------------------------------
     def _index(self) -> SearchIndex:
