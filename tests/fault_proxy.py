@@ -134,6 +134,7 @@ class FaultProxy:
         self._mode: Mode = "pass"
         self._only: Callable[[Request], bool] | None = None
         self._left: int | None = None
+        self._then: Mode = "pass"
         self._lock = threading.Lock()
         self._closing = threading.Event()  # wakes the slow ones when the proxy closes
         self._server: http.server.ThreadingHTTPServer | None = None
@@ -159,10 +160,12 @@ class FaultProxy:
         status: int | None = None,
         only: Callable[[Request], bool] | None = None,
         times: int | None = None,
+        then: Mode = "pass",
     ) -> None:
         """Switch to ``mode``; with ``only``, the fault meets just the requests it accepts
-        (the others pass), and with ``times``, just that many, then the proxy is back to
-        ``pass``. ``down`` closes the port for every request, so it takes neither."""
+        (the others pass), and with ``times``, just that many, then the proxy is in ``then``
+        (``pass`` unless set; for every request). ``down`` closes the port for every request,
+        so it takes neither."""
         if mode not in MODES:
             raise ValueError(f"unknown fault mode {mode!r}; one of {', '.join(MODES)}")
         if mode == "down" and (only is not None or times is not None):
@@ -177,6 +180,7 @@ class FaultProxy:
             self._mode = mode
             self._only = only
             self._left = times
+            self._then = then
         if mode == "down":
             self._unlisten()
         elif self._server is None:
@@ -236,7 +240,7 @@ class FaultProxy:
             elif mode != "pass" and self._left is not None:
                 self._left -= 1
                 if self._left == 0:
-                    self._mode, self._only, self._left = "pass", None, None
+                    self._mode, self._only, self._left = self._then, None, None
             self.counts[mode] += 1
             return mode
 
