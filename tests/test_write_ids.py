@@ -1,0 +1,127 @@
+"""Write ids on the embedded store and through the data dir's owner (issue 35): each commit
+stores its write id with it; `ontoloom status --write ID` (and the `write_status` operation)
+answers from the store; a client whose owner died mid-write asks by the write id instead of
+guessing — a write the owner committed is reported done (never "already exists"), one it did
+not commit is done once, by the client."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import wait_until
+from ontoloom import ops
+from ontoloom.api import Graph
+from ontoloom.errors import OUTCOMES, OutcomeUnknown, revive
+from ontoloom.store import write_ids
+from test_owner import ONTOLOOM, cli
+
+
+def test_each_commit_stores_its_write_id_with_its_generation(data_dir: Path) -> None:
+    with Graph.open(data_dir, write=True, create=True) as g:
+        with write_ids.writing("first-write"):
+            g.create("Task", {"title": "a", "status": "open"}, id="task_a")
+        g.create("Task", {"title": "b", "status": "open"}, id="task_b")  # a fresh id
+        generation = g.backend.generation()
+        with write_ids.writing("second"):
+            g.delete("task_b")
+        assert g.backend.committed("first-write") == [generation - 1]
+        assert g.backend.committed("second") == [generation + 1]
+        assert g.backend.committed("never") == []
+    answer = ops.call(data_dir, "write_status", {"write_id": "second"}).value
+    assert answer == {"write_id": "second", "status": "committed", "generations": [generation + 1]}
+
+
+def test_status_answers_committed_not_committed_and_refuses_a_malformed_id(data_dir: Path) -> None:
+    with Graph.open(data_dir, write=True, create=True) as g, write_ids.writing("w1"):
+        g.create("Task", {"title": "a", "status": "open"}, id="task_a")
+    done = cli(data_dir, "--json", "status", "--write", "w1")
+    assert done.returncode == 0 and json.loads(done.stdout)["status"] == "committed"
+    done = cli(data_dir, "status", "--write", "w2")
+    assert done.returncode == 3 and "not committed" in done.stdout
+    done = cli(data_dir, "status", "--write", "no such/id")
+    assert done.returncode == 2 and "write id" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_outcome_unknown_has_its_own_exit_code_and_carries_the_write_id() -> None:
+    assert OUTCOMES["outcome_unknown"] == (4, 504)
+    assert all(code != 4 for kind, (code, _) in OUTCOMES.items() if kind != "outcome_unknown")
+    error = OutcomeUnknown("the store went away", "abc")
+    assert error.exit_code == 4 and "ontoloom status --write abc" in error.message
+    again = revive(error.to_json())
+    assert isinstance(again, OutcomeUnknown) and again.write_id == "abc"
+    assert again.to_json()["write_id"] == "abc"
+
+
+# An owner (`ontoloom mcp`) that dies while doing a create: after committing it
+# (``after``) or before (``before``), never answering.
+_DYING_OWNER = """
+import os, sys
+from ontoloom.owner import Owner
+
+when = sys.argv.pop(1)
+done = Owner._op
+
+def dying(self, name, arguments, checked):
+    if name != "create_entity":
+        return done(self, name, arguments, checked)
+    if when == "after":
+        done(self, name, arguments, checked)
+        self.graph.backend.flush()
+    os._exit(9)
+
+Owner._op = dying
+from ontoloom.entry import main
+sys.argv = ["ontoloom", *sys.argv[1:]]
+main()
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="owners need local sockets")
+@pytest.mark.parametrize("when", ["after", "before"])
+def test_a_client_whose_owner_died_mid_write_asks_by_write_id(data_dir: Path, when: str) -> None:
+    from ontoloom.owner_client import owner_alive
+
+    assert cli(data_dir, "create", "Person", "--id", "pers_seed", "-p", "name=S").returncode == 0
+    owner = subprocess.Popen(
+        [sys.executable, "-c", _DYING_OWNER, when, "--data-dir", str(data_dir), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_until(lambda: owner_alive(data_dir), 30, what="the owner to claim the data dir")
+        done = subprocess.run(
+            [
+                *ONTOLOOM,
+                "--data-dir",
+                str(data_dir),
+                "create",
+                "Task",
+                "--id",
+                "task_once",
+                "-p",
+                "title=once",
+                "-p",
+                "status=open",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert owner.wait(30) == 9
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+            owner.wait()
+    assert done.returncode == 0, done.stderr
+    assert "already exists" not in done.stdout + done.stderr
+    if when == "after":  # its answer lost, the write not: reported, not done again
+        assert "the write was committed" in done.stdout and "not done again" in done.stdout
+    listed = json.loads(cli(data_dir, "--json", "list", "--type", "Task").stdout)
+    assert [e["id"] for e in listed] == ["task_once"]
+    assert cli(data_dir, "check").returncode == 0
