@@ -55,6 +55,17 @@ def _create(data_dir: Path, title: str, *more: str):
     return _cli(data_dir, *more, "create", "Task", "-p", f"title={title}", "-p", "status=open")
 
 
+def _generations(server) -> list[int]:
+    """The generations the store was ever moved to, from the engine itself (the oracle):
+    a write applied twice leaves two."""
+    rows = server.query(
+        "SELECT ?n WHERE { GRAPH <https://ontoloom.dev/graph/meta> { "
+        "?c <https://ontoloom.dev/ns#generation> ?n "
+        'FILTER(STRSTARTS(STR(?c), "urn:ontoloom:change:")) } }'
+    )["results"]["bindings"]
+    return sorted(int(r["n"]["value"]) for r in rows)
+
+
 def _status(data_dir: Path, write_id: str) -> tuple[int, dict]:
     asked = _cli(data_dir, "--json", "status", "--write", write_id)
     return asked.exit_code, json.loads(asked.stdout)
@@ -69,13 +80,16 @@ def setup(tmp_path: Path, endpoint_server, fault_proxy):
     return data_dir, proxy
 
 
-def test_a_503_on_the_read_back_is_asked_again_and_acknowledged_once(setup) -> None:
+def test_a_503_on_the_read_back_is_asked_again_and_acknowledged_once(
+    setup, endpoint_server
+) -> None:
     data_dir, proxy = setup
     proxy.set_mode("error", status=503, only=read_backs, times=1)
     result = _create(data_dir, "landed")
     assert result.exit_code == 0, result.output
     assert proxy.counts["error"] == 1  # the fault was met
     assert _titles(data_dir) == ["before", "landed"]
+    assert _generations(endpoint_server) == [1, 2]  # applied once, not again on top
 
 
 def test_a_read_back_that_never_answers_is_outcome_unknown_never_refused_nor_doubled(
