@@ -125,3 +125,21 @@ def test_a_client_whose_owner_died_mid_write_asks_by_write_id(data_dir: Path, wh
     listed = json.loads(cli(data_dir, "--json", "list", "--type", "Task").stdout)
     assert [e["id"] for e in listed] == ["task_once"]
     assert cli(data_dir, "check").returncode == 0
+
+
+def test_a_schema_change_moves_the_schema_generation_and_other_commits_keep_it(
+    data_dir: Path,
+) -> None:
+    with Graph.open(data_dir, write=True, create=True) as g:
+        g.create("Task", {"title": "a", "status": "open"}, id="task_a")
+        assert g.backend.versions()[1] == 0
+    added = cli(data_dir, "schema", "add-type", '{"type": "Sprint", "required": ["name"]}')
+    assert added.returncode == 0, added.stderr
+    with Graph.open(data_dir, write=True) as g:
+        changed = g.backend.generation()
+        assert g.backend.versions() == (changed, changed)
+        g.create("Task", {"title": "b", "status": "open"}, id="task_b")  # one transaction
+        g.delete("task_a")  # one update
+        assert g.backend.versions() == (changed + 2, changed)
+    with Graph.open(data_dir) as g:  # as stored, not as kept in memory
+        assert g.backend.versions() == (changed + 2, changed)
