@@ -143,3 +143,13 @@ def test_a_schema_change_moves_the_schema_generation_and_other_commits_keep_it(
         assert g.backend.versions() == (changed + 2, changed)
     with Graph.open(data_dir) as g:  # as stored, not as kept in memory
         assert g.backend.versions() == (changed + 2, changed)
+
+
+def test_an_mcp_tool_whose_owner_died_after_committing_answers_the_write_status() -> None:
+    from ontoloom.mcp_server import tool_result
+
+    lost = {"write_id": "w", "status": "committed", "generations": [3], "answer_lost": True}
+    answer = tool_result("create_entities", ops.Result(lost, note="not done again"))
+    assert not answer.isError and answer.structuredContent == lost
+    assert json.loads(answer.content[0].text)["status"] == "committed"
+    assert answer.content[1].text == "note: not done again"
