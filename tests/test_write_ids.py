@@ -153,3 +153,22 @@ def test_an_mcp_tool_whose_owner_died_after_committing_answers_the_write_status(
     assert not answer.isError and answer.structuredContent == lost
     assert json.loads(answer.content[0].text)["status"] == "committed"
     assert answer.content[1].text == "note: not done again"
+
+
+def test_the_http_api_asks_by_write_id_too(data_dir: Path) -> None:
+    from test_serve import Server
+
+    with Graph.open(data_dir, write=True, create=True) as g, write_ids.writing("over-http"):
+        g.create("Task", {"title": "a", "status": "open"}, id="task_a")
+    server = Server(data_dir)
+    try:
+        asked = server.post("write_status", {"write_id": "over-http"})
+        assert asked.status_code == 200, asked.text
+        assert asked.json()["status"] == "committed"
+        assert server.post("write_status", {"write_id": "other"}).json() == {
+            "write_id": "other",
+            "status": "not committed",
+        }
+        assert server.post("write_status", {"write_id": "a b"}).status_code == 400
+    finally:
+        server.stop()
