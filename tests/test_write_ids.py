@@ -16,7 +16,7 @@ import pytest
 from conftest import wait_until
 from ontoloom import ops
 from ontoloom.api import Graph
-from ontoloom.errors import OUTCOMES, OutcomeUnknown, revive
+from ontoloom.errors import OUTCOMES, BadInput, OutcomeUnknown, revive
 from ontoloom.store import write_ids
 from test_owner import ONTOLOOM, cli
 
@@ -172,3 +172,16 @@ def test_the_http_api_asks_by_write_id_too(data_dir: Path) -> None:
         assert server.post("write_status", {"write_id": "a b"}).status_code == 400
     finally:
         server.stop()
+
+
+def test_the_commits_of_one_operation_are_numbered_so_an_error_names_the_one_in_doubt(
+    data_dir: Path,
+) -> None:
+    with Graph.open(data_dir, write=True, create=True) as g, write_ids.writing("multi"):
+        g.create("Task", {"title": "a", "status": "open"}, id="task_a")
+        first = g.backend.generation()
+        g.create("Task", {"title": "b", "status": "open"}, id="task_b")
+        assert g.backend.committed("multi") == [first]
+        assert g.backend.committed("multi-2") == [first + 1]
+    with pytest.raises(BadInput, match="at most 64"), write_ids.writing("x" * 65):
+        pass

@@ -151,8 +151,8 @@ class WritePath:
         ``tolerate`` accepts findings the caller reports itself (rebuild: orphaned targets).
         ``trusted`` names why a caller may skip validation (a documented trusted path); the
         delta still goes through here, so the listeners see it. ``write_id`` is stored with
-        the commit (default: the one in force, :func:`ontoloom.store.write_ids.writing`,
-        else a fresh one); every attempt carries the same one.
+        the commit (default: the next of the block in force, numbered from its second
+        commit on, :func:`ontoloom.store.write_ids.take`); every attempt carries it.
 
         :raises ValidationFailed: with the findings; nothing is stored.
         :raises OutcomeUnknown: whether it committed cannot be told now (never retried).
@@ -172,7 +172,7 @@ class WritePath:
             )
         # A writer that keeps losing the race waits as long as it would wait for the lock
         # (ONTOLOOM_LOCK_TIMEOUT), and at least COMMIT_ATTEMPTS tries, then says "busy".
-        write_id = write_id or write_ids.current() or write_ids.new()
+        write_id = write_id or write_ids.take()
         started = time.monotonic()
         attempt = 0
         while True:

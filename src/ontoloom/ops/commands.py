@@ -282,7 +282,7 @@ WRITE_STATUS = Operation(
     "Whether a write was committed, by the write id an 'outcome unknown' error named: "
     "'committed' (with the generations it made), 'not committed', or 'unknown' (the store "
     "cannot be asked now).",
-    {"write_id": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}},
+    {"write_id": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,80}$"}},
     _write_status,
     required=("write_id",),
 )
