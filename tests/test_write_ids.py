@@ -83,8 +83,10 @@ main()
 
 @pytest.mark.skipif(sys.platform == "win32", reason="owners need local sockets")
 @pytest.mark.parametrize("when", ["after", "before"])
-def test_a_client_whose_owner_died_mid_write_asks_by_write_id(data_dir: Path, when: str) -> None:
+def test_a_client_whose_owner_died_mid_write_asks_by_write_id(tmp_path: Path, when: str) -> None:
     from ontoloom.owner_client import owner_alive
+
+    data_dir = tmp_path / "instance" / ".ontoloom"  # embedded: an owner keeps a local store
 
     assert cli(data_dir, "create", "Person", "--id", "pers_seed", "-p", "name=S").returncode == 0
     owner = subprocess.Popen(

@@ -320,9 +320,10 @@ def run(
 def _after_owner_died(data_dir: Path, write_id: str, said: str) -> ops.Result | None:
     """The owner took a write and died before answering: ask the store by its write id.
     Committed: its answer (the write is not done again). Not committed on an embedded
-    store: None — the dead owner's store holds no write in flight, so the caller does it
-    (once). Otherwise (an endpoint, where the dead owner's update may still be on its way,
-    or a store that cannot be asked): :class:`OutcomeUnknown`, naming the write id."""
+    store (the only kind an owner keeps): None — the dead owner's store holds no write in
+    flight, so the caller does it (once). Otherwise (a store that cannot be asked; an
+    endpoint, where a dead process's update could still be on its way):
+    :class:`OutcomeUnknown`, naming the write id."""
     from ontoloom.store import endpoint_of
 
     try:
