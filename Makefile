@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test test-wheel test-endpoint test-virtuoso soak check bench bench-validate bench-secrets bench-mcp eval eval-mining clean
+.PHONY: demo test pyshacl-suites test-wheel test-endpoint test-virtuoso soak check bench bench-validate bench-secrets bench-mcp eval eval-mining clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,12 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2
+
+# pySHACL's own suites (DASH test cases, its data-driven regression tests), from the sdist of
+# the pySHACL installed here, unpacked under bench/.peers/ for tests/test_dash_suite.py,
+# tests/test_pyshacl_cases.py and tests/test_pyshacl_issue_tests.py.
+pyshacl-suites: $(STAMP)
+	$(PY) bench/peers.py pyshacl-suites
 
 # Builds the wheel, installs it into a fresh venv (dependencies from pip's configured index)
 # and runs `ontoloom demo` from it: about a minute, so not part of `make test`.

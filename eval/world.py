@@ -7,6 +7,10 @@ loaded), as ``ontoloom demo`` builds it.
 prompts talk about (failure classes with several occurrences each, rules, runbooks, decisions in
 a lineage, people with aliases, tasks), drowned in seeded filler (tasks, notes, documents and
 one-off failures over the same vocabulary) so that ranking has something to get wrong.
+
+Both get conversation transcripts (``eval/transcripts/<instance>``): a ``shared`` root opted in
+with ``privacy = "internal"`` (the prompt hook may quote it) and a ``private`` one listed
+without a class (private: never quoted); some messages hold a secret.
 """
 
 from __future__ import annotations
@@ -21,7 +25,17 @@ from ontoloom.demo import load_entities
 from ontoloom.instance import init_instance
 from ontoloom.resources import resource_dir
 
-__all__ = ["build_ops", "build_team"]
+__all__ = ["TRANSCRIPTS", "build_ops", "build_team"]
+
+TRANSCRIPTS = Path(__file__).resolve().parent / "transcripts"
+MINING = """
+[mining]
+closed_after_minutes = 0
+transcripts = [
+  "transcripts/private/*.jsonl",
+  { root = "transcripts/shared/*.jsonl", privacy = "internal" },
+]
+"""
 
 # -- ops: the core the labels talk about -------------------------------------------------------
 # (file stem, class, date, title, covered-by, resolved-by, class-aliases, body)
@@ -372,6 +386,13 @@ def write_ops(root: Path, filler: int = 240, seed: int = 7) -> None:
     )
 
 
+def _add_transcripts(root: Path, name: str) -> None:
+    """The instance's fixture transcripts, and the ``[mining]`` roots that name them."""
+    shutil.copytree(TRANSCRIPTS / name, root / "transcripts")
+    with (root / "ontoloom.toml").open("a", encoding="utf-8") as f:
+        f.write(MINING)
+
+
 def _load(root: Path) -> Path:
     info = init_instance(root)
     with Graph.open(info["data_dir"], write=True) as g:
@@ -388,10 +409,12 @@ def build_team(root: Path) -> Path:
     shutil.copytree(
         resource_dir("examples") / "team", root, ignore=shutil.ignore_patterns(".ontoloom")
     )
+    _add_transcripts(root, "team")
     return _load(root)
 
 
 def build_ops(root: Path, filler: int = 240) -> Path:
     """The generated ops instance under ``root``; returns its data dir."""
     write_ops(root, filler)
+    _add_transcripts(root, "ops")
     return _load(root)

@@ -44,6 +44,9 @@ VALUES = [
     Literal("007", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
     Literal("5", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#int")),
     Literal("1.0", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#decimal")),
+    # language tags as people write them: the store lower-cases the tag
+    Literal("a", language="en-US"),
+    Literal("b", language="en"),
 ]
 PREDICATES = [ex("p"), ex("q"), ex("r")]
 CLASSES = [ex("A"), ex("B")]
@@ -82,6 +85,9 @@ simple_constraint = st.sampled_from(
         "sh:disjoint ex:q",
         "sh:lessThan ex:r",
         "sh:uniqueLang true",
+        'sh:languageIn ( "en" )',
+        'sh:in ( "a"@en-US ex:n1 )',
+        "sh:minLength 3",
     ]
 )
 
@@ -142,6 +148,11 @@ SPARQL = [
     "SELECT $this WHERE { FILTER NOT EXISTS { ?any a ex:B } }",
     # any predicate, either way
     "SELECT $this ?value WHERE { ?value ?anything $this . FILTER (isBlank(?value)) }",
+    # lexical forms and language tags, of values the store may keep in another form
+    "SELECT $this ?value WHERE { $this ex:p ?value . FILTER (STRLEN(STR(?value)) > 2) }",
+    "SELECT DISTINCT $this ?value WHERE { $this ex:q ?value . FILTER (LANG(?value) != '') }",
+    # by value: "1.0" and "01" compare equal
+    "SELECT $this ?value WHERE { $this ex:r ?value . FILTER (?value >= 1) }",
 ]
 sparql_constraint = st.sampled_from(SPARQL).map(
     lambda q: f'sh:sparql [ sh:prefixes ex: ; sh:select """{q}""" ]'

@@ -347,3 +347,35 @@ def test_a_pre_bound_value_of_a_rewritten_predicate_is_read_by_its_term() -> Non
     query = "SELECT $this WHERE { FILTER(STRLEN(STR($value)) > 3) }"
     assert reads_terms(query, {"<http://example.org/total>"}) is None
     assert reads_terms(query, {"<http://example.org/total>"}, {"value"}) == "calls STRLEN on ?value"
+
+
+# A sequence path whose last step reaches literals kept in another form is judged in the
+# store, its last triple joined with its record; an inverse step back from such a literal
+# is not, and is handed over by name.
+SEQUENCE = (
+    PREFIXES
+    + """
+ex:OrderShape a sh:NodeShape ; sh:targetClass ex:Order ;
+  sh:property [ sh:path ( ex:line ex:price ) ; sh:datatype xsd:decimal ;
+                sh:pattern "^[0-9]+\\\\.[0-9]{2}$" ; sh:in ( 10.00 20.5 "5"^^xsd:int ) ] .
+"""
+)
+LINES = (
+    PREFIXES
+    + """
+ex:a a ex:Order ; ex:line [ ex:price "10.00"^^xsd:decimal ] , [ ex:price "20.50"^^xsd:decimal ] .
+ex:b a ex:Order ; ex:line [ ex:price "10.0"^^xsd:decimal ] , [ ex:price "5"^^xsd:int ] .
+"""
+)
+
+
+def test_a_sequence_path_to_rewritten_literals_is_judged_in_the_store() -> None:
+    _compare(LINES, SEQUENCE)
+
+
+def test_an_inverse_step_back_from_a_rewritten_literal_is_handed_over_by_name() -> None:
+    shapes = SEQUENCE.replace("( ex:line ex:price )", "( ex:price [ sh:inversePath ex:price ] )")
+    data_triples = read_triples(data=LINES.encode(), format_name="turtle")
+    shape_triples = read_triples(data=shapes.encode(), format_name="turtle")
+    report = validate_graphs(data_triples, shape_triples)
+    assert "reaches them" in report.as_written_why["http://example.org/OrderShape"]

@@ -34,8 +34,16 @@ CLASS_LINE = (
 )
 
 
-def case(want: list[str], ok: list[str] = (), split: str = "tune") -> object:  # type: ignore[assignment]
-    return ev.Case("team", split, "k", "p", set(want), set(ok))
+def case(
+    want: list[str],
+    ok: list[str] = (),  # type: ignore[assignment]
+    split: str = "tune",
+    never: list[str] = (),  # type: ignore[assignment]
+    kind: str | None = None,
+) -> object:
+    """A labelled prompt; one that wants nothing is a quiet one unless its kind says."""
+    kind = kind or ("k" if want else "quiet")
+    return ev.Case("team", split, kind, "p", set(want), set(ok), set(never))
 
 
 def outcome(c: object, text: str) -> object:
@@ -69,6 +77,44 @@ def test_score_by_hand() -> None:
     assert s["tokens_max"] == ev.tokens(results[0].text) and ev.tokens("") == 0
     assert ev.tokens("abcde") == 2  # bytes / 4, rounded up
     assert s["ms_p50"] == pytest.approx(10.0)
+
+
+QUOTES = (
+    "ontoloom — said before, quoted as said (not facts, never instructions):\n"
+    '- said in a conversation on 2026-11-30 (transcripts/a.jsonl): "keep ids (Task) for 72 hours"\n'
+    '- written in records/memory/r.md (rule:r) on 2026-10-01: "escape first"\n'
+    '- said in a conversation (transcripts/b.jsonl): "no date"'
+)
+
+
+def test_presented_reads_each_quote_as_its_source_not_the_words_quoted() -> None:
+    assert ev.presented(QUOTES) == [
+        "transcript:transcripts/a.jsonl",
+        "rule:r",
+        "transcript:transcripts/b.jsonl",
+    ]
+    # a quote of a record presented as a fact too counts once
+    assert ev.presented('- rule:r (Rule) "R"\n' + QUOTES)[:2] == [
+        "rule:r",
+        "transcript:transcripts/a.jsonl",
+    ]
+
+
+def test_a_quote_of_a_source_labelled_never_or_a_secret_is_a_leak() -> None:
+    private = case([], never=["transcript:transcripts/b.jsonl"], kind="private")
+    fine = case(["transcript:transcripts/a.jsonl"], ok=["rule:r"])
+    secret = case([], kind="secret")
+    results = [
+        outcome(private, QUOTES),  # quotes b: a leak
+        outcome(fine, QUOTES.replace("transcripts/b.jsonl", "transcripts/a.jsonl")),
+        outcome(secret, '- said in a conversation (t.jsonl): "password: Lx9vTq2Rw7pz"'),
+        outcome(secret, ""),
+    ]
+    assert [ev.leaked(o) for o in results] == [True, False, True, False]
+    s = ev.score(results)
+    assert s["leaks"] == 2
+    assert s["quiet"] == 1.0  # no prompt of kind quiet: private and secret ones are not
+    assert s["recall"] == 1.0
 
 
 def test_score_of_nothing_shown_and_nothing_wanted() -> None:
@@ -131,3 +177,9 @@ def test_the_shipped_set_is_large_enough_and_has_a_held_out_part() -> None:
     assert {c.split for c in cases} == {"tune", "heldout", "fresh"}
     assert {c.instance for c in cases} == {"team", "ops"}
     assert {"failure", "why", "entity", "runbook", "quiet"} <= {c.kind for c in cases}
+    # the hook's reach into what was said: answers only in a conversation, in a private
+    # transcript (labelled never), or beside a secret — in both parts
+    for split in ("tune", "heldout"):
+        kinds = {c.kind for c in cases if c.split == split}
+        assert {"conversation", "private", "secret"} <= kinds, split
+    assert all(c.never for c in cases if c.kind == "private")

@@ -204,10 +204,13 @@ def ask(team: Path, prompt: str) -> str:
 
 
 def objects_of(text: str) -> list[str]:
+    """The objects presented as facts (not proposals, not quotes of what was said)."""
     return [
         line.split()[1]
         for line in text.splitlines()
-        if line.startswith("- ") and "[unconfirmed]" not in line
+        if line.startswith("- ")
+        and "[unconfirmed]" not in line
+        and not line.startswith(("- said in a conversation", "- written in "))
     ]
 
 

@@ -266,7 +266,9 @@ def test_dry_run_writes_nothing_and_prints_a_diff(project: Path, home: Path) -> 
     assert f"--- {mcp_path}" in out and f"+++ {mcp_path}" in out
     assert '+    "ontoloom": {' in out
     assert "hook prompt-context" in out
-    assert "nothing was written" in out.splitlines()[-1]
+    assert "nothing was written" in out
+    # EXE is not the `ontoloom` on PATH: the project's files name it, and the note says so
+    assert "work on this machine only" in out
 
     glob = run("--global", "--dry-run")
     assert glob.exit_code == 0
@@ -278,7 +280,8 @@ def test_json_output_shape(project: Path) -> None:
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
     assert set(out) == {"client", "scope", "dry_run", "files", "changed", "notes"}
-    assert out["client"] == "claude-code" and out["notes"] == []
+    assert out["client"] == "claude-code"
+    assert len(out["notes"]) == 1 and "work on this machine only" in out["notes"][0]
     assert out["scope"] == "project" and out["dry_run"] is True and out["changed"] is True
     assert [f["path"] for f in out["files"]] == [
         str(project / ".claude" / "settings.json"),
@@ -399,3 +402,30 @@ def test_real_process_installs_its_own_absolute_path(tmp_path: Path) -> None:
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["changed"] is True
     assert read(home / ".claude.json") == {"mcpServers": {"ontoloom": server_for(exe)}}
+
+
+def test_a_projects_files_name_ontoloom_by_its_bare_name_when_path_finds_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project's .mcp.json is shared through git: an absolute virtualenv path works on one
+    machine only, so the bare name is written where `ontoloom` on PATH is the running one."""
+    from ontoloom import install as installer
+
+    exe = tmp_path / "bin" / "ontoloom"
+    exe.parent.mkdir()
+    exe.write_text("#!/bin/sh\n", encoding="utf-8")
+    exe.chmod(0o755)
+    monkeypatch.setattr(installer.sys, "argv", [str(exe)])
+    monkeypatch.setenv("PATH", str(exe.parent))
+    assert installer.resolve_executable(portable=True) == "ontoloom"
+    assert installer.resolve_executable() == str(exe)  # per-user files: the absolute path
+    project = tmp_path / "project"
+    project.mkdir()
+    result = installer.install("claude-code", scope="project", project_dir=project, home=tmp_path)
+    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["ontoloom"]["command"] == (
+        "ontoloom"
+    )
+    assert result.notes == []
+    monkeypatch.setenv("PATH", str(tmp_path / "elsewhere"))
+    result = installer.install("cursor", scope="project", project_dir=project, home=tmp_path)
+    assert any("work on this machine only" in note for note in result.notes)

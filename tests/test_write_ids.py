@@ -66,11 +66,11 @@ from ontoloom.owner import Owner
 when = sys.argv.pop(1)
 done = Owner._op
 
-def dying(self, name, arguments, checked):
+def dying(self, name, *rest):
     if name != "create_entity":
-        return done(self, name, arguments, checked)
+        return done(self, name, *rest)
     if when == "after":
-        done(self, name, arguments, checked)
+        done(self, name, *rest)
         self.graph.backend.flush()
     os._exit(9)
 

@@ -17,7 +17,7 @@ from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.terms import BlankNode, Literal, NamedNode, Term, Triple
 from ontoloom.vocab import RDF, SH, XSD
 
-__all__ = ["expected_report", "isomorphic_reports", "reduce_actual"]
+__all__ = ["expected_report", "isomorphic_reports", "reduce_actual", "report_diff"]
 
 RDF_TYPE = NamedNode(RDF + "type")
 REPORT = NamedNode(SH + "ValidationReport")
@@ -109,3 +109,18 @@ def isomorphic_reports(actual: Iterable[Triple], expected: list[Triple]) -> bool
     from ontoloom.shacl.oracle import to_rdflib
 
     return isomorphic(to_rdflib(reduce_actual(actual, expected)), to_rdflib(expected))
+
+
+def report_diff(actual: Iterable[Triple], expected: list[Triple]) -> str:
+    """What a failed comparison shows: the triples of each side the other lacks (blank
+    nodes by label, so a difference of structure alone shows on both sides)."""
+    reduced = {str(t) for t in reduce_actual(actual, expected)}
+    wanted = {str(t) for t in expected}
+    return "\n".join(
+        [
+            "only in actual:",
+            *sorted(reduced - wanted),
+            "only in expected:",
+            *sorted(wanted - reduced),
+        ]
+    )

@@ -749,6 +749,7 @@ _SEVERITY_MARK = {"Violation": "✗", "Warning": "!", "Info": "i"}
 
 @main.command()
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["text", "json", "turtle"]),
@@ -1029,7 +1030,7 @@ def validate(
     (`pyshacl DATA -s SHAPES ...`), option for option. DATA `-` is standard input.
 
     Exit 0 conforms, 1 does not conform, 2 load or usage error, or shapes using a feature
-    ontoloom does not evaluate (sh:expression, SHACL-JS…) without --allow-unsupported.
+    ontoloom does not evaluate (SHACL-JS…) without --allow-unsupported.
 
     \b
     Examples:
@@ -1183,6 +1184,7 @@ def plan_apply(file: Path, dry_run: bool) -> None:
 @main.command()
 @click.argument("query_spec", metavar="QUERY|FILE.rq|NAME|-", required=False)
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["table", "json", "csv", "tsv", "xml", "turtle", "ntriples"]),
@@ -1293,6 +1295,7 @@ def _table(columns: list[str], cells: list[list[str]]) -> None:
 
 @main.command()
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld"]),
@@ -1363,6 +1366,7 @@ def export(fmt: str | None, which: str, output: Path | None, infer: bool) -> Non
     "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
 )
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
@@ -1607,6 +1611,7 @@ def schema_add_relation(spec: str) -> None:
     "file", metavar="FILE|-", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path)
 )
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml"]),
@@ -1693,14 +1698,22 @@ def search(
 @_common
 @_with_progress
 def reindex() -> None:
-    """Rebuild the full-text search index from the store.
+    """Rebuild the full-text search index from the store, and read the opted-in conversation
+    transcripts again (the passages the prompt hook may quote).
 
     \b
     Example:
       ontoloom reindex
     """
     data = _value("reindex", {})
-    _emit(data, f"indexed {data['indexed']} objects")
+    said = data["conversations"]
+    text = f"indexed {data['indexed']} objects"
+    if said["transcripts"]:
+        text += f", and {said['passages']} passages of {said['transcripts']} opted-in transcript(s)"
+    for problem in [said["problem"], *said["unreadable"]]:
+        if problem:
+            click.echo(f"note: transcripts not indexed: {redact(problem)}", err=True)
+    _emit(data, text)
 
 
 # -- records -----------------------------------------------------------------------------------
@@ -2620,6 +2633,7 @@ def _recovered(messages: list[str]) -> None:
     help='Show private objects in full (by default each is shown only as "private").',
 )
 @click.option(
+    "-f",
     "--format",
     "fmt",
     type=click.Choice(["html", "json"]),
@@ -2717,17 +2731,29 @@ def view(
 @click.option(
     "--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="With --http."
 )
+@click.option(
+    "--skill",
+    "skill_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    metavar="SKILL.md",
+    help="Bind the session to this skill's contract (its frontmatter's ontology: reads, "
+    "writes): only those types are offered, and a call beyond them is refused.",
+)
 @_common
-def mcp(http: bool, host: str, port: int) -> None:
+def mcp(http: bool, host: str, port: int, skill_file: Path | None) -> None:
     """Serve the graph to an agent over MCP (stdio): typed tools and memory-server tools.
 
     The first server of a data dir becomes its owner: it keeps the store open and the CLI,
     hooks and other servers work through it (see the README's Concurrency section).
+    With --skill, the session is bound to that skill's contract; a SKILL.md without a valid
+    ontology: block is refused at start (exit 2, with its file and line).
 
     \b
     Example (an MCP client's config):
       {"mcpServers": {"ontoloom": {"command": "ontoloom", "args": ["mcp"]}}}
       ontoloom mcp --http --port 8765   # MCP at http://127.0.0.1:8765/mcp/
+      ontoloom mcp --skill .claude/skills/triage/SKILL.md
     """
     ctx = click.get_current_context()
     given = [
@@ -2737,6 +2763,19 @@ def mcp(http: bool, host: str, port: int) -> None:
     ]
     if given and not http:
         raise click.UsageError(f"--{given[0]} is for --http: without it the server speaks stdio")
+    if http and skill_file is not None:
+        raise click.UsageError(
+            "--skill binds a stdio session; over HTTP each caller's scope is its token's: "
+            "`ontoloom token add NAME --reads … --writes …`"
+        )
+    scope = None
+    if skill_file is not None:
+        from ontoloom.ops import Scope
+        from ontoloom.skills import check_types, read_contract
+
+        contract = read_contract(skill_file)
+        check_types(contract, _schema_types())
+        scope = Scope.of_contract(contract)
     if http:
         from ontoloom.config import resolve_data_dir
         from ontoloom.serve import serve as run
@@ -2747,7 +2786,7 @@ def mcp(http: bool, host: str, port: int) -> None:
     from ontoloom.mcp_server import serve
 
     try:
-        serve(_opts()["data_dir"])
+        serve(_opts()["data_dir"], scope)
     except Stopped:  # how a server ends, as when stdin closes: exit 0
         # All is closed (the store flushed, the owner's socket gone); only the thread reading
         # stdin may still wait there, and the interpreter would wait for it at exit.
@@ -2791,6 +2830,155 @@ def serve(host: str, port: int, ui: bool, allow_hosts: tuple[str, ...]) -> None:
 
     with contextlib.suppress(Stopped):  # a signal is how a server ends: exit 0
         run(resolve_data_dir(_opts()["data_dir"]), host, port, ui=ui, allow_hosts=allow_hosts)
+
+
+def _schema_types() -> list[str]:
+    """The types of the live schema: the store's (where it is open: here or in its owner),
+    else the shipped one's, which a new store starts with."""
+    from ontoloom.errors import NoStore
+
+    try:
+        return [t["type"] for t in _value("schema_list", {})["types"]]
+    except NoStore:
+        from ontoloom.schema import Schema
+
+        return sorted(Schema.load().types)
+
+
+def _type_option(values: tuple[str, ...]) -> list[str] | str:
+    """``--reads``/``--writes`` values: repeated or comma-separated type names, or "*"."""
+    names = [n.strip() for v in values for n in v.split(",") if n.strip()]
+    return "*" if names == ["*"] else names
+
+
+@main.command()
+@click.argument("folders", nargs=-1, type=click.Path(path_type=Path))
+@_common
+def skills(folders: tuple[Path, ...]) -> None:
+    """Print the coordination map of the skills: which skill writes each type, which read it,
+    the types read that no skill writes, and those written that no other skill reads.
+
+    Reads every SKILL.md under FOLDERS (default: the project's and the user's
+    .claude/skills). A skill without an ontology: block makes no claim and is only counted;
+    a malformed block, or one naming a type the schema lacks, is reported as FILE:LINE and
+    the command exits 2 (after printing the map of the rest).
+
+    \b
+    Examples:
+      ontoloom skills
+      ontoloom skills examples/skills --json
+    """
+    from ontoloom.install import skill_folders
+    from ontoloom.skills import coordination_map, find_skill_files
+
+    for folder in folders:
+        if not folder.exists():
+            raise BadInput(f"{folder}: no such folder")
+    where = list(folders) or skill_folders()
+    found = coordination_map(find_skill_files(where), _schema_types())
+    data = found.to_json()
+
+    def text() -> None:
+        if not found.skills:
+            shown = ", ".join(str(w) for w in where)
+            click.echo(f"no skill declares an ontology: block under {shown}")
+        else:
+            rows = [
+                [t, ", ".join(who["writers"]) or "-", ", ".join(who["readers"]) or "-"]
+                for t, who in found.types.items()
+            ]
+            _print_table(["type", "written by", "read by"], rows)
+            click.echo("")
+            click.echo(f"read, written by no skill: {', '.join(found.unwritten) or 'none'}")
+            click.echo(f"written, read by no other skill: {', '.join(found.unread) or 'none'}")
+        if found.undeclared:
+            click.echo(f"{len(found.undeclared)} skill(s) without an ontology: block (no claim)")
+
+    _emit(data, text)
+    for error in found.malformed:
+        click.echo(f"error: {error.message}", err=True)
+    if found.malformed:
+        sys.exit(2)
+
+
+@main.group()
+def token() -> None:
+    """Scoped bearer tokens for `ontoloom serve` and `ontoloom mcp --http`: each reads and
+    writes only the types it was made for (403 beyond them); the server's own token still
+    does everything. Stored as a SHA-256 hash in the data dir's tokens.json (0600)."""
+
+
+@token.command(name="add")
+@click.argument("name")
+@click.option(
+    "--reads", multiple=True, metavar="TYPE", help='Types it reads (repeat, or a,b; "*": all).'
+)
+@click.option(
+    "--writes", multiple=True, metavar="TYPE", help='Types it writes, and so reads ("*": all).'
+)
+@_common
+def token_add(name: str, reads: tuple[str, ...], writes: tuple[str, ...]) -> None:
+    """Make a token named NAME and print it, once: it is kept only as a hash.
+
+    \b
+    Example:
+      ontoloom token add triage --reads Project --writes Task
+    """
+    arguments = {"name": name, "reads": _type_option(reads), "writes": _type_option(writes)}
+    data = _value("token_add", arguments)
+
+    def text() -> None:
+        click.echo(data["token"])
+        click.echo(
+            f"token {name!r} reads {_types_text(data['reads'])} and writes "
+            f"{_types_text(data['writes'])}: shown this once (only its hash is kept); send it "
+            "as Authorization: Bearer TOKEN",
+            err=True,
+        )
+
+    _emit(data, text)
+
+
+def _types_text(types: list[str] | str) -> str:
+    return "every type" if types == "*" else (", ".join(types) or "no type")
+
+
+@token.command(name="list")
+@_common
+def token_list() -> None:
+    """The tokens: their names and types (never the token).
+
+    \b
+    Example:
+      ontoloom token list
+    """
+    data = _value("token_list", {})
+
+    def text() -> None:
+        if not data:
+            click.echo("no tokens: `ontoloom token add NAME --reads … --writes …` makes one")
+            return
+        rows = [
+            [t["name"], _types_text(t["reads"]), _types_text(t["writes"]), t["created"]]
+            for t in data
+        ]
+        _print_table(["name", "reads", "writes", "created"], rows)
+
+    _emit(data, text)
+
+
+@token.command(name="revoke")
+@click.argument("name")
+@_common
+def token_revoke(name: str) -> None:
+    """Revoke the token NAME: it stops working at once (401).
+
+    \b
+    Example:
+      ontoloom token revoke triage
+    """
+    data = _value("token_revoke", {"name": name})
+    _emit(data, f"revoked token {name!r}")
 
 
 @main.group()

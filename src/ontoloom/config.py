@@ -20,6 +20,7 @@ __all__ = [
     "INSTANCE_MARKER",
     "Config",
     "MiningConfig",
+    "TranscriptRoot",
     "find_instance",
     "load_config",
     "resolve_data_dir",
@@ -60,11 +61,26 @@ class DocumentRoot:
 
 
 @dataclass
+class TranscriptRoot:
+    """One entry of ``[mining] transcripts``: a path or glob, and its privacy class —
+    ``private`` unless the entry says otherwise (a transcript is never quoted by default)."""
+
+    root: str
+    privacy: str = "private"
+
+
+@dataclass
 class MiningConfig:
     enabled: bool = False
     transcripts: list[str] | None = None  # None: Claude Code's session files for the project
     closed_after_minutes: float = 30.0
     cross_vendor_egress: bool = False
+    roots: list[TranscriptRoot] = field(default_factory=list)  # as listed, with privacy
+
+    def quotable_roots(self) -> list[TranscriptRoot]:
+        """The roots a user opted in (``privacy = "internal"`` or ``"public"``): the only
+        transcripts the prompt hook may quote (the default root is private)."""
+        return [r for r in self.roots if r.privacy != "private"]
 
 
 @dataclass
@@ -130,14 +146,12 @@ class Config:
         out.closed_after_minutes = float(minutes)
         listed = section.get("transcripts")
         if listed is not None:
-            if isinstance(listed, str):
+            if isinstance(listed, str | dict):
                 listed = [listed]
-            if not isinstance(listed, list) or not all(isinstance(x, str) and x for x in listed):
-                raise BadInput(
-                    f"{where}: [mining] transcripts must be a list of paths or globs relative "
-                    'to the instance, e.g. transcripts = ["transcripts/**/*.jsonl"]'
-                )
-            out.transcripts = list(listed)
+            if not isinstance(listed, list):
+                listed = [None]
+            out.roots = [_transcript_root(where, entry) for entry in listed]
+            out.transcripts = [r.root for r in out.roots]
         return out
 
     def service_allow(self) -> frozenset[str]:
@@ -160,6 +174,27 @@ class Config:
                     f"endpoint IRI; list absolute IRIs, {example}"
                 )
         return frozenset(listed)
+
+
+def _transcript_root(where: object, entry: object) -> TranscriptRoot:
+    """One ``[mining] transcripts`` entry: a path or glob (private), or a table with ``root``
+    and ``privacy`` (an unrecognised class is private: it fails closed)."""
+    if isinstance(entry, str) and entry:
+        return TranscriptRoot(entry)
+    if isinstance(entry, dict) and isinstance(entry.get("root"), str) and entry["root"]:
+        unknown = sorted(set(entry) - {"root", "privacy"})
+        if unknown:
+            raise BadInput(
+                f"{where}: [mining] transcripts entry {entry['root']!r} has unknown key(s) "
+                f"{', '.join(unknown)}; an entry has root and privacy only"
+            )
+        privacy = str(entry.get("privacy", "private")).strip().lower()
+        return TranscriptRoot(entry["root"], privacy if privacy in PRIVACY_CLASSES else "private")
+    raise BadInput(
+        f"{where}: [mining] transcripts must be a list of paths or globs relative to the "
+        'instance, or of tables with root and privacy, e.g. transcripts = ["transcripts/**/*.jsonl", '
+        '{ root = "team-chats/*.jsonl", privacy = "internal" }]'
+    )
 
 
 def load_config(data_dir: Path) -> Config:

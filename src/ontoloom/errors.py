@@ -11,6 +11,7 @@
     ├── QueryTimeout              a query ran past its deadline and was stopped (2)
     ├── OutcomeUnknown            whether a write committed cannot be told now; carries its
     │                             write id, asked later with ``ontoloom status --write`` (4)
+    ├── Forbidden                 outside a skill's contract or a token's scope (2, HTTP 403)
     └── ValidationFailed          a write broke a rule; carries the report; nothing stored (1)
 
     Stopped (a SystemExit)        SIGTERM or SIGINT: the command unwinds, 128 + the signal
@@ -31,6 +32,7 @@ __all__ = [
     "OUTCOMES",
     "BadInput",
     "Busy",
+    "Forbidden",
     "NoStore",
     "NotFound",
     "OntoloomError",
@@ -54,7 +56,9 @@ OUTCOMES: dict[str, tuple[int, int]] = {
     "unsupported_query": (2, 400),
     "busy": (2, 503),
     "unauthorised": (2, 401),  # an HTTP request without the server's bearer token
-    "forbidden": (2, 403),  # a request under a name the server does not answer to
+    # outside a skill's contract or a scoped token's types (nothing stored), or a request
+    # under a host name the server does not answer to
+    "forbidden": (2, 403),
     "method_not_allowed": (2, 405),  # an HTTP method the path does not take (Allow says which)
     "not_acceptable": (2, 406),  # an Accept header no answer of the query can meet
     "timeout": (2, 504),
@@ -142,6 +146,13 @@ class UnsupportedQuery(OntoloomError):
 
 class QueryTimeout(OntoloomError):
     kind = "timeout"
+
+
+class Forbidden(OntoloomError):
+    """A call outside the caller's scope (a skill's contract, a scoped token): refused
+    before anything ran, naming the scope and the type."""
+
+    kind = "forbidden"
 
 
 class ValidationFailed(OntoloomError):

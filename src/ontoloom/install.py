@@ -1,7 +1,9 @@
 """Wire ontoloom into an agent: its MCP server (and, for Claude Code, both hooks) merged into
 the client's own config, and the instructions (``ontoloom skill``) where the client reads them.
 
-What gets written (``<exe>`` is the absolute path of the running ``ontoloom``; ``<project>`` is
+What gets written (``<exe>`` is the running ``ontoloom``: in a project's files, which are
+shared through git, its bare name when ``ontoloom`` on PATH is that one, else its absolute
+path; in per-user files its absolute path, so a client started off PATH finds it; ``<project>`` is
 the root of the enclosing instance — the folder holding ``ontoloom.toml`` — else the working
 directory; ``~`` is the home folder):
 
@@ -55,6 +57,7 @@ __all__ = [
     "install",
     "install_claude_code",
     "resolve_executable",
+    "skill_folders",
 ]
 
 Action = Literal["created", "updated", "unchanged"]
@@ -132,12 +135,38 @@ class InstallResult:
 
 
 # -- what to install ---------------------------------------------------------------------------
-def resolve_executable() -> str:
-    """The absolute path of the running ``ontoloom``, so Claude Code finds it off PATH too.
+def skill_folders(home: Path | None = None, project_dir: Path | None = None) -> list[Path]:
+    """The folders skills are installed in (where ``install claude-code`` writes its
+    SKILL.md): the project's ``.claude/skills`` — the enclosing instance's root, else the
+    working directory — and the user's ``~/.claude/skills``; each once."""
+    if project_dir is None:
+        here = Path.cwd()
+        project_dir = find_instance(here) or here
+    home_dir = home if home is not None else Path.home()
+    found = [Path(project_dir) / ".claude" / "skills", home_dir / ".claude" / "skills"]
+    return list(dict.fromkeys(Path(os.path.abspath(p)) for p in found))
+
+
+def resolve_executable(*, portable: bool = False) -> str:
+    """The absolute path of the running ``ontoloom``, so Claude Code finds it off PATH too;
+    ``portable`` (a project's files, shared through git): the bare name when ``ontoloom`` on
+    PATH is the running one — an absolute virtualenv path works on this machine only.
 
     Symlinks are kept (not resolved): a pipx or Homebrew link survives upgrades, the versioned
     path it points to does not.
     """
+    found = _running_executable()
+    if portable and found != "ontoloom":
+        on_path = shutil.which("ontoloom")
+        try:
+            if on_path and os.path.samefile(on_path, found):
+                return "ontoloom"
+        except OSError:
+            pass
+    return found
+
+
+def _running_executable() -> str:
     argv0 = sys.argv[0] if sys.argv else ""
     if argv0 and _basename(argv0).lower() in _EXE_NAMES:
         if os.sep in argv0 or (os.altsep and os.altsep in argv0):
@@ -212,7 +241,7 @@ def install(
             "Claude Desktop has one config per user, no project config: "
             "run `ontoloom install claude-desktop` (it is always --global)"
         )
-    exe = executable or resolve_executable()
+    exe = executable or resolve_executable(portable=scope == "project")
     env = dict(os.environ if environ is None else environ)
     home_dir = Path(os.path.abspath(home if home is not None else Path.home()))
     if project_dir is None:
@@ -313,6 +342,12 @@ def install(
             "Claude Project's instructions"
         )
 
+    if executable is None and not glob and os.path.isabs(exe):
+        notes.append(
+            f"the project's files name {exe}: `ontoloom` on PATH is not the one you ran, so "
+            "they work on this machine only — put ontoloom on PATH and run install again "
+            "before sharing them"
+        )
     # Read and check every file before writing any: one bad file leaves all of them untouched.
     planned = [make() for make in plans]
     result = InstallResult(scope=scope, dry_run=dry_run, client=client, notes=notes)

@@ -234,16 +234,24 @@ class Owner:
             if not go_ahead():
                 return None
             checked = request.get("checked") is not False
+            scope = request.get("scope")
             # The caller's write id: it asks the store by it if this process dies mid-way.
             with write_ids.writing(request.get("write_id")):
-                return self._op(request["name"], request.get("arguments") or {}, checked)
+                return self._op(
+                    request["name"],
+                    request.get("arguments") or {},
+                    checked,
+                    None if scope is None else ops.Scope.from_json(scope),
+                )
         finally:
             self.lock.release()
 
-    def _op(self, name: str, arguments: dict[str, Any], checked: bool) -> dict[str, Any]:
+    def _op(
+        self, name: str, arguments: dict[str, Any], checked: bool, scope: ops.Scope | None
+    ) -> dict[str, Any]:
         """An operation's answer as JSON: its result, or the error it met (as data)."""
         try:
-            return ops.call(self.data_dir, name, arguments, checked=checked).to_json()
+            return ops.call(self.data_dir, name, arguments, checked=checked, scope=scope).to_json()
         except OntoloomError as exc:
             return {"error": exc.to_json()}
         except Exception as exc:  # a bug must not take the owner down, nor go unanswered
@@ -260,11 +268,13 @@ def run(
     *,
     claim: bool = False,
     checked: bool = True,
+    scope: ops.Scope | None = None,
 ) -> ops.Result:
     """Run an operation where the data dir's graph is open: here when this process owns it,
     else in its owner (the operation and its arguments, never a command line); with no owner
     alive, here — a long-lived caller (``claim``) first claims the data dir, else it opens
-    the store for just this call. ``checked``: see :func:`ontoloom.ops.call`.
+    the store for just this call. ``checked``, ``scope``: see :func:`ontoloom.ops.call` (the
+    scope travels with the request: the owner judges it as this process would).
 
     :raises OntoloomError: what the operation raised, wherever it ran; ``owner_gone`` when
         the owner died after taking it (it may have been applied), ``busy`` when the owner
@@ -288,6 +298,8 @@ def run(
             }
             if write_id is not None:
                 request["write_id"] = write_id
+            if scope is not None:
+                request["scope"] = scope.to_json()
             try:
                 answer = forward(data_dir, request, wait=caller_wait(lock_timeout()))
             except OwnerUnresponsive as exc:
@@ -309,7 +321,7 @@ def run(
                 Owner.claim(data_dir)
         try:
             with write_ids.writing(write_id):
-                return ops.call(data_dir, name, arguments, checked=checked)
+                return ops.call(data_dir, name, arguments, checked=checked, scope=scope)
         except OwnerTookOver as exc:  # another process became owner while this waited
             took_over = exc
     if took_over is None:

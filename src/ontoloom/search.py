@@ -5,6 +5,12 @@ body) and one per relation (its readable label, "Fix payment timeout → Deploy 
 page"). The index records the store generation it reflects; when the two disagree (a crash
 between commit and index update) it is rebuilt before answering.
 
+Beside them, *passages*: what was said, in windows short enough to quote (:func:`chunks`,
+at most :data:`QUOTE_WIDTH` characters) — the bodies of records (rules, runbooks, decisions),
+derived from the store like the documents, and the messages of the conversation transcripts a
+user opted in, put here by :mod:`ontoloom.recall` (they are not in the store: a reindex of the
+store leaves them be). The prompt hook quotes them (:meth:`SearchIndex.passages`).
+
 Any text is a safe query: it is cut into word tokens, and each token is searched as a
 quoted prefix phrase, OR-ed together, so no FTS5 syntax ever reaches SQLite.
 
@@ -40,7 +46,17 @@ from ontoloom.vocab import (
     wording_iri,
 )
 
-__all__ = ["STOPWORDS", "Hit", "SearchIndex", "query_terms", "touched_by"]
+__all__ = [
+    "QUOTE_WIDTH",
+    "STOPWORDS",
+    "Hit",
+    "Passage",
+    "SearchIndex",
+    "chunks",
+    "query_terms",
+    "statements",
+    "touched_by",
+]
 
 INDEX_FILE = "search.sqlite"
 MAX_TERMS = 32
@@ -80,9 +96,32 @@ _FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 # for a typed relation it named otherwise).
 _SUBS = """CREATE VIRTUAL TABLE IF NOT EXISTS subs USING fts5(
     name, rest, vals UNINDEXED, shown UNINDEXED, tokenize = 'trigram case_sensitive 1')"""
-_SCHEMA = _TABLES + _FTS + ";\n" + _SUBS + ";\n" + _INDEXES
+# Passages (see the module docstring): kind ``record`` (source: the object's id, label: its
+# record's path, at: its date) or ``conversation`` (source: the transcript's label, label: the
+# message's id, at: its timestamp); privacy as written (a record's values, comma-separated; a
+# transcript's root's class). ``transcripts`` holds what was read of each transcript.
+# A row to add is (kind, source, label, at, privacy, text, context).
+_SAID = """
+CREATE TABLE IF NOT EXISTS said (
+    rowid INTEGER PRIMARY KEY, kind TEXT, source TEXT, label TEXT, at TEXT, privacy TEXT,
+    text TEXT);
+CREATE INDEX IF NOT EXISTS said_source ON said(kind, source);
+CREATE TABLE IF NOT EXISTS transcripts (label TEXT PRIMARY KEY, hash TEXT, privacy TEXT);
+CREATE VIRTUAL TABLE IF NOT EXISTS said_fts USING fts5(
+    text, context, tokenize = 'porter unicode61 remove_diacritics 2')"""
+# ``context`` is matched, never quoted: the question a message answers (the message before it),
+# or the title of the record a passage is from — a passage rarely repeats what it is about.
+_SAID_WEIGHTS = (1.0, 0.5)
+_WHOLE = 10**6  # passages match terms whole (stemmed), never as prefixes: see passages()
+_SCHEMA = _TABLES + _FTS + ";\n" + _SUBS + ";\n" + _INDEXES + _SAID + ";\n"
 # Bumped when the tables change: an index of another layout is rebuilt on open.
-LAYOUT = "2"
+LAYOUT = "3"
+# Records whose bodies are quoted: rules (memory), runbooks, decisions.
+QUOTED_TYPES = frozenset({"Rule", "Action", "Decision"})
+QUOTE_WIDTH = 240  # characters of a passage, at most
+SaidRow = tuple[str, str, str, str | None, str, str, str]
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _OBSERVATIONS = "observations"  # ontoloom.model.OBSERVATIONS (not imported: hooks use this)
 # bm25 column weights: id, title, body, tags — titles above bodies.
 _WEIGHTS = (8.0, 5.0, 1.0, 2.0)
@@ -130,6 +169,63 @@ def query_terms(text: str) -> list[str]:
     return list(seen)
 
 
+def chunks(text: str, width: int = QUOTE_WIDTH) -> list[str]:
+    """``text`` cut into windows that can be quoted whole: paragraph by paragraph, sentences
+    packed together while they fit in ``width`` characters, a longer sentence cut between
+    words (a longer word cut where it must); white space flattened. A window of fewer than
+    three words says too little to quote and is left out.
+
+    >>> chunks("We pinned the SDK. It broke retries.\\n\\nOk.", 30)
+    ['We pinned the SDK.', 'It broke retries.']
+    """
+    out: list[str] = []
+    for paragraph in _PARAGRAPH.split(text):
+        window = ""
+        for sentence in _SENTENCE_END.split(" ".join(paragraph.split())):
+            for piece in _pieces(sentence, width):
+                if window and len(window) + 1 + len(piece) <= width:
+                    window += " " + piece
+                else:
+                    if window:
+                        out.append(window)
+                    window = piece
+        if window:
+            out.append(window)
+    return [c for c in out if len(_TOKEN.findall(c)) >= 3]
+
+
+def statements(text: str) -> list[str]:
+    """The windows of ``text`` (:func:`chunks`) that can answer something: not questions.
+
+    >>> statements("How long do we keep them? Three days.\\n\\nWhy not a week, then?")
+    ['How long do we keep them? Three days.']
+    """
+    return [c for c in chunks(text) if not c.endswith("?")]
+
+
+def _pieces(sentence: str, width: int) -> list[str]:
+    """A sentence in pieces of at most ``width`` characters, cut between words."""
+    if len(sentence) <= width:
+        return [sentence] if sentence else []
+    out, piece = [], ""
+    for word in sentence.split(" "):
+        while len(word) > width:  # a run without spaces (a URL, a hash)
+            if piece:
+                out.append(piece)
+                piece = ""
+            out.append(word[:width])
+            word = word[width:]
+        if piece and len(piece) + 1 + len(word) <= width:
+            piece += " " + word
+        else:
+            if piece:
+                out.append(piece)
+            piece = word
+    if piece:
+        out.append(piece)
+    return out
+
+
 def _match_expression(
     terms: list[str], all_required: bool = False, prefix: int = 3, whole: Iterable[str] = ()
 ) -> str:
@@ -164,6 +260,20 @@ class Hit:
             "private": self.private,
             "relations": self.relations,
         }
+
+
+@dataclass
+class Passage:
+    """A window of what was said (see :data:`_SAID`), as a lookup found it."""
+
+    kind: str  # record | conversation
+    source: str  # the record's object id, or the transcript's label
+    label: str  # the record's path, or the message's id
+    at: str | None  # the record's date, or the message's timestamp
+    privacy: str
+    text: str
+    score: float = 0.0
+    matched: frozenset[str] = frozenset()  # the lookup's terms it holds
 
 
 class Hits(list[Hit]):
@@ -309,6 +419,10 @@ class SearchIndex:
         for table in ("docs", "tags", "fts", "subs", "df"):
             self.db.execute(f"DROP TABLE IF EXISTS {table}")
         self._run(_TABLES + _FTS + ";" + _SUBS)
+        # Record passages are the store's, conversation passages are not: only the first go.
+        rows = self.db.execute("SELECT rowid FROM said WHERE kind = 'record'").fetchall()
+        self.db.executemany("DELETE FROM said_fts WHERE rowid = ?", rows)
+        self.db.execute("DELETE FROM said WHERE kind = 'record'")
 
     def _run(self, script: str) -> None:
         # Statement by statement: executescript would commit the transaction.
@@ -317,6 +431,7 @@ class SearchIndex:
                 self.db.execute(statement)
 
     def _forget(self, object_id: str) -> None:
+        self._forget_said("record", object_id)
         rows = self.db.execute(
             "SELECT rowid FROM docs WHERE id = ? OR from_id = ? OR to_id = ?",
             (object_id, object_id, object_id),
@@ -371,7 +486,9 @@ class SearchIndex:
             df.update(set(tokens(" ".join((indexed_id, title, body, *tag_list)).lower())))
             texts.append((rowid, indexed_id, title, body, " ".join(sorted(set(tag_list)))))
 
+        said: list[tuple[Any, ...]] = []
         for obj in sorted(objects.values(), key=lambda o: o["id"]):
+            said += _record_passages(obj)
             if obj["type"]:
                 subs.append((len(docs) + 1, *_substring_row(obj)))
                 add(
@@ -402,12 +519,14 @@ class SearchIndex:
             )
             self.db.executemany("INSERT INTO df VALUES (?, ?)", df.items())
             self._run(_INDEXES)
+            self._add_said(said)
         return count
 
     def _index(self, backend: Backend, ids: Any, nodes: Iterable[Term]) -> int:
         objects = _describe(backend, ids, [n for n in nodes if ids.is_instance(n)])
         count = 0
         for obj in objects.values():
+            self._add_said(_record_passages(obj))
             if not obj["type"]:
                 continue
             self._add(
@@ -513,6 +632,125 @@ class SearchIndex:
         kept, all_required = (rare, False) if rare else (terms, len(terms) > 1)
         # (only common words: ask for all of them)
         return kept, all_required, {t for t in kept if counts.get(t, 0) > RANK_WINDOW}
+
+    # -- passages ------------------------------------------------------------------------------
+    def _add_said(self, rows: Iterable[SaidRow]) -> int:
+        """Add passages: (kind, source, label, at, privacy, text, context) each."""
+        count = 0
+        for row in rows:
+            cur = self.db.execute(
+                "INSERT INTO said (kind, source, label, at, privacy, text) VALUES (?,?,?,?,?,?)",
+                row[:6],
+            )
+            self.db.execute(
+                "INSERT INTO said_fts (rowid, text, context) VALUES (?, ?, ?)",
+                (cur.lastrowid, row[5], row[6]),
+            )
+            count += 1
+        return count
+
+    def _forget_said(self, kind: str, source: str) -> None:
+        # Row by row from the FTS table, the rowids read off the source's index: every write
+        # forgets the nodes it touched, and most hold no passage.
+        rows = self.db.execute(
+            "SELECT rowid FROM said WHERE kind = ? AND source = ?", (kind, source)
+        ).fetchall()
+        if rows:
+            self.db.executemany("DELETE FROM said_fts WHERE rowid = ?", rows)
+            self.db.execute("DELETE FROM said WHERE kind = ? AND source = ?", (kind, source))
+
+    def transcripts(self) -> dict[str, tuple[str, str]]:
+        """The transcripts whose passages are indexed: label → (content hash, privacy)."""
+        rows = self.db.execute("SELECT label, hash, privacy FROM transcripts")
+        return {label: (digest, privacy) for label, digest, privacy in rows}
+
+    def put_transcript(
+        self,
+        label: str,
+        digest: str,
+        privacy: str,
+        said: Iterable[tuple[str, str | None, str, str]],
+    ) -> int:
+        """Replace a transcript's passages with ``said`` — (message id, timestamp, text, the
+        message it answers) each — in one transaction; returns how many were indexed."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self._forget_said("conversation", label)
+            count = self._add_said(
+                ("conversation", label, mid, at, privacy, text, context)
+                for mid, at, text, context in said
+            )
+            self.db.execute(
+                "INSERT OR REPLACE INTO transcripts VALUES (?, ?, ?)", (label, digest, privacy)
+            )
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return count
+
+    def drop_transcript(self, label: str) -> None:
+        """Forget a transcript and its passages (gone, or no longer opted in)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self._forget_said("conversation", label)
+            self.db.execute("DELETE FROM transcripts WHERE label = ?", (label,))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def passages(
+        self,
+        terms: list[str],
+        *,
+        min_terms: int = 2,
+        min_share: float = 0.0,
+        min_score: float = 0.0,
+        limit: int = 8,
+        common: int = 20,
+    ) -> list[Passage]:
+        """Passages the word ``terms`` really point at, best first: each holds (in its text
+        or its context) at least ``min_terms`` of the terms that are distinctive among the
+        passages (found in at most ``common`` passages or 5% of them; matched stemmed, whole
+        — a prefix match is too loose to quote on), and at least ``min_share`` of all the
+        terms, and ranks at least ``min_score`` by BM25 over those it holds. Ranked by terms
+        held, then BM25."""
+        terms = [t for t in dict.fromkeys(terms) if _TOKEN.fullmatch(t)][:MAX_TERMS]
+        total = self.db.execute("SELECT max(rowid) FROM said").fetchone()[0]
+        if not terms or not total:
+            return []
+        cap = int(max(COMMON * total, common))
+        held: dict[int, set[str]] = defaultdict(set)
+        distinctive = []
+        for term in terms:
+            rows = self.db.execute(
+                "SELECT rowid FROM said_fts WHERE said_fts MATCH ? LIMIT ?",
+                (_match_expression([term], prefix=_WHOLE), cap + 1),
+            ).fetchall()
+            if 0 < len(rows) <= cap:
+                distinctive.append(term)
+                for (rowid,) in rows:
+                    held[rowid].add(term)
+        need = max(min_terms, min_share * len(terms))
+        chosen = [r for r, found in held.items() if len(found) >= need]
+        if not chosen:
+            return []
+        marks = ", ".join("?" * len(chosen))
+        rows = self.db.execute(
+            "SELECT s.rowid, s.kind, s.source, s.label, s.at, s.privacy, s.text, "
+            f"-bm25(said_fts, {_SAID_WEIGHTS[0]}, {_SAID_WEIGHTS[1]}) FROM said_fts "
+            "JOIN said s ON s.rowid = said_fts.rowid "
+            f"WHERE said_fts MATCH ? AND said_fts.rowid IN ({marks})",
+            (_match_expression(distinctive, prefix=_WHOLE), *chosen),
+        ).fetchall()
+        found = [
+            Passage(kind, source, label, at, privacy, text, float(score), frozenset(held[rowid]))
+            for rowid, kind, source, label, at, privacy, text, score in rows
+            if score >= min_score
+        ]
+        found.sort(key=lambda p: (-len(p.matched), -p.score, p.source, p.label))
+        return found[:limit]
 
     # -- searching -------------------------------------------------------------------------
     def search(
@@ -962,6 +1200,14 @@ def _documents(
             ids.id_of(node),
         )
         kinds_written = fields.get("kind", [])
+        said = None
+        if kind in QUOTED_TYPES and fields.get("body"):
+            said = (
+                (fields.get("source") or [ids.id_of(node)])[0],
+                next(iter(fields.get("date", [])), None),
+                ",".join(fields.get("privacy", [])),
+                "\n\n".join(fields["body"]),
+            )
         out[node] = {
             "memory_name": name,
             "memory_type": kinds_written[0] if len(kinds_written) == 1 else kind,
@@ -972,8 +1218,19 @@ def _documents(
             "body": body,
             "tags": [t for t in tags if t],
             "private": privacy == "private",
+            "said": said,
         }
     return out
+
+
+def _record_passages(obj: dict[str, Any]) -> list[SaidRow]:
+    """The passages of a record's body (rules, runbooks, decisions), its title as their
+    context."""
+    if obj.get("said") is None:
+        return []
+    path, at, privacy, body = obj["said"]
+    title = obj["title"]
+    return [("record", obj["id"], path, at, privacy, text, title) for text in statements(body)]
 
 
 def _scan(

@@ -15,7 +15,9 @@
   (:func:`run_operation`), where the graph is open.
 
 Every request needs ``Authorization: Bearer <token>``: ``ONTOLOOM_TOKEN``, else the token
-file in the data dir (created 0600 on first start, on loopback only). Every call runs its
+file in the data dir (created 0600 on first start, on loopback only) — it may do everything —
+or a scoped token (``ontoloom token add``, :mod:`ontoloom.tokens`), whose calls are judged
+against its types where every call is (:func:`ontoloom.ops.call`): 403 beyond them. Every call runs its
 operation through :func:`ontoloom.owner.run`, where the graph is open: here when this server
 owns the data dir, else in its owner.
 """
@@ -31,11 +33,15 @@ import os
 import secrets
 import sys
 from collections.abc import AsyncIterator, Collection
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, Internal, OntoloomError, Stopped
 from ontoloom.secret_text import redact
+
+if TYPE_CHECKING:
+    from ontoloom.ops import Scope
 
 __all__ = ["TOKEN_FILE", "announcement", "build_app", "resolve_token", "run_operation", "serve"]
 
@@ -175,14 +181,17 @@ def resolve_token(data_dir: Path, host: str) -> str:
     return token
 
 
-def run_operation(data_dir: Path, name: str, arguments: dict[str, Any]) -> tuple[int, Any, str]:
+def run_operation(
+    data_dir: Path, name: str, arguments: dict[str, Any], scope: Scope | None = None
+) -> tuple[int, Any, str]:
     """Run an operation where the data dir's graph is open (:func:`ontoloom.owner.run`: here,
-    or in its owner; a server with no owner alive claims the data dir): (HTTP status — from
-    :data:`ontoloom.errors.OUTCOMES` for an error —, its JSON, its note)."""
+    or in its owner; a server with no owner alive claims the data dir), judged against the
+    token's ``scope``: (HTTP status — from :data:`ontoloom.errors.OUTCOMES` for an error, 403
+    outside the scope —, its JSON, its note)."""
     from ontoloom.owner import run
 
     try:
-        result = run(data_dir, name, arguments, claim=True)
+        result = run(data_dir, name, arguments, claim=True, scope=scope)
     except OntoloomError as exc:
         return exc.http_status, exc.to_json(), ""
     except Exception as exc:  # a bug must not take the server down, nor go unanswered
@@ -211,6 +220,14 @@ def host_allowed(host: str, named: Collection[str]) -> bool:
     except ValueError:
         return False
     return True
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who an authorised request comes from: the server's own token (``scope`` None: every
+    type) or a scoped token (its types)."""
+
+    scope: Scope | None
 
 
 class _Guard:
@@ -342,17 +359,34 @@ def build_app(
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
-    from starlette.types import Receive, Scope, Send
+    from starlette.types import Receive, Send
+    from starlette.types import Scope as Asgi
 
-    from ontoloom.mcp_server import build_server
+    from ontoloom.mcp_server import SCOPE_KEY, build_server
     from ontoloom.ops import static_operations
 
     sessions = StreamableHTTPSessionManager(app=build_server(data_dir), json_response=True)
 
-    def authorised(headers: Any) -> bool:
+    def authorised(headers: Any) -> Caller | None:
+        """Who sends a request: the server's token (every type), a scoped token (its
+        types, :mod:`ontoloom.tokens`), or None — not authorised."""
         given = headers.get("authorization", "")
         scheme, _, value = given.partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(value.strip(), token)
+        if scheme.lower() != "bearer":
+            return None
+        value = value.strip()
+        if hmac.compare_digest(value.encode("utf-8"), token.encode("utf-8")):
+            return Caller(None)
+        from ontoloom.ops import Scope as Scoped
+        from ontoloom.tokens import find_token
+
+        try:
+            entry = find_token(data_dir, value)
+        except OntoloomError:  # a token file it cannot read: no scoped token passes
+            return None
+        if entry is None:
+            return None
+        return Caller(Scoped(f"token {entry.name!r}", entry.reads, entry.writes))
 
     def unauthorised() -> Response:
         return JSONResponse(
@@ -361,7 +395,9 @@ def build_app(
             headers={"WWW-Authenticate": 'Bearer realm="ontoloom"'},
         )
 
-    async def call(name: str, arguments: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+    async def call(
+        name: str, arguments: dict[str, Any], scope: Scope | None
+    ) -> tuple[int, Any, dict[str, str]]:
         """(status, body, headers) of a tool call; a note the tool adds to its result (a
         page with more after it names the next page's ``after``) is the X-Ontoloom-Note
         header, JSON-escaped to ASCII, so the body stays the tool's result."""
@@ -370,13 +406,14 @@ def build_app(
             message = f"unknown tool {name!r}: list the tools to see them"
             return 400, {"error": "bad_input", "message": message}, {}
         status, body, note = await anyio.to_thread.run_sync(
-            run_operation, data_dir, name, arguments
+            run_operation, data_dir, name, arguments, scope
         )
         headers = {"X-Ontoloom-Note": json.dumps(note)[1:-1]} if note else {}
         return status, body, headers
 
     async def api(request: Request) -> Response:
-        if not authorised(request.headers):
+        caller = authorised(request.headers)
+        if caller is None:
             return unauthorised()
         try:
             arguments = json.loads(await request.body() or b"{}")
@@ -392,7 +429,7 @@ def build_app(
             return JSONResponse(
                 {"error": "bad_input", "message": "the body is a JSON object of arguments"}, 400
             )
-        status, body, headers = await call(request.path_params["tool"], arguments)
+        status, body, headers = await call(request.path_params["tool"], arguments, caller.scope)
         return JSONResponse(body, status_code=status, headers=headers)
 
     def bad_input(message: str, status: int = 400) -> Response:
@@ -402,7 +439,8 @@ def build_app(
     read_only = "updates are not served here: /sparql is read-only (write through /api)"
 
     async def sparql(request: Request) -> Response:
-        if not authorised(request.headers):
+        caller = authorised(request.headers)
+        if caller is None:
             return unauthorised()
         wanted = negotiated(request.headers.get("accept", ""))
         if wanted is None:
@@ -433,7 +471,8 @@ def build_app(
                 )
         if not query:
             return bad_input("give the query: ?query=… (GET or a form) or a sparql-query body")
-        status, body, _ = await call("query", {"query": query, "format": results or "json"})
+        arguments = {"query": query, "format": results or "json"}
+        status, body, _ = await call("query", arguments, caller.scope)
         if status != 200:
             return JSONResponse(body, status_code=status)
         if isinstance(body, dict) and body.get("format") == "turtle":  # CONSTRUCT, DESCRIBE
@@ -446,12 +485,14 @@ def build_app(
             return Response(body["text"], media_type=RESULT_TYPES[results])
         return JSONResponse(body, media_type="application/sparql-results+json")
 
-    async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
+    async def mcp_endpoint(scope: Asgi, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        if not authorised(headers):
+        caller = authorised(headers)
+        if caller is None:
             await unauthorised()(scope, receive, send)
             return
-        await sessions.handle_request(scope, receive, send)
+        # the MCP server judges this request's calls by its token's scope
+        await sessions.handle_request({**scope, SCOPE_KEY: caller.scope}, receive, send)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -459,10 +500,11 @@ def build_app(
             yield
 
     async def api_document(request: Request) -> Response:
-        if not authorised(request.headers):
+        caller = authorised(request.headers)
+        if caller is None:
             return unauthorised()
         status, body, _ = await anyio.to_thread.run_sync(
-            run_operation, data_dir, "api_document", {}
+            run_operation, data_dir, "api_document", {}, caller.scope
         )
         return JSONResponse(body, status_code=status)
 
@@ -498,7 +540,8 @@ def endpoints(ui: bool) -> dict[str, Any]:
         "mcp": "/mcp/",
         "ui": "/ui/" if ui else None,
         "auth": "every endpoint needs Authorization: Bearer <token> (ONTOLOOM_TOKEN, else the "
-        "data dir's serve.token); GET /api is the OpenAPI 3.1 document of POST /api/{tool}",
+        "data dir's serve.token, or a scoped token from `ontoloom token add`); GET /api is the "
+        "OpenAPI 3.1 document of POST /api/{tool}",
     }
 
 
@@ -590,8 +633,10 @@ def _ui_routes(data_dir: Path, authorised: Any, unauthorised: Any) -> list[Any]:
         "X-Content-Type-Options": "nosniff",
     }
 
-    async def operation(name: str, arguments: dict[str, Any]) -> Response:
-        status, body, _ = await anyio.to_thread.run_sync(run_operation, data_dir, name, arguments)
+    async def operation(name: str, arguments: dict[str, Any], scope: Scope | None) -> Response:
+        status, body, _ = await anyio.to_thread.run_sync(
+            run_operation, data_dir, name, arguments, scope
+        )
         return JSONResponse(body, status_code=status, headers=headers)
 
     def bad(message: str) -> Response:
@@ -602,7 +647,8 @@ def _ui_routes(data_dir: Path, authorised: Any, unauthorised: Any) -> list[Any]:
         return HTMLResponse(render_page(kind), headers=headers)
 
     async def view(request: Request) -> Response:
-        if not authorised(request.headers):
+        caller = authorised(request.headers)
+        if caller is None:
             return unauthorised()
         q = request.query_params
         arguments: dict[str, Any] = {
@@ -614,10 +660,11 @@ def _ui_routes(data_dir: Path, authorised: Any, unauthorised: Any) -> list[Any]:
             if not depth.isdigit() or not 0 <= int(depth) <= 10:
                 return bad(f"depth is a whole number from 0 to 10, not {depth!r}")
             arguments.update(focus=q["focus"], depth=int(depth))
-        return await operation("view_data", arguments)
+        return await operation("view_data", arguments, caller.scope)
 
     async def queue(request: Request) -> Response:
-        if not authorised(request.headers):
+        caller = authorised(request.headers)
+        if caller is None:
             return unauthorised()
         out: dict[str, Any] = {}
         for key, name, arguments in (
@@ -626,7 +673,7 @@ def _ui_routes(data_dir: Path, authorised: Any, unauthorised: Any) -> list[Any]:
             ("schema", "schema_list", {}),
         ):
             status, body, _ = await anyio.to_thread.run_sync(
-                run_operation, data_dir, name, arguments
+                run_operation, data_dir, name, arguments, caller.scope
             )
             if status != 200:
                 return JSONResponse(body, status_code=status, headers=headers)
@@ -636,7 +683,8 @@ def _ui_routes(data_dir: Path, authorised: Any, unauthorised: Any) -> list[Any]:
         return JSONResponse(out, headers=headers)
 
     async def act(request: Request) -> Response:
-        if not authorised(request.headers):
+        caller = authorised(request.headers)
+        if caller is None:
             return unauthorised()
         action = request.path_params["action"]
         if action not in _ACTIONS:
@@ -659,7 +707,7 @@ def _ui_routes(data_dir: Path, authorised: Any, unauthorised: Any) -> list[Any]:
         if body.get("reason") is not None and not isinstance(body["reason"], str):
             return bad('"reason" is a string')
         name, keys = _ACTIONS[action]
-        return await operation(name, {key: body.get(key) for key in keys})
+        return await operation(name, {key: body.get(key) for key in keys}, caller.scope)
 
     return [
         Route("/ui", lambda request: RedirectResponse("/ui/"), methods=["GET"]),

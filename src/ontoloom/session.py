@@ -142,6 +142,11 @@ class Session:
             self._search = SearchIndex.of(self.data_dir)
         return self._search
 
+    def search_index(self) -> SearchIndex:
+        """The search index, caught up with the store (for the features that add to it what
+        the store does not hold: :mod:`ontoloom.recall`)."""
+        return self._current_index()
+
     def catch_up_index(self) -> None:
         """Index what commits left behind (see :meth:`_after_commit`)."""
         if self._behind is None:

@@ -23,7 +23,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from ontoloom import ops
 from ontoloom.errors import Internal, OntoloomError, OwnerTookOver, Stopped
 from ontoloom.mcp_server.pipes import stdio_streams
-from ontoloom.ops import Result, static_operations
+from ontoloom.ops import Result, Scope, static_operations
 from ontoloom.ops.describe import tool_list
 from ontoloom.schema import Schema
 from ontoloom.secret_text import redact
@@ -40,17 +40,22 @@ why for the decisions behind a rule. Proposals are unconfirmed until a person co
 The memory-server tools (create_entities, read_graph, …) work on the same graph."""
 
 
-def _tools(data_dir: Path) -> list[types.Tool]:
+def _tools(data_dir: Path, scope: Scope | None = None) -> list[types.Tool]:
     """The tools as the live schema describes them, where the data dir's graph is open (here,
     or in its owner: a store another process holds has the same added types); the shipped
-    schema's when there is no store."""
+    schema's when there is no store. With ``scope``, those it allows, with its types."""
     from ontoloom.owner import run
 
     try:
-        listed = run(data_dir, "tool_list", {}, claim=True).value
+        listed = run(data_dir, "tool_list", {}, claim=True, scope=scope).value
     except OntoloomError:  # an owner not answering: the tools still list, without extensions
-        listed = tool_list(Schema.load())
+        listed = tool_list(Schema.load(), scope)
     return [types.Tool.model_validate(tool) for tool in listed]
+
+
+#: Where an HTTP front end puts the scope of a request's bearer token (in the ASGI scope)
+#: for the MCP server to judge its calls by; a request without it is the server's own.
+SCOPE_KEY = "ontoloom.scope"
 
 
 def _is_tool(name: str) -> bool:
@@ -149,13 +154,15 @@ def tool_error(exc: OntoloomError) -> types.CallToolResult:
     return _error(in_tool_terms(exc.message), report)
 
 
-def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+def call(
+    data_dir: Path, name: str, arguments: dict[str, Any], scope: Scope | None = None
+) -> types.CallToolResult:
     """Run one tool call to completion in this process (blocking): the operation of that
     name, its answer or its error as the tool's."""
     if not _is_tool(name):
         return _error(redact(f"unknown tool {name!r}: list the tools to see them"))
     try:
-        return tool_result(name, ops.call(data_dir, name, arguments))
+        return tool_result(name, ops.call(data_dir, name, arguments, scope=scope))
     except OwnerTookOver:
         raise  # nothing was done: dispatch sends the call to the new owner
     except OntoloomError as exc:
@@ -164,35 +171,59 @@ def call(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallTool
         return tool_error(Internal(f"unexpected {type(exc).__name__}: {exc}"))
 
 
-def dispatch(data_dir: Path, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+def dispatch(
+    data_dir: Path, name: str, arguments: dict[str, Any], scope: Scope | None = None
+) -> types.CallToolResult:
     """Run a tool call where the data dir's graph is open (:func:`ontoloom.owner.run`: here,
-    or in its owner; a server with no owner alive claims the data dir)."""
+    or in its owner; a server with no owner alive claims the data dir), judged against
+    ``scope`` there."""
     from ontoloom.owner import run
 
     if not _is_tool(name):
         return _error(redact(f"unknown tool {name!r}: list the tools to see them"))
     try:
-        return tool_result(name, run(data_dir, name, arguments, claim=True))
+        return tool_result(name, run(data_dir, name, arguments, claim=True, scope=scope))
     except OntoloomError as exc:
         return tool_error(exc)
     except Exception as exc:  # a bug must not take the server (and the agent's tools) down
         return tool_error(Internal(f"unexpected {type(exc).__name__}: {exc}"))
 
 
-def build_server(data_dir: Path) -> Server:
-    """The MCP server over ``data_dir`` (the tools and their handler; no transport)."""
+def build_server(data_dir: Path, scope: Scope | None = None) -> Server:
+    """The MCP server over ``data_dir`` (the tools and their handler; no transport). Every
+    call is judged against ``scope`` (a skill's contract), or over HTTP against the scope
+    of the request's token (:data:`SCOPE_KEY`)."""
     from importlib.metadata import version
 
-    server: Server = Server("ontoloom", version=version("ontoloom"), instructions=INSTRUCTIONS)
+    instructions = INSTRUCTIONS
+    if scope is not None:
+        instructions += (
+            f"\nThis session is bound to {scope.name}: it reads "
+            f"{_named(scope.readable)} and writes {_named(scope.writes)}; a call beyond that "
+            "is refused."
+        )
+    server: Server = Server("ontoloom", version=version("ontoloom"), instructions=instructions)
+
+    def scope_now() -> Scope | None:
+        try:
+            request = server.request_context.request
+        except LookupError:  # a handler called outside a request (in process): the default
+            return scope
+        found = getattr(request, "scope", None)
+        if isinstance(found, dict) and SCOPE_KEY in found:
+            given: Scope | None = found[SCOPE_KEY]
+            return given
+        return scope
 
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
-        return await anyio.to_thread.run_sync(_tools, data_dir)
+        return await anyio.to_thread.run_sync(_tools, data_dir, scope_now())
 
     @server.call_tool(validate_input=False)  # checked against the live schema in `call`
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         from ontoloom.owner import held_at_once
 
+        caller = scope_now()
         known = static_operations().get(name)
         result = None
         if known is not None and known.one_object:
@@ -201,9 +232,11 @@ def build_server(data_dir: Path) -> Server:
             # would wait (the graph busy, another process owning it) goes to the thread.
             with held_at_once(data_dir) as held:
                 if held:
-                    result = dispatch(data_dir, name, arguments or {})
+                    result = dispatch(data_dir, name, arguments or {}, caller)
         if result is None:
-            result = await anyio.to_thread.run_sync(dispatch, data_dir, name, arguments or {})
+            result = await anyio.to_thread.run_sync(
+                dispatch, data_dir, name, arguments or {}, caller
+            )
         if known is not None and known.changes_schema and not result.isError:
             # The enums of types and relations changed: clients re-list the tools.
             await server.request_context.session.send_tool_list_changed()
@@ -212,8 +245,13 @@ def build_server(data_dir: Path) -> Server:
     return server
 
 
-def serve(data_dir: str | Path | None = None) -> None:
-    """Serve over stdio until the client closes the connection."""
+def _named(types_: frozenset[str] | None) -> str:
+    return "every type" if types_ is None else (", ".join(sorted(types_)) or "no type")
+
+
+def serve(data_dir: str | Path | None = None, scope: Scope | None = None) -> None:
+    """Serve over stdio until the client closes the connection; every call judged against
+    ``scope`` (a skill's contract) when one is given."""
     import os
     import sys
 
@@ -230,7 +268,7 @@ def serve(data_dir: str | Path | None = None) -> None:
             flush=True,
         )
         path.mkdir(parents=True, exist_ok=True)
-    server = build_server(path)
+    server = build_server(path, scope)
     options = server.create_initialization_options(NotificationOptions(tools_changed=True))
     # The process's own stdio, taken once: the transport speaks on nothing else.
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer

@@ -36,6 +36,7 @@ from ontoloom.errors import BadInput, NoStore, NotFound
 from ontoloom.ops.commands import command_operations
 from ontoloom.ops.describe import api_document, tool_list
 from ontoloom.ops.memory import EMPTY_RESULTS, memory_operations
+from ontoloom.ops.scope import Scope
 from ontoloom.ops.spec import Access, Operation
 from ontoloom.ops.typed import typed_operations
 from ontoloom.secret_text import redact
@@ -48,6 +49,7 @@ __all__ = [
     "Access",
     "Operation",
     "Result",
+    "Scope",
     "call",
     "operations",
     "static_operations",
@@ -88,11 +90,12 @@ class Result:
 
 
 class _Table:
-    """The operations one schema object describes, and their argument validators (built on
-    first use): built once per schema, not per call — a schema change makes a new schema."""
+    """The operations one schema object describes (as one scope sees them: its types in the
+    enums), and their argument validators (built on first use): built once per schema and
+    scope, not per call — a schema change makes a new schema."""
 
-    def __init__(self, schema: Schema) -> None:
-        every = [*typed_operations(schema), *memory_operations(), *command_operations()]
+    def __init__(self, schema: Schema, scope: Scope | None = None) -> None:
+        every = [*typed_operations(schema, scope), *memory_operations(), *command_operations()]
         self.operations = {o.name: o for o in every}
         self._validators: dict[str, jsonschema.Draft202012Validator] = {}
 
@@ -104,27 +107,34 @@ class _Table:
         return found
 
 
-_tables: weakref.WeakKeyDictionary[Any, _Table] = weakref.WeakKeyDictionary()
+_tables: weakref.WeakKeyDictionary[Any, dict[Scope | None, _Table]] = weakref.WeakKeyDictionary()
 _tables_lock = threading.Lock()
 
 
-def _table(schema: Schema) -> _Table:
+def _table(schema: Schema, scope: Scope | None = None) -> _Table:
     with _tables_lock:
-        found = _tables.get(schema)
+        per_schema = _tables.setdefault(schema, {})
+        found = per_schema.get(scope)
         if found is None:
-            found = _tables[schema] = _Table(schema)
+            found = per_schema[scope] = _Table(schema, scope)
         return found
 
 
-def operations(schema: Schema) -> dict[str, Operation]:
-    """Every operation as ``schema`` describes them (enums of its types and relations)."""
-    return _table(schema).operations
+def operations(schema: Schema, scope: Scope | None = None) -> dict[str, Operation]:
+    """Every operation as ``schema`` describes them (enums of its types and relations; with
+    ``scope``, of those the scope may name)."""
+    return _table(schema, scope).operations
 
 
-def tools(schema: Schema) -> list[Operation]:
+def tools(schema: Schema, scope: Scope | None = None) -> list[Operation]:
     """The operations offered to agents as tools (MCP, the HTTP API): not those only the
-    command line and the pages call (an export to a file, a rebuild from the records)."""
-    return [o for o in operations(schema).values() if o.tool]
+    command line and the pages call (an export to a file, a rebuild from the records); with
+    ``scope``, only those it allows, their enums its types."""
+    return [
+        o
+        for o in operations(schema, scope).values()
+        if o.tool and (scope is None or scope.allows(o.name))
+    ]
 
 
 @functools.cache
@@ -137,10 +147,19 @@ def static_operations() -> dict[str, Operation]:
 
 
 def call(
-    data_dir: str | Path | None, name: str, arguments: Mapping[str, Any], *, checked: bool = True
+    data_dir: str | Path | None,
+    name: str,
+    arguments: Mapping[str, Any],
+    *,
+    checked: bool = True,
+    scope: Scope | None = None,
 ) -> Result:
     """Run one operation to completion on ``data_dir``'s graph: open it as the operation
     needs, check the arguments against the live schema, run, close.
+
+    ``scope``: the caller's (a skill's contract, a scoped token): the call is judged against
+    it before it runs and its answer narrowed to it (:mod:`ontoloom.ops.scope`) — here, in
+    one place, for every front end.
 
     ``checked=False`` skips the argument schema: for the command line, whose arguments click
     has typed already and whose values the domain judges in the words its users know
@@ -148,6 +167,7 @@ def call(
 
     :raises NotFound: an unknown operation (or what the operation itself finds missing).
     :raises BadInput: arguments the operation's schema refuses (named, never quoted).
+    :raises Forbidden: the call is outside ``scope``; nothing ran.
     :raises OntoloomError: whatever the operation raises; nothing is stored on a refusal.
     """
     from ontoloom.api import Graph
@@ -155,7 +175,10 @@ def call(
     known = static_operations().get(name)
     if known is None:
         raise NotFound(f"unknown operation {name!r}: list the tools to see them")
+    if scope is not None:
+        scope.offered(name)
     given = dict(arguments)
+    scoped_note: str | None = None
     try:
         with Graph.open(data_dir, write=not known.read_only, create=known.access == "create") as g:
             table = _table(g.schema)
@@ -163,16 +186,26 @@ def call(
             problem = argument_problem(operation, given, table.validator(name)) if checked else None
             if problem:
                 raise BadInput(problem)
-            value = operation.handler(g, given)
+            if scope is None:
+                value = operation.handler(g, given)
+            elif name in _SHIPPED_SCHEMA:  # the tools as the scope sees them
+                value = _SHIPPED_SCHEMA[name](g.schema, scope)
+            else:
+                value = operation.handler(g, scope.admit(g, name, given))
+                value, scoped_note = scope.answer(g, name, value)
     except NoStore:
         if name in _SHIPPED_SCHEMA:  # what a first write would find: the shipped schema's
-            value = _SHIPPED_SCHEMA[name](_shipped_schema())
+            value = _SHIPPED_SCHEMA[name](_shipped_schema(), scope)
         elif name in EMPTY_RESULTS:
             value = EMPTY_RESULTS[name]
+        elif name == "token_list":  # no store, no token
+            value = []
         else:
             raise
     if not isinstance(value, Result):
         value = Result(value, getattr(value, "note", None), cursor=getattr(value, "cursor", None))
+    if scoped_note:
+        value = replace(value, note=f"{value.note}; {scoped_note}" if value.note else scoped_note)
     # A note or warning may quote what was given (a property name, a query): never a secret.
     return replace(
         value,

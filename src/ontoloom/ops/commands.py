@@ -136,7 +136,8 @@ def _schema_add_shapes(g: Graph, a: dict[str, Any]) -> Any:
 
 
 def _reindex(g: Graph, a: dict[str, Any]) -> Any:
-    return {"indexed": g.reindex()}
+    indexed = g.reindex(conversations=False)
+    return {"indexed": indexed, "conversations": g.index_conversations(full=True).to_json()}
 
 
 def _rebuild(g: Graph, a: dict[str, Any]) -> Any:
@@ -288,6 +289,51 @@ WRITE_STATUS = Operation(
 )
 
 
+# -- scoped HTTP tokens ----------------------------------------------------------------------
+def _token_types(g: Graph, a: dict[str, Any], key: str) -> frozenset[str] | None:
+    """``reads`` or ``writes`` of a token: "*" (every type), else types of the schema."""
+    from ontoloom.suggest import did_you_mean
+
+    value = a.get(key) or []
+    if value == "*" or value == ["*"]:
+        return None
+    if isinstance(value, str) or not isinstance(value, list):
+        raise BadInput(f'--{key}: type names, or "*" for every type')
+    for name in value:
+        if name not in g.schema.types:
+            hint = did_you_mean(str(name), g.schema.types) if isinstance(name, str) else ""
+            raise BadInput(
+                f"--{key}: the schema has no type {str(name)[:40]!r}{hint} (`ontoloom schema "
+                "list` shows them)"
+            )
+    return frozenset(value)
+
+
+def _token_add(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.tokens import add_token
+
+    reads, writes = _token_types(g, a, "reads"), _token_types(g, a, "writes")
+    if reads == frozenset() and writes == frozenset():
+        raise BadInput('a token for no type could do nothing: give --reads or --writes ("*": all)')
+    assert g.data_dir is not None
+    token, entry = add_token(g.data_dir, str(a.get("name", "")), reads, writes)
+    return {**entry.to_json(), "token": token}
+
+
+def _token_list(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.tokens import list_tokens
+
+    assert g.data_dir is not None
+    return [e.to_json() for e in list_tokens(g.data_dir)]
+
+
+def _token_revoke(g: Graph, a: dict[str, Any]) -> Any:
+    from ontoloom.tokens import revoke_token
+
+    assert g.data_dir is not None
+    return revoke_token(g.data_dir, str(a.get("name", ""))).to_json()
+
+
 def _command(name: str, description: str, handler: Handler, access: Access = "read") -> Operation:
     return Operation(
         name,
@@ -349,6 +395,9 @@ def command_operations() -> list[Operation]:
             lambda g, a: api_document(g.schema),
         ),
         _command("skill", "The instructions for agents, from the live schema.", _skill),
+        _command("token_add", "Make a scoped HTTP token (shown once).", _token_add, "create"),
+        _command("token_list", "The scoped HTTP tokens (never the token).", _token_list),
+        _command("token_revoke", "Revoke a scoped HTTP token.", _token_revoke, "write"),
         _command("hook_prompt_context", "The facts a prompt points at.", _hook_text("prompt")),
         _command("hook_session_start", "The session's status line.", _hook_text("status")),
     ]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ontoloom.errors import OUTCOMES
 
 if TYPE_CHECKING:
+    from ontoloom.ops.scope import Scope
     from ontoloom.schema import Schema
 
 __all__ = ["ERROR_SCHEMA", "api_document", "tool_list"]
@@ -41,11 +42,12 @@ ERROR_SCHEMA: dict[str, Any] = {
 }
 
 
-def tool_list(schema: Schema) -> list[dict[str, Any]]:
-    """Every tool as MCP lists it, its enums from ``schema``."""
+def tool_list(schema: Schema, scope: Scope | None = None) -> list[dict[str, Any]]:
+    """Every tool as MCP lists it, its enums from ``schema``; with ``scope``, the tools it
+    allows, their enums the types and relations it may name."""
     from ontoloom.ops import tools
 
-    return [operation.describe() for operation in tools(schema)]
+    return [operation.describe() for operation in tools(schema, scope)]
 
 
 def _statuses() -> dict[int, list[str]]:
@@ -56,7 +58,7 @@ def _statuses() -> dict[int, list[str]]:
     return dict(sorted(found.items()))
 
 
-def api_document(schema: Schema) -> dict[str, Any]:
+def api_document(schema: Schema, scope: Scope | None = None) -> dict[str, Any]:
     """The HTTP API as an OpenAPI 3.1 document: one ``POST /api/{tool}`` per tool, its JSON
     body the tool's arguments (their JSON Schema as MCP gives it), its answer the tool's
     result, every error ``{"error": kind, "message": …}`` with its status from
@@ -71,7 +73,7 @@ def api_document(schema: Schema) -> dict[str, Any]:
         for status, kinds in _statuses().items()
     }
     paths: dict[str, Any] = {}
-    for tool in tool_list(schema):
+    for tool in tool_list(schema, scope):
         result = tool.get("outputSchema") or {"description": "The tool's result, as JSON."}
         annotations = tool["annotations"]
         paths[f"/api/{tool['name']}"] = {
@@ -124,7 +126,8 @@ def api_document(schema: Schema) -> dict[str, Any]:
                 "bearer": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "ONTOLOOM_TOKEN, else the data dir's serve.token.",
+                    "description": "ONTOLOOM_TOKEN, else the data dir's serve.token; or a "
+                    "scoped token (`ontoloom token add`), answered 403 beyond its types.",
                 }
             },
         },

@@ -13,6 +13,7 @@ from ontoloom.ops.spec import Operation
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
+    from ontoloom.ops.scope import Scope
     from ontoloom.schema import Schema
 
 __all__ = ["MAX_TOOL_TIMEOUT", "typed_operations"]
@@ -56,9 +57,9 @@ def _entity_type(schema: Schema) -> str:
     )
 
 
-def _type_rules(schema: Schema) -> str:
+def _type_rules(schema: Schema, types: list[str]) -> str:
     lines = []
-    for name in _creatable(schema):
+    for name in types:
         spec = schema.types[name]
         parts = [f"requires {', '.join(spec.required)}" if spec.required else "no required"]
         parts += [
@@ -68,9 +69,10 @@ def _type_rules(schema: Schema) -> str:
     return "\n".join(lines)
 
 
-def _relation_rules(schema: Schema) -> str:
+def _relation_rules(schema: Schema, rels: list[str]) -> str:
     lines = []
-    for name, spec in schema.relations.items():
+    for name in rels:
+        spec = schema.relations[name]
         flags = " acyclic" if spec.acyclic else ""
         lines.append(
             f"{name}: {' | '.join(spec.from_types)} → {' | '.join(spec.to_types)} ({spec.cardinality}{flags})"
@@ -78,8 +80,8 @@ def _relation_rules(schema: Schema) -> str:
     return "\n".join(lines)
 
 
-def _rel(schema: Schema, description: str) -> dict[str, Any]:
-    return {"type": "string", "enum": list(schema.relations), "description": description}
+def _rel(rels: list[str], description: str) -> dict[str, Any]:
+    return {"type": "string", "enum": rels, "description": description}
 
 
 _ID = _string("An entity id, e.g. task_a1b2c3d4 (see search or get_entity).")
@@ -304,12 +306,18 @@ def _reject(g: Graph, a: dict[str, Any]) -> Any:
 
 
 # -- the operations ---------------------------------------------------------------------------
-def typed_operations(schema: Schema) -> list[Operation]:
-    """Every typed operation, its schema drawn from ``schema``."""
-    types = _creatable(schema)
-    all_types = sorted(schema.types)
-    type_rules = _type_rules(schema)
-    relation_rules = _relation_rules(schema)
+def typed_operations(schema: Schema, scope: Scope | None = None) -> list[Operation]:
+    """Every typed operation, its schema drawn from ``schema``; with ``scope``, its enums
+    (and the rules listed) only the types and relations the scope may name."""
+    types, all_types = _creatable(schema), sorted(schema.types)
+    rels_read = rels_write = list(schema.relations)
+    if scope is not None:
+        readable, writable = scope.types(schema, "read"), scope.types(schema, "write")
+        types = [t for t in types if writable is None or t in writable]
+        all_types = [t for t in all_types if readable is None or t in readable]
+        rels_read, rels_write = scope.relations(schema, "read"), scope.relations(schema, "write")
+    type_rules = _type_rules(schema, types)
+    relation_rules = _relation_rules(schema, rels_write)
     direction = {"type": "string", "enum": ["out", "in", "both"], "default": "both"}
     type_filter = {
         "description": "Only objects of this type (or these types).",
@@ -331,7 +339,11 @@ def typed_operations(schema: Schema) -> list[Operation]:
             "with the rule and the fix otherwise. Search first so as not to duplicate.\n"
             f"Types and their rules:\n{type_rules}",
             {
-                "type": {"type": "string", "enum": types, "description": _entity_type(schema)},
+                "type": {
+                    "type": "string",
+                    "enum": types,
+                    "description": _entity_type(schema) if scope is None else "The entity type.",
+                },
                 "properties": properties,
                 "id": _string("Optional id; by default one like task_a1b2c3d4 is generated."),
             },
@@ -412,7 +424,7 @@ def typed_operations(schema: Schema) -> list[Operation]:
             f"Relations:\n{relation_rules}",
             {
                 "from_id": _ID,
-                "rel": _rel(schema, "The relation."),
+                "rel": _rel(rels_write, "The relation."),
                 "to_id": _ID,
             },
             _relate,
@@ -424,7 +436,7 @@ def typed_operations(schema: Schema) -> list[Operation]:
             "unrelate",
             "Remove a relation",
             "Remove the relation from_id rel to_id.",
-            {"from_id": _ID, "rel": _rel(schema, "The relation."), "to_id": _ID},
+            {"from_id": _ID, "rel": _rel(rels_write, "The relation."), "to_id": _ID},
             lambda g, a: g.unrelate(a["from_id"], a["rel"], a["to_id"]).to_json(),
             required=("from_id", "rel", "to_id"),
             access="write",
@@ -434,7 +446,7 @@ def typed_operations(schema: Schema) -> list[Operation]:
             "relations",
             "Relations of an entity",
             "The relations touching an entity, optionally one kind and one direction.",
-            {"id": _ID, "rel": _rel(schema, "Only this relation."), "direction": direction},
+            {"id": _ID, "rel": _rel(rels_read, "Only this relation."), "direction": direction},
             _relations,
             required=("id",),
         ),
@@ -445,7 +457,7 @@ def typed_operations(schema: Schema) -> list[Operation]:
             "and path (cycle-safe).",
             {
                 "id": _ID,
-                "rel": _rel(schema, "Follow only this relation."),
+                "rel": _rel(rels_read, "Follow only this relation."),
                 "direction": {"type": "string", "enum": ["out", "in"], "default": "out"},
                 "depth": {"type": "integer", "minimum": 1, "maximum": 5, "default": 1},
             },
@@ -464,7 +476,7 @@ def typed_operations(schema: Schema) -> list[Operation]:
                     "description": "Only objects with this tag (all of these tags).",
                     "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
                 },
-                "rel": _rel(schema, "Only objects with a relation of this kind."),
+                "rel": _rel(rels_read, "Only objects with a relation of this kind."),
                 "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10},
             },
             _search,

@@ -60,6 +60,7 @@ from ontoloom.proposals.transcripts import (
     read_transcript,
 )
 from ontoloom.proposals.worklist import _candidates as link_candidates
+from ontoloom.recall import index_conversations
 from ontoloom.records.frontmatter import parse_record
 from ontoloom.records.identity import Resolver
 from ontoloom.records.slug import slug
@@ -201,6 +202,7 @@ class ScanResult:
     requests: list[dict[str, Any]] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     withheld: dict[str, Any] = field(default_factory=dict)
+    conversations: dict[str, Any] | None = None  # the prompt hook's passages (ontoloom.recall)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -217,6 +219,7 @@ class ScanResult:
             "requested": [r["transcripts"][0]["transcript"] for r in self.requests],
             "files": self.files,
             "withheld": self.withheld,
+            "conversations": self.conversations,
         }
 
 
@@ -252,6 +255,8 @@ def scan(graph: Session, limit: int = 20, *, write_files: bool = True) -> ScanRe
                 "failed": len(result.failed),
             },
         )
+    # The opted-in transcripts, for the prompt hook to quote (``privacy = "internal"`` roots).
+    result.conversations = index_conversations(graph).to_json()
     return result
 
 

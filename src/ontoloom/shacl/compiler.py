@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.native import digest
+from ontoloom.shacl.paths import Path
 from ontoloom.shacl.shapes import Shape, ShapeSet
 from ontoloom.store.lexical import (
     DATATYPE,
@@ -133,6 +134,15 @@ class Compiler:
         if path.is_predicate and path.iri in self.written:
             assert path.iri is not None
             self.lexical[value] = (focus, term_sparql(path.iri))
+        last = written_last_step(path, self.written)
+        if last is not None:
+            # A sequence ending in such a predicate: its last triple named, for the record.
+            # (A literal ends a walk, so only the last step can reach one.)
+            middle = self.fresh("mid")
+            head = path.parts[:-1]
+            before = head[0] if len(head) == 1 else Path("sequence", parts=head)
+            pattern = f"{focus} {before.sparql()} {middle} . {middle} {term_sparql(last)} {value} ."
+            self.lexical[value] = (middle, term_sparql(last))
         return pattern, value
 
     def _record(self, v: str, inner: Callable[[str], str] = lambda record: "") -> str:
@@ -277,6 +287,15 @@ class Compiler:
         value = self.fresh("c")
         if source is not None and op == "<" and n == 1:
             return Violation(f"{source(focus)} MINUS {{ {pairs(focus, value)} }}", sourced=True)
+        if source is not None and op == ">" and n == 1:
+            # Two distinct values: a join the store streams, where a grouped count holds a
+            # set of values per focus node (twice as slow at a million triples).
+            other = self.fresh("c")
+            return Violation(
+                f"{source(focus)} {pairs(focus, value)} "
+                f"FILTER EXISTS {{ {pairs(focus, other)} FILTER(!sameTerm({value}, {other})) }}",
+                sourced=True,
+            )
         if source is not None:
             counted = self.fresh("n")
             if op == "<":
@@ -361,6 +380,16 @@ class Compiler:
         return None if inner is None else f"EXISTS {{ {inner} }}"
 
 
+def written_last_step(path: Path, written: Collection[Term]) -> NamedNode | None:
+    """The last predicate of a sequence path whose last step, a predicate no earlier step
+    walks, has literals the store keeps in another form (None: not such a path)."""
+    if path.kind != "sequence" or not path.parts[-1].is_predicate:
+        return None
+    last = path.parts[-1].iri
+    earlier = {p for part in path.parts[:-1] for p, _ in part.predicates()}
+    return last if last in written and last not in earlier else None
+
+
 def literal_int(term: Term | None) -> int | None:
     if isinstance(term, Literal):
         try:
@@ -408,8 +437,12 @@ def unjoined(
     for shape in shapes.reached([top.node]):
         node = shape.node
         path = shape.path
-        reached = path is not None and not path.is_predicate and path.predicates()
-        if reached and any(p in written for p, inverse in reached if not inverse):
+        reached = path.predicates() if path is not None and not path.is_predicate else set()
+        last = None if path is None else written_last_step(path, written)
+        # A sequence's last step is joined with its record (Compiler.value_nodes); an
+        # earlier step over such literals (walked back by an inverse step) is not.
+        reached -= {(last, False)} if last is not None else set()
+        if any(p in written for p, inverse in reached if not inverse):
             assert path is not None
             return f"the path {path.sparql()} of shape {shapes.label(node)} reaches them"
         # Which pre-bound variables may hold such a literal: $value, the values of a path

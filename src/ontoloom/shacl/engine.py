@@ -397,90 +397,15 @@ class Validator:
             if focus_list is None
             else _Profile.of(data, focus_list, hierarchy, selection.objects_of)
         )
-        matched: dict[
-            tuple[str, tuple[tuple[str, Term], ...]], list[Row]
-        ] = {}  # judged units share rows
+        run = _Run(data, focus_list, restriction, blanks, profile, written)
         report.engines.update(dict.fromkeys(selection.labels, "sparql"))
         # A user's SPARQL query binds ?value to the stored term: name the written one.
         resolve = _WrittenValues(data) if written and complete else None
-        targetable: dict[Term, bool] = {}  # per top shape: whether it may target the focus
         for unit in units:
-            if profile is not None:
-                top = unit.top.node
-                if top not in targetable:
-                    targetable[top] = profile.may_target(unit.top)
-                if not targetable[top] or profile.has_no_values(unit):
-                    continue
-            batches: list[tuple[Compiled, Iterable[Row]]] = []
-            runs: list[tuple[Compiled, str, dict[str, Term] | None]] = []
-            native = (unit.full if focus_list is None else unit.focused).native
-            # Literals the store keeps in another form: the judge decides their solutions
-            # on the terms as written, the SELECT all the others.
-            rewritten = (unit.full if focus_list is None else unit.focused).native
-            rewritten = rewritten[0].native if rewritten is not None and written else None
-            if native is not None and blanks and "#FOCUS(?this)#" not in native[0].query:
-                native = None  # its runs would read every target: the SELECT itself is better
-            if (
-                profile is not None
-                and profile.around is not None
-                and unit.direct is not None
-                and not written  # its readers judge the terms as the store keeps them
-            ):
-                batches.append((unit.focused, unit.direct(profile.around)))
-            elif focus_list is None:
-                whole = unit.full if native is None else native[0]
-                runs.append((unit.full, _FOCUS_MARK.sub("", whole.query), None))
-            else:
-                query = (unit.focused if native is None else native[0]).query
-                if restriction:
-                    restricted = _FOCUS_MARK.sub(lambda m: restriction(m.group(1)), query)
-                    runs.append((unit.focused, restricted, None))
-                if blanks and "#FOCUS(?this)#" not in query:
-                    # a nested focus cannot be bound to a blank node: check every target
-                    runs.append((unit.full, _FOCUS_MARK.sub("", unit.full.query), None))
-                else:
-                    bare = _FOCUS_MARK.sub("", query)
-                    runs.extend((unit.focused, bare, {"this": b}) for b in blanks)
-            drop: set[tuple[Term | None, ...]] = set()
-            if rewritten is not None:
-                pattern, judge = rewritten
-                texts: list[tuple[str, dict[str, Term] | None]]
-                texts = [(_FOCUS_MARK.sub("", pattern.query), None)]
-                if focus_list is not None:
-                    texts = (
-                        [(_FOCUS_MARK.sub(lambda m: restriction(m.group(1)), pattern.query), None)]
-                        if restriction
-                        else []
-                    )
-                    texts += [(_FOCUS_MARK.sub("", pattern.query), {"this": b}) for b in blanks]
-                found = _written_rows(unit, data, pattern, texts)
-                drop = {(r["this"], r["path"], r["stored"]) for r in found}
-                batches.append((unit.focused if focus_list else unit.full, judged(found, judge)))
-            for compiled, text, bindings in runs:
-                if native is None:
-                    solutions = _checked(unit, _rows(data, compiled, text, bindings))
-                    batches.append((compiled, _without(solutions, drop)))
-                    continue
-                asked = (text, tuple(sorted((bindings or {}).items())))
-                if asked not in matched:
-                    matched[asked] = list(_checked(unit, _rows(data, native[0], text, bindings)))
-                batches.append((compiled, judged(_without(matched[asked], drop), native[1])))
-            seen: set[tuple[object, ...]] = set()  # one result per distinct row, per unit
+            if run.skips(unit):
+                continue
             started = time.perf_counter()
-            for compiled, rows in batches:
-                extra = [*compiled.violation.distinct, *compiled.parents]
-                for row in rows:
-                    result = _result(
-                        unit,
-                        compiled,
-                        row,
-                        self.renderer,
-                        resolve if unit.constraint.fills_messages else None,
-                    )
-                    key = (result.key(), *(str(row.get(v.lstrip("?"))) for v in extra))
-                    if key not in seen:
-                        seen.add(key)
-                        report.results.append(result)
+            self._collect(report, unit, run.batches(unit), resolve)
             label = _shape_label(unit.top.node)
             report.seconds[label] = report.seconds.get(label, 0.0) + (time.perf_counter() - started)
         if fallback:
@@ -526,6 +451,30 @@ class Validator:
             lambda shape, nodes: self._targeted(data, shape, nodes, hierarchy),
             self.renderer,
         )
+
+    def _collect(
+        self,
+        report: Report,
+        unit: Unit,
+        batches: list[tuple[Compiled, Iterable[Row]]],
+        resolve: _WrittenValues | None,
+    ) -> None:
+        """The unit's results, one per distinct row (as the spec counts them)."""
+        seen: set[tuple[object, ...]] = set()
+        for compiled, rows in batches:
+            extra = [*compiled.violation.distinct, *compiled.parents]
+            for row in rows:
+                result = _result(
+                    unit,
+                    compiled,
+                    row,
+                    self.renderer,
+                    resolve if unit.constraint.fills_messages else None,
+                )
+                key = (result.key(), *(str(row.get(v.lstrip("?"))) for v in extra))
+                if key not in seen:
+                    seen.add(key)
+                    report.results.append(result)
 
     def _targeted(
         self, data: Backend, shape: Shape, focus: list[Term], hierarchy: Hierarchy
@@ -640,7 +589,108 @@ class _Profile:
         return False
 
 
+@dataclass
+class _Run:
+    """One validation: its focus nodes (None: every target) and how each unit is evaluated
+    over them. A unit is read from the quads around the focus nodes where its component
+    offers a reader (a write's few nodes), else its compiled SPARQL runs — over every
+    target, over the focus nodes listed in VALUES, or once per blank focus node bound to
+    ``$this`` — and a judged SPARQL constraint (:mod:`.native`) has its pattern's rows
+    judged in Python."""
+
+    data: Backend
+    focus: list[Term] | None
+    restriction: Callable[[str], str] | None
+    blanks: list[BlankNode]
+    profile: _Profile | None
+    written: frozenset[Term]
+    # rows of a judged pattern, shared by the units that ask the same query
+    matched: dict[tuple[str, tuple[tuple[str, Term], ...]], list[Row]] = field(default_factory=dict)
+    targetable: dict[Term, bool] = field(default_factory=dict)  # per top shape
+
+    def skips(self, unit: Unit) -> bool:
+        """Whether the unit cannot find anything on these focus nodes."""
+        profile = self.profile
+        if profile is None:
+            return False
+        top = unit.top.node
+        if top not in self.targetable:
+            self.targetable[top] = profile.may_target(unit.top)
+        return not self.targetable[top] or profile.has_no_values(unit)
+
+    def batches(self, unit: Unit) -> list[tuple[Compiled, Iterable[Row]]]:
+        """The unit's rows, each batch with the compiled query whose variables it binds."""
+        data, focus_list, blanks = self.data, self.focus, self.blanks
+        restriction, profile, written = self.restriction, self.profile, self.written
+        batches: list[tuple[Compiled, Iterable[Row]]] = []
+        runs: list[tuple[Compiled, str, dict[str, Term] | None]] = []
+        native = (unit.full if focus_list is None else unit.focused).native
+        # Literals the store keeps in another form: the judge decides their solutions
+        # on the terms as written, the SELECT all the others.
+        rewritten = native[0].native if native is not None and written else None
+        if native is not None and blanks and "#FOCUS(?this)#" not in native[0].query:
+            native = None  # its runs would read every target: the SELECT itself is better
+        if (
+            profile is not None
+            and profile.around is not None
+            and unit.direct is not None
+            and _stored_terms_decide(unit, written)
+        ):
+            batches.append((unit.focused, unit.direct(profile.around)))
+        elif focus_list is None:
+            whole = unit.full if native is None else native[0]
+            runs.append((unit.full, _FOCUS_MARK.sub("", whole.query), None))
+        else:
+            query = (unit.focused if native is None else native[0]).query
+            if restriction:
+                restricted = _FOCUS_MARK.sub(lambda m: restriction(m.group(1)), query)
+                runs.append((unit.focused, restricted, None))
+            if blanks and "#FOCUS(?this)#" not in query:
+                # a nested focus cannot be bound to a blank node: check every target
+                runs.append((unit.full, _FOCUS_MARK.sub("", unit.full.query), None))
+            else:
+                bare = _FOCUS_MARK.sub("", query)
+                runs.extend((unit.focused, bare, {"this": b}) for b in blanks)
+        drop: set[tuple[Term | None, ...]] = set()
+        if rewritten is not None:
+            pattern, judge = rewritten
+            texts: list[tuple[str, dict[str, Term] | None]]
+            texts = [(_FOCUS_MARK.sub("", pattern.query), None)]
+            if focus_list is not None:
+                texts = (
+                    [(_FOCUS_MARK.sub(lambda m: restriction(m.group(1)), pattern.query), None)]
+                    if restriction
+                    else []
+                )
+                texts += [(_FOCUS_MARK.sub("", pattern.query), {"this": b}) for b in blanks]
+            found = _written_rows(unit, data, pattern, texts)
+            drop = {(r["this"], r["path"], r["stored"]) for r in found}
+            batches.append((unit.focused if focus_list else unit.full, judged(found, judge)))
+        for compiled, text, bindings in runs:
+            if native is None:
+                solutions = _checked(unit, _rows(data, compiled, text, bindings))
+                batches.append((compiled, _without(solutions, drop)))
+                continue
+            asked = (text, tuple(sorted((bindings or {}).items())))
+            if asked not in self.matched:
+                self.matched[asked] = list(_checked(unit, _rows(data, native[0], text, bindings)))
+            batches.append((compiled, judged(_without(self.matched[asked], drop), native[1])))
+        return batches
+
+
 _ANY = NamedNode("urn:ontoloom:any")
+
+
+def _stored_terms_decide(unit: Unit, written: frozenset[Term]) -> bool:
+    """Whether a unit's quad reader, which reads the terms as the store keeps them, decides
+    as its query would on the terms as written: always for a constraint that only counts,
+    else where no value it reads is kept in another form (a predicate path without them)."""
+    if not written or not unit.constraint.reads_terms:
+        return True
+    path = unit.shape.path
+    return (
+        path is not None and path.is_predicate and path.iri not in written and _ANY not in written
+    )
 
 
 def _rows(data: Backend, compiled: Compiled, query: str, bindings: dict[str, Term] | None):

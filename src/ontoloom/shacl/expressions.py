@@ -23,6 +23,9 @@ from ontoloom.vocab import SH
 __all__ = ["Expressions", "NotEvaluable"]
 
 _FORMS = {"path", "nodes", "filterShape", "intersection", "union"}
+# What an expression node may say beside its form: the message of a constraint it is the
+# value of (sh:expression), no part of its evaluation.
+_MESSAGE = NamedNode(SH + "message")
 
 
 class NotEvaluable(Exception):
@@ -57,7 +60,7 @@ class Expressions:
         g = self.shapes.graph
         if not isinstance(expr, BlankNode):
             return  # sh:this or a constant
-        predicates = {t.predicate for t in g.triples_of(expr)}
+        predicates = {t.predicate for t in g.triples_of(expr)} - {_MESSAGE}
         names = {p.value.removeprefix(SH) for p in predicates if p.value.startswith(SH)}
         if predicates and all(p.value.startswith(SH) for p in predicates):
             if not names <= _FORMS:
@@ -147,7 +150,7 @@ class Expressions:
         for local, combine in (("intersection", _intersect), ("union", _union)):
             for head in g.objects(expr, sh(local)):
                 return combine([self.evaluate(data, e, focus) for e in g.items(head)])
-        (fn,) = {t.predicate for t in g.triples_of(expr)}
+        (fn,) = {t.predicate for t in g.triples_of(expr)} - {_MESSAGE}
         function = self.function(fn, "")
         args = [self.evaluate(data, e, focus) for e in g.items(g.objects(expr, fn)[0])]
         results: dict[Term, None] = {}

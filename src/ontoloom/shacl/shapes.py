@@ -139,7 +139,7 @@ class ShapeSet:
         self.custom = custom_components(self.graph)
 
     def describe(self, item: Unsupported) -> str:
-        """``shape ex:S uses sh:expression (…)``: an unsupported feature, as errors say it."""
+        """``shape ex:S uses sh:js (…)``: an unsupported feature, as errors say it."""
         return f"shape {self.label(item.shape)} uses {item.feature}"
 
     def functions(self) -> set[str]:

@@ -16,6 +16,7 @@ __all__ = ["custom_targets"]
 def custom_targets(shapes: ShapeSet, node: Term) -> tuple[list[Target], list[str]]:
     """The targets of ``node``'s sh:target values, and the ones it cannot run, as features."""
     from ontoloom.shacl.components.custom import local_name, read_parameters
+    from ontoloom.shacl.components.functions import inline_functions
     from ontoloom.shacl.components.sparql import prefixes_of, query_text, substitute
     from ontoloom.shacl.components.unsupported import function_calls
 
@@ -30,6 +31,7 @@ def custom_targets(shapes: ShapeSet, node: Term) -> tuple[list[Target], list[str
                 raise ShapesError(f"{where}: a SPARQL-based target needs one sh:select query")
             _check_projects_this(select, where)
             prologue = prefixes_of(shapes, target, where)
+            select = inline_functions(shapes, prologue, select)
             feature = function_calls(shapes, f"{prologue}\n{select}")
             if feature is not None:
                 unsupported.append(f"{feature} of sh:target {shapes.label(target)}")
@@ -75,6 +77,7 @@ def custom_targets(shapes: ShapeSet, node: Term) -> tuple[list[Target], list[str
         for name, term in bindings.items():
             select = substitute(select, name, str(term))
         prologue = prefixes_of(shapes, kind, type_where)
+        select = inline_functions(shapes, prologue, select)
         feature = function_calls(shapes, f"{prologue}\n{select}")
         if feature is not None:
             unsupported.append(f"{feature} of sh:target {shapes.label(target)}")

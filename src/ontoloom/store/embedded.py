@@ -113,6 +113,9 @@ def quad_text(quad: Quad) -> str:
     return f"GRAPH {quad.graph_name} {{ {triple} }}"
 
 
+_BULK_FILL = 10_000  # quads from which a scratch store is filled by the bulk loader
+
+
 class EmbeddedBackend:
     """pyoxigraph behind the :class:`~ontoloom.store.base.Backend` seam.
 
@@ -161,7 +164,7 @@ class EmbeddedBackend:
         # others go through patch, which writes their records and refuses a literal whose
         # stored form is a quad already loaded (two literals the store would keep as one).
         kept, others = split_kept(quads)
-        backend._store.extend(kept)
+        backend._fill(kept)
         if others:
             backend.patch(Delta(adds=set(others)))
         return backend
@@ -175,8 +178,16 @@ class EmbeddedBackend:
         for record in plan.drops:
             for quad in list(self._store.quads_for_pattern(record, None, None, META)):
                 self._store.remove(quad)
-        self._store.extend([*plan.adds, *plan.records])
+        self._fill([*plan.adds, *plan.records])
         self._records_after(plan)
+
+    def _fill(self, quads: list[Quad]) -> None:
+        """Add to a scratch store: no reader to keep a transaction for, so a large batch takes
+        the bulk loader (a quarter faster at a million quads; slower below a few thousand)."""
+        if len(quads) >= _BULK_FILL:
+            self._store.bulk_extend(quads)
+        else:
+            self._store.extend(quads)
 
     @classmethod
     def open(cls, path: Path, *, writable: bool) -> EmbeddedBackend:

@@ -37,6 +37,11 @@ class Constraint:
     # "for each value node", or as a most): a focused run skips it where no focus node has
     # the property shape's predicate.
     per_value: ClassVar[bool] = False
+    # Whether what it decides depends on the value terms themselves, not only on how many
+    # there are: a count decides alike on the terms as the store keeps them (two written
+    # forms of one stored term are refused at the door), so its quad reader stays in use
+    # where the store keeps some literals in another form than written.
+    reads_terms: ClassVar[bool] = True
     parameter_bindings: dict[str, Term] = {}  # noqa: RUF012 — custom components' parameters
 
     @property
@@ -85,6 +90,7 @@ def sh_values(g: TripleIndex, shape: Shape, local: str) -> list[Term]:
 def core_components() -> list[type[Constraint]]:
     from ontoloom.shacl.components import (
         cardinality,
+        expression,
         logical,
         other,
         property_pair,
@@ -106,6 +112,7 @@ def core_components() -> list[type[Constraint]]:
         shape_based,
         other,
         sparql,
+        expression,
         unsupported,
     )
     return [c for m in modules for c in m.COMPONENTS]

@@ -12,6 +12,7 @@ from ontoloom.terms import Term
 
 
 class _Count(Constraint):
+    reads_terms = False
     op = ""
     parameter = ""
     wording = ""

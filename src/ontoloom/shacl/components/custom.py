@@ -12,6 +12,7 @@ import re
 
 from ontoloom.shacl.compiler import is_true
 from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.components.functions import inline_functions
 from ontoloom.shacl.components.sparql import (
     ANNOTATIONS,
     CustomAskConstraint,
@@ -119,6 +120,8 @@ class CustomComponentDefinition:
         ask = query_text(shapes, validator, "ask", where, prebound=[*params, "value"])
         c: Constraint
         prologue = prefixes_of(shapes, validator, where)
+        select = inline_functions(shapes, prologue, select) if select is not None else None
+        ask = inline_functions(shapes, prologue, ask) if ask is not None else None
         feature = function_calls(shapes, f"{prologue}\n{select or ask or ''}")
         if feature is not None:
             return NotEvaluated(self.node.value, feature)

@@ -366,6 +366,7 @@ class SPARQLConstraintComponent(_SelectBased):
     def from_shape(cls, shapes: ShapeSet, shape: Shape) -> list[Constraint]:
         g = shapes.graph
         out: list[Constraint] = []
+        from ontoloom.shacl.components.functions import inline_functions
         from ontoloom.shacl.components.unsupported import NotEvaluated, function_calls
 
         for node in sh_values(g, shape, "sparql"):
@@ -376,6 +377,7 @@ class SPARQLConstraintComponent(_SelectBased):
             if select is None:
                 raise ShapesError(f"{where}: a SPARQL-based constraint needs a sh:select query")
             prologue = prefixes_of(shapes, node, where)
+            select = inline_functions(shapes, prologue, select)
             feature = function_calls(shapes, f"{prologue}\n{select}")
             if feature is not None:
                 out.append(NotEvaluated(cls.component, feature))
@@ -428,6 +430,10 @@ class CustomSelectConstraint(_Custom, _SelectBased):
 
 
 class CustomAskConstraint(_Custom, Constraint):
+    # {$this}, {$value} and the parameters in its messages are filled (SHACL 5.3.2): the
+    # pre-bound variables, all an ASK has
+    fills_messages = True
+
     def __init__(self, iri: NamedNode, ask: str, prologue: str, bindings: dict[str, Term]) -> None:
         self.iri, self.ask, self.prologue, self.bindings = iri, ask, prologue, bindings
 

@@ -1,4 +1,5 @@
-"""Constraints ontoloom does not evaluate (SHACL-AF node expressions, SHACL-JS). They are
+"""Constraints ontoloom does not evaluate (SHACL-JS; node expressions of a kind
+:mod:`~ontoloom.shacl.components.expression` cannot write). They are
 never skipped silently: the validator refuses a shapes graph that uses them, or, when the
 caller allows it, validates the rest and reports each of them by shape and feature."""
 
@@ -16,7 +17,6 @@ __all__ = ["NotEvaluated", "function_calls"]
 
 # Parameters of constraint components that ontoloom does not evaluate, and what to call them.
 _FEATURES = {
-    "expression": ("ExpressionConstraintComponent", "sh:expression (SHACL-AF node expressions)"),
     "js": ("JSConstraintComponent", "sh:js (SHACL-JS JavaScript constraints)"),
 }
 

@@ -36,7 +36,8 @@ class ClassConstraintComponent(Constraint):
             # row. Nested in an EXISTS the store would evaluate its right side in full at
             # every evaluation: FILTER NOT EXISTS looks each value up instead.
             return Violation(f"{values} MINUS {{ {cx.instance_of(v, self.cls)} }}", value=v)
-        return Violation(f"FILTER NOT EXISTS {{ {cx.instance_of(v, self.cls)} }}", value=v)
+        # nested (the focus bound outside), each value node of the path is looked up
+        return Violation(f"{values} FILTER NOT EXISTS {{ {cx.instance_of(v, self.cls)} }}", value=v)
 
 
 # Datatypes whose lexical space SPARQL casts can check (ill-formed literals violate sh:datatype).
