@@ -187,3 +187,16 @@ def test_the_commits_of_one_operation_are_numbered_so_an_error_names_the_one_in_
         assert g.backend.committed("multi-2") == [first + 1]
     with pytest.raises(BadInput, match="at most 64"), write_ids.writing("x" * 65):
         pass
+
+
+def test_a_scoped_caller_may_ask_by_write_id(data_dir: Path) -> None:
+    """A skill or scoped token whose write ended "outcome unknown" can ask: the answer says
+    whether a write id committed, no data of any type."""
+    from ontoloom.ops.scope import Scope
+
+    scope = Scope("skill 'narrow' (SKILL.md)", frozenset(), frozenset())
+    assert scope.allows("write_status")
+    with Graph.open(data_dir, write=True, create=True) as g, write_ids.writing("scoped"):
+        g.create("Task", {"title": "a", "status": "open"}, id="task_a")
+    answer = ops.call(data_dir, "write_status", {"write_id": "scoped"}, scope=scope).value
+    assert answer["status"] == "committed"
