@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test pyshacl-suites test-wheel test-endpoint test-virtuoso soak check bench bench-validate bench-secrets bench-mcp eval eval-mining clean
+.PHONY: demo test pyshacl-suites test-browser bench-viewer test-wheel test-endpoint test-virtuoso soak check bench bench-scale bench-validate bench-secrets bench-mcp eval eval-mining clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,16 @@ test: $(STAMP)
 # tests/test_pyshacl_cases.py and tests/test_pyshacl_issue_tests.py.
 pyshacl-suites: $(STAMP)
 	$(PY) bench/peers.py pyshacl-suites
+
+# The 3D view in Debian's Chromium on software WebGL (SwiftShader): ~30 s on 2 shared cores,
+# so not part of `make test` (the 2D browser tests are).
+test-browser: $(STAMP)
+	$(PY) -m pytest -m browser3d tests/test_view_browser.py
+
+# Both drawings of the example instance scaled to ~10k objects and ~30k relations, in headless
+# Chromium: time to first frame, frames per second while the layout runs and after it settles.
+bench-viewer: $(STAMP)
+	$(PY) bench/viewer_bench.py $(BENCH_ARGS)
 
 # Builds the wheel, installs it into a fresh venv (dependencies from pip's configured index)
 # and runs `ontoloom demo` from it: about a minute, so not part of `make test`.
@@ -61,6 +71,11 @@ check: $(STAMP)
 # One section: make bench BENCH_ARGS="--only endpoint" (bench/run.py --help lists them).
 bench: $(STAMP)
 	$(PY) bench/run.py $(BENCH_ARGS)
+
+# A validated import beside pyoxigraph's raw bulk load of the same file, peak RSS beside each
+# time: make bench-scale BENCH_ARGS="--million" adds the 1M-entity row (bench/scale.py --help).
+bench-scale: $(STAMP)
+	$(PY) bench/scale.py $(BENCH_ARGS)
 
 # `ontoloom validate` beside pySHACL, pyshacl-turbo, shacl, shacl-rust and pyrudof, each in a
 # fresh process, interleaved: make bench-validate BENCH_ARGS="--million" adds the 1M row,

@@ -20,7 +20,9 @@ never into ontoloom's own environment; a peer that cannot be installed or starte
 
 Targets (printed, not asserted): ontoloom create p50 ≤ 3 ms and ≤ 0.3 x sage-memory's; search
 p95 ≤ sage-memory's at the same size; the drop-in's search_nodes p95 ≤ 0.5 x sage-memory's
-search and ≤ 0.1 x the reference's search_nodes; the hook p50 ≤ 60 ms at 100k entities.
+search and ≤ 0.1 x the reference's search_nodes; the drop-in's single create_entities p50
+≤ 0.3 x sage-memory's store; its open_nodes of 100 names p95 ≤ 20 ms at 100k entities (the
+reference's beside it); the hook p50 ≤ 60 ms at 100k entities.
 
     python bench/mcp_bench.py [--sizes 10000,100000] [--repeat N]
 """
@@ -60,6 +62,7 @@ CREATE_VS_SAGE = 0.3
 HOOK_TARGET_MS = 60.0
 NODES_VS_SAGE = 0.5  # the drop-in's search_nodes p95 against sage-memory's search
 NODES_VS_REFERENCE = 0.1  # … and against the reference's own search_nodes
+OPEN_TARGET_MS = 20.0  # the drop-in's open_nodes of 100 names, p95 at 100k entities
 
 
 @dataclass
@@ -102,6 +105,19 @@ def two_word_queries(n: int, count: int, seed: int = 3) -> list[str]:
         else:
             queries.append(f"Project {rng.randrange(projects)}")
     return queries
+
+
+def open_batches(n: int, count: int, size: int = 100, seed: int = 5) -> list[dict[str, Any]]:
+    """``open_nodes`` calls of ``size`` names each (people, projects and tasks, as both the
+    drop-in and the reference name them)."""
+    people, projects, tasks = counts(n)
+    names = [
+        *(f"Person {i}" for i in range(people)),
+        *(f"Project {i}" for i in range(projects)),
+        *(f"Task number {i}" for i in range(tasks)),
+    ]
+    rng = random.Random(seed)
+    return [{"names": rng.sample(names, min(size, len(names)))} for _ in range(count)]
 
 
 def peer_records(n: int) -> list[dict[str, Any]]:
@@ -218,6 +234,21 @@ async def bench_ontoloom(n: int, repeat: int, hook_repeat: int, tmp: Path) -> li
         # the drop-in: the reference's own call (no limit), the same queries
         await timed_calls(session, "search_nodes", drop_in[:5])
         nodes = await timed_calls(session, "search_nodes", drop_in)
+        # the drop-in's own create: one entity a call, as the reference is called
+        drop_creates = [
+            {
+                "entities": [
+                    {
+                        "name": f"Drop-in task {i}",
+                        "entityType": "Task",
+                        "observations": ["status: open"],
+                    }
+                ]
+            }
+            for i in range(repeat)
+        ]
+        drop_create = await timed_calls(session, "create_entities", drop_creates)
+        opened = await timed_calls(session, "open_nodes", open_batches(n, max(20, repeat // 4)))
         if not (data_dir / "owner.sock").exists():
             raise RuntimeError("ontoloom mcp did not become the data dir's owner")
         hook, answered, matching = await asyncio.to_thread(run_hooks, data_dir, n, hook_repeat, tmp)
@@ -225,6 +256,8 @@ async def bench_ontoloom(n: int, repeat: int, hook_repeat: int, tmp: Path) -> li
         Row("ontoloom mcp (owner)", "create_entity", n, create, "validated"),
         Row("ontoloom mcp (owner)", "search", n, search, "two-word query"),
         Row("ontoloom mcp (owner)", "search_nodes", n, nodes, "drop-in; two-word query"),
+        Row("ontoloom mcp (owner)", "create_entities", n, drop_create, "drop-in; one entity"),
+        Row("ontoloom mcp (owner)", "open_nodes", n, opened, "drop-in; 100 names"),
         Row(
             "ontoloom hook, owner alive",
             "prompt-context",
@@ -409,9 +442,11 @@ async def bench_reference(n: int, repeat: int, peers: Path, tmp: Path) -> list[R
         await timed_calls(session, "search_nodes", searches[:3])
         create = await timed_calls(session, "create_entities", creates)
         search = await timed_calls(session, "search_nodes", searches)
+        opened = await timed_calls(session, "open_nodes", open_batches(n, max(20, repeat // 4)))
     return [
         Row("server-memory (reference)", "create_entities", n, create, "one entity"),
         Row("server-memory (reference)", "search_nodes", n, search, "two-word query"),
+        Row("server-memory (reference)", "open_nodes", n, opened, "100 names"),
     ]
 
 
@@ -503,6 +538,19 @@ def targets(rows: list[Row]) -> list[str]:
                 f"drop-in search_nodes p95 at {n}: {ratio:.3f} x the reference's "
                 f"{reference.p95:.2f} ms (target ≤ {NODES_VS_REFERENCE}x: "
                 f"{verdict(ratio <= NODES_VS_REFERENCE)})"
+            )
+        drop_create = find("ontoloom mcp", "create_entities", n)
+        if drop_create and sage_store:
+            ratio = drop_create.p50 / sage_store.p50
+            lines.append(
+                f"drop-in create_entities p50 at {n}: {drop_create.p50:.2f} ms, {ratio:.2f} x "
+                f"sage-memory's store (target ≤ {CREATE_VS_SAGE}x: {verdict(ratio <= CREATE_VS_SAGE)})"
+            )
+        opened = find("ontoloom mcp", "open_nodes", n)
+        if opened and n >= 100000:
+            lines.append(
+                f"drop-in open_nodes (100 names) p95 at {n}: {opened.p95:.2f} ms "
+                f"(target ≤ {OPEN_TARGET_MS:.0f} ms: {verdict(opened.p95 <= OPEN_TARGET_MS)})"
             )
         hook = find("ontoloom hook", "prompt-context", n)
         if hook and n >= 100000:

@@ -1,58 +1,79 @@
 #!/usr/bin/env bash
-# Refresh the graph-rendering library shipped inside the package (src/ontoloom/viewer/vendor/).
+# Refresh the graph-rendering libraries shipped inside the package (src/ontoloom/viewer/vendor/).
 #
-# `ontoloom view` inlines force-graph's built UMD file into every HTML file it writes, so the
-# file works offline and users install nothing but ontoloom. This script is the only way the
-# vendored files change: it fetches the pinned version from the npm registry with `npm pack`,
-# copies its built file and licence, collects the licences of everything its build bundles
-# (installed with --ignore-scripts, only to read their LICENSE files) and records the version
-# and SHA-256 in vendor/ASSETS.json. To move to a new version: change VERSION, run it, run
-# `pytest tests/test_view.py`, commit the vendor/ folder.
+# `ontoloom view` inlines force-graph's built UMD file (the 2D canvas drawing) into every HTML
+# file it writes, and 3d-force-graph's (the 3D WebGL drawing; its UMD build bundles three.js)
+# into files written with --3d and into the pages of `serve --ui`, so a file works offline and
+# users install nothing but ontoloom. This script is the only way the vendored files change:
+# it fetches each pinned version from the npm registry with `npm pack`, copies its built file
+# and licence, collects the licences of everything its build bundles (installed with
+# --ignore-scripts, only to read their LICENSE files) and records the versions and SHA-256s in
+# vendor/ASSETS.json. To move to a new version: change the pin below, run it, run
+# `pytest tests/test_view.py tests/test_view_browser.py`, commit the vendor/ folder.
 set -euo pipefail
 
-PACKAGE=force-graph
-VERSION=1.52.0
+# package@version  built file in the package          file in vendor/
+PINS=(
+  "force-graph@1.52.0     dist/force-graph.min.js      force-graph.min.js"
+  "3d-force-graph@1.80.3  dist/3d-force-graph.min.js   3d-force-graph.min.js"
+)
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
 vendor="$here/src/ontoloom/viewer/vendor"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-
-cd "$work"
-tarball="$(npm pack --silent "$PACKAGE@$VERSION")"
-tar xzf "$tarball"
-npm install --silent --no-save --ignore-scripts --no-audit --no-fund "$PACKAGE@$VERSION" >/dev/null
-
 mkdir -p "$vendor"
-cp package/dist/force-graph.min.js "$vendor/force-graph.min.js"
-cp package/LICENSE "$vendor/force-graph.LICENSE"
 
-{
-  echo "Licences of the packages bundled into force-graph.min.js ($PACKAGE@$VERSION),"
-  echo "as installed from the npm registry by scripts/refresh-viewer-assets.sh."
-  for dir in node_modules/* node_modules/@*/*; do
-    [ -f "$dir/package.json" ] || continue
-    name="$(node -p "require('./$dir/package.json').name")"
-    version="$(node -p "require('./$dir/package.json').version")"
-    licence="$(node -p "require('./$dir/package.json').license || ''")"
+licences="$work/THIRD_PARTY_LICENSES.txt"
+entries=()
+for pin in "${PINS[@]}"; do
+  read -r spec built file <<<"$pin"
+  package="${spec%@*}"
+  version="${spec##*@}"
+  dir="$work/$package"
+  mkdir -p "$dir"
+  (
+    cd "$dir"
+    tarball="$(npm pack --silent "$package@$version")"
+    tar xzf "$tarball"
+    npm install --silent --no-save --ignore-scripts --no-audit --no-fund "$package@$version" >/dev/null
+  )
+  cp "$dir/package/$built" "$vendor/$file"
+  cp "$dir/package/LICENSE" "$vendor/$package.LICENSE"
+  licence="$(node -p "require('$dir/package/package.json').license || ''")"
+  {
+    echo "Licences of the packages bundled into $file ($package@$version),"
+    echo "as installed from the npm registry by scripts/refresh-viewer-assets.sh."
+    for sub in "$dir"/node_modules/* "$dir"/node_modules/@*/*; do
+      [ -f "$sub/package.json" ] || continue
+      name="$(node -p "require('$sub/package.json').name")"
+      subversion="$(node -p "require('$sub/package.json').version")"
+      sublicence="$(node -p "require('$sub/package.json').license || ''")"
+      echo
+      echo "================================================================================"
+      echo "$name@$subversion ($sublicence)"
+      echo "================================================================================"
+      found="$(ls "$sub" | grep -iE '^(licen[cs]e|copying)' | head -1 || true)"
+      if [ -n "$found" ]; then cat "$sub/$found"; else echo "(no licence file in the package; package.json says: $sublicence)"; fi
+    done
     echo
-    echo "================================================================================"
-    echo "$name@$version ($licence)"
-    echo "================================================================================"
-    file="$(ls "$dir" | grep -iE '^(licen[cs]e|copying)' | head -1 || true)"
-    if [ -n "$file" ]; then cat "$dir/$file"; else echo "(no licence file in the package; package.json says: $licence)"; fi
-  done
-} > "$vendor/THIRD_PARTY_LICENSES.txt"
+    echo
+  } >> "$licences"
+  sha="$(sha256sum "$vendor/$file" | cut -d' ' -f1)"
+  entries+=("    {\"package\": \"$package\", \"version\": \"$version\", \"file\": \"$file\", \"sha256\": \"$sha\", \"license\": \"$licence\", \"license_file\": \"$package.LICENSE\"}")
+  echo "vendored $package@$version into $vendor (sha256 $sha)"
+done
+cp "$licences" "$vendor/THIRD_PARTY_LICENSES.txt"
 
-sha="$(sha256sum "$vendor/force-graph.min.js" | cut -d' ' -f1)"
-cat > "$vendor/ASSETS.json" <<JSON
 {
-  "package": "$PACKAGE",
-  "version": "$VERSION",
-  "file": "force-graph.min.js",
-  "sha256": "$sha",
-  "license": "MIT",
-  "refreshed_by": "scripts/refresh-viewer-assets.sh"
-}
-JSON
-echo "vendored $PACKAGE@$VERSION into $vendor (sha256 $sha)"
+  echo "{"
+  echo '  "refreshed_by": "scripts/refresh-viewer-assets.sh",'
+  echo '  "third_party_licenses": "THIRD_PARTY_LICENSES.txt",'
+  echo '  "assets": ['
+  last=$((${#entries[@]} - 1))
+  for i in "${!entries[@]}"; do
+    if [ "$i" -lt "$last" ]; then echo "${entries[$i]},"; else echo "${entries[$i]}"; fi
+  done
+  echo "  ]"
+  echo "}"
+} > "$vendor/ASSETS.json"

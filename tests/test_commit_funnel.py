@@ -18,7 +18,7 @@ from test_proposals import enforced, ingest
 
 SRC = Path(ontoloom.__file__).parent
 # Backend methods that change a store. Only writes.py calls them; store/ defines them.
-_STORE_WRITES = {"apply", "patch", "bulk_load"}
+_STORE_WRITES = {"apply", "patch", "bulk_load", "bulk_extend", "checkpoint", "switch"}
 
 
 def test_nothing_but_the_commit_function_writes_to_a_store() -> None:

@@ -93,6 +93,16 @@ QUERIES = [
 ]  # fmt: skip
 
 
+OPENED = [
+    ["Alice"],
+    ["Alice", "Bob", "Carol"],
+    ["İstanbul", "東京タワー", "nobody"],
+    ["Org Ω", "Org Ω", "alice"],  # a name twice; names are matched exactly
+    ["Tab\there", "Lone", "Dave"],
+    ["nobody at all"],
+]
+
+
 def _answer(result: Any) -> tuple[set[str], set[tuple[str, str, str]]]:
     data = json.loads(result.content[0].text)
     names = {e["name"] for e in data["entities"]}
@@ -135,5 +145,10 @@ def test_search_nodes_answers_what_the_reference_server_answers(
                 found = [len(_answer(await ours.raw("search_nodes", query=q))[0]) for q in QUERIES]
                 assert sum(1 for n in found if n) > len(QUERIES) // 2
                 assert sum(1 for n in found if n == 0) >= 5
+                # open_nodes: the named entities, the relations with an end among them
+                for names in OPENED:
+                    theirs = _answer(await reference.call_tool("open_nodes", {"names": names}))
+                    mine = _answer(await ours.raw("open_nodes", names=names))
+                    assert mine == theirs, names
 
     run(data_dir, body)

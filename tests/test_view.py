@@ -63,6 +63,47 @@ def test_every_colour_a_page_draws_text_in_reaches_4_5_to_1() -> None:
 
 
 # -- the file -------------------------------------------------------------------------------
+VENDOR = resources.files("ontoloom.viewer") / "vendor"
+PINS = json.loads((VENDOR / "ASSETS.json").read_text())
+# The one policy every page carries, read here from the spec the pages were built to (issue
+# 17): inline scripts and styles, data:/blob: images, calls to its own server; no eval.
+EXPECTED_CSP = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "img-src data: blob:; connect-src 'self'"
+)
+
+
+def library(package: str) -> str:
+    pin = next(a for a in PINS["assets"] if a["package"] == package)
+    return (VENDOR / pin["file"]).read_text(encoding="utf-8")
+
+
+def csp_of(html: str) -> str:
+    found = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', html)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_every_vendored_library_is_pinned_by_version_hash_and_licence() -> None:
+    script = (Path(__file__).parent.parent / "scripts" / "refresh-viewer-assets.sh").read_text()
+    pinned = dict(re.findall(r'^  "([\w-]+)@([\d.]+)\s', script, re.M))
+    assert pinned == {"force-graph": "1.52.0", "3d-force-graph": "1.80.3"}
+    assert {a["package"]: a["version"] for a in PINS["assets"]} == pinned
+    for pin in PINS["assets"]:
+        data = (VENDOR / pin["file"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == pin["sha256"], pin["file"]
+        assert (
+            pin["license"] == "MIT" and "MIT License" in (VENDOR / pin["license_file"]).read_text()
+        )
+        assert f"Version {pin['version']} {pin['package']}" in data[:200].decode()
+    bundled = (VENDOR / "THIRD_PARTY_LICENSES.txt").read_text()
+    assert "three@" in bundled and "d3-force-3d@" in bundled  # what the 3D build bundles
+    # three.js is inside the 3D build (its UMD file), not a second download
+    assert "ForceGraph3D" in library("3d-force-graph") and "WebGLRenderer" in library(
+        "3d-force-graph"
+    )
+
+
 def test_the_file_is_self_contained_and_pins_its_library(
     example: tuple[Path, str], tmp_path: Path
 ) -> None:
@@ -72,13 +113,40 @@ def test_the_file_is_self_contained_and_pins_its_library(
     assert code == 0 and "wrote" in stdout
     html = out.read_text(encoding="utf-8")
     assert not re.search(r"<script[^>]+src=|<link|@import|url\(", html)
-    assert "default-src 'none'" in html  # nothing may load, even if something tried
-    vendor = resources.files("ontoloom.viewer") / "vendor"
-    pin = json.loads((vendor / "ASSETS.json").read_text())
-    library = (vendor / pin["file"]).read_bytes()
-    assert hashlib.sha256(library).hexdigest() == pin["sha256"]
-    assert library.decode() in html and (vendor / "force-graph.LICENSE").is_file()
-    assert "MIT" in (vendor / "THIRD_PARTY_LICENSES.txt").read_text()
+    assert csp_of(html) == EXPECTED_CSP  # nothing may load, even if something tried
+    assert library("force-graph") in html and 'data-mode="2d"' in html
+    # A 2D file leaves the 3D library out (1.5 MB): its switch says how to get it.
+    assert library("3d-force-graph") not in html
+
+
+def test_view_3d_writes_both_drawings_offline_under_the_same_policy(
+    example: tuple[Path, str], tmp_path: Path
+) -> None:
+    root, _ = example
+    out = tmp_path / "graph3d.html"
+    code, stdout, _ = view(root, "--3d", "-o", str(out), "--json")
+    assert code == 0, stdout
+    assert json.loads(stdout)["drawing"] == "3d"
+    html = out.read_text(encoding="utf-8")
+    assert csp_of(html) == EXPECTED_CSP and "unsafe-eval" not in html[:2000]
+    assert not re.search(r"<script[^>]+src=|<link[^>]+href=|@import", html)
+    assert library("3d-force-graph") in html and library("force-graph") in html
+    assert 'data-mode="3d"' in html
+    # The same data as the 2D file and as --format json: one data path for both drawings.
+    payload = re.search(r'<script id="ontoloom-data" type="application/json">(.*?)</script>', html)
+    assert payload is not None
+    drawn = json.loads(payload.group(1))
+    plain = data(root)
+    for key in ("nodes", "links", "legend", "relations"):
+        assert drawn[key] == plain[key], key
+    assert drawn["meta"]["unconfirmed"] == 1 and drawn["meta"]["private_hidden"] == 1
+    assert PRIVATE_TITLE not in html
+
+
+def test_view_3d_with_json_is_refused(example: tuple[Path, str]) -> None:
+    code, out, err = view(example[0], "--3d", "--format", "json", "-o", "-")
+    assert code == 2 and out == ""
+    assert "--3d" in err and "--format json" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize(
@@ -209,6 +277,9 @@ def test_ui_pages_carry_no_data_and_the_api_needs_the_token(
     c, _, _ = client
     page = c.get("/ui/")
     assert page.status_code == 200 and 'data-live="true"' in page.text
+    # A live page carries both drawings (the switch works), under the files' policy.
+    assert library("3d-force-graph") in page.text and library("force-graph") in page.text
+    assert csp_of(page.text) == EXPECTED_CSP
     assert PENDING_SOURCE not in page.text and page.headers["cache-control"] == "no-store"
     assert c.get("/ui/review").status_code == 200
     assert c.get("/ui/api/view").status_code == 401

@@ -31,6 +31,8 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+# WebGL for the 3D drawing: headless Chromium has no GPU here, so ANGLE on SwiftShader (CPU).
+GL_ARGS = ["--use-angle=swiftshader", "--use-gl=angle", "--enable-unsafe-swiftshader"]
 ARTEFACTS = Path(__file__).parent / "artefacts"
 
 playwright_api = pytest.importorskip(
@@ -46,18 +48,35 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def playwright() -> Iterator[Any]:
     os.environ["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"
     with playwright_api.sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),  # a fresh user-data-dir
-            executable_path=CHROMIUM,
-            args=ARGS,
-            headless=True,
-            viewport={"width": 1280, "height": 800},
-        )
-        yield context
-        context.close()
+        yield p
+
+
+def _launch(p: Any, profile: Path, args: list[str]) -> Any:
+    return p.chromium.launch_persistent_context(
+        str(profile),  # a fresh user-data-dir
+        executable_path=CHROMIUM,
+        args=args,
+        headless=True,
+        viewport={"width": 1280, "height": 800},
+    )
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    context = _launch(playwright, tmp_path_factory.mktemp("chromium-profile"), ARGS)
+    yield context
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def browser3d(playwright: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    args = [a for a in ARGS if a != "--disable-gpu"] + GL_ARGS
+    context = _launch(playwright, tmp_path_factory.mktemp("chromium-profile-3d"), args)
+    yield context
+    context.close()
 
 
 class Watched:
@@ -135,6 +154,10 @@ def test_the_file_loads_offline_and_search_filter_expand_work(
     w.page.goto(out.as_uri())
     w.settle()
     assert w.visible()["nodes"] == ["rule:no-raw-control-bytes"]
+    # A file written without --3d carries the 2D library only: its 3D choice is off, saying so.
+    assert w.page.evaluate("window.ontoloomView.mode()") == "2d"
+    assert w.page.is_disabled("#mode-3d")
+    assert "--3d" in w.page.locator("#mode-help").inner_text()
     # Expand: the focus's neighbours join it.
     w.page.click("#expand")
     grown = w.visible()["nodes"]
@@ -264,6 +287,7 @@ def test_serve_ui_view_and_a_confirm_from_the_review_page(
     w.page.keyboard.press("Enter")
     w.settle()
     assert PENDING_SOURCE in w.visible()["nodes"]
+    assert not w.page.is_disabled("#mode-3d")  # a live page carries both drawings
     w.page.goto(f"{url}/ui/review#token={token}")
     w.page.wait_for_selector(f"article[data-id='{pid}']")
     assert "#token" not in w.page.url  # taken out of the address bar
@@ -303,3 +327,110 @@ def test_serve_ui_view_and_a_confirm_from_the_review_page(
     )
     assert pid in listed.stdout, listed.stderr
     w.close()
+
+
+# What the page's drawing holds: the library's own data, not the page's list.
+DRAWN = """() => { const g = window.ontoloomView.graph(), d = g.graphData();
+  return { mode: window.ontoloomView.mode(), nodes: d.nodes.map(n => n.id).sort(),
+           links: d.links.length,
+           unconfirmed: d.links.filter(l => l.status === 'unconfirmed').length,
+           private: d.nodes.filter(n => n.private).map(n => n.label) }; }"""
+
+
+@pytest.mark.browser3d  # ~30 s on software WebGL: `make test-browser`
+def test_the_3d_file_draws_with_webgl_and_the_switch_keeps_search_and_filters(
+    browser3d: Any, example: tuple[Path, str], tmp_path: Path
+) -> None:
+    root, _ = example
+    out = write_view(root, tmp_path / "graph3d.html", "--3d")
+    w = Watched(browser3d, "file://")
+    w.page.add_init_script(
+        "window.cspViolations = []; document.addEventListener('securitypolicyviolation',"
+        " e => window.cspViolations.push(e.violatedDirective));"
+    )
+    w.page.goto(out.as_uri())
+    w.settle()
+    page = w.page
+    # Drawn in 3D, by WebGL, every object the page shows: the scene holds a mesh per node.
+    assert page.evaluate(
+        "window.ontoloomView.graph().renderer().getContext() instanceof WebGL2RenderingContext"
+    )
+    page.wait_for_function(
+        "() => window.ontoloomView.graph().renderer().info.render.frame > 0", timeout=30000
+    )
+    drawn = page.evaluate(DRAWN)
+    shown = w.visible()
+    assert drawn["mode"] == "3d" and drawn["nodes"] == sorted(shown["nodes"])
+    assert len(drawn["nodes"]) == 31 and drawn["links"] == shown["links"] == 46
+    assert drawn["unconfirmed"] == 1 and drawn["private"] == ["private"]
+    assert page.evaluate("window.ontoloomView.graph().graphData().nodes.every(n => n.__threeObj)")
+    shot(page, "view-example-3d.png")
+    # Search and filter in 3D, then switch: the same objects and links, the same matches.
+    page.fill("#search", "escape everything")
+    page.press("#search", "Enter")
+    page.get_by_label("Decision (", exact=False).uncheck()
+    page.get_by_label("recurs-as", exact=True).uncheck()
+    before = w.visible()
+    assert not any(n.startswith("decision:") for n in before["nodes"])
+    details = page.locator("#details").inner_text()
+    assert "decision:2026-11-12-escape-hook-output" in details
+    for mode in ("2d", "3d"):
+        page.get_by_label("2D (canvas)" if mode == "2d" else "3D (WebGL)").check()
+        drawn = page.evaluate(DRAWN)
+        assert drawn["mode"] == mode
+        assert drawn["nodes"] == sorted(before["nodes"]) and drawn["links"] == before["links"]
+        assert w.visible() == before
+        assert page.input_value("#search") == "escape everything"
+        assert page.locator("#results li").count() == 1
+        assert page.get_by_label("Decision (", exact=False).is_checked() is False
+        assert page.locator("#details").inner_text() == details
+    # A click on a node in 3D opens it (once the layout has settled).
+    page.get_by_label("Decision (", exact=False).check()
+    page.wait_for_function("() => window.ontoloomView.settled()", timeout=30000, polling=100)
+    page.wait_for_timeout(700)
+    at = page.evaluate("window.ontoloomView.screenOf('rule:no-raw-control-bytes')")
+    box = page.locator("#graph").bounding_box()
+    x, y = box["x"] + at["x"], box["y"] + at["y"]
+    page.mouse.move(x, y)
+    page.wait_for_timeout(300)
+    page.mouse.click(x, y)
+    page.wait_for_function(
+        "() => document.querySelector('#details h2').textContent.startsWith('Never write')",
+        timeout=5000,
+        polling=100,
+    )
+    # The CSP holds and bites: nothing was refused while drawing, and eval is refused.
+    assert page.evaluate("window.cspViolations") == []
+    # (later, from the page's own task: Playwright's evaluate itself is exempt from the CSP)
+    page.evaluate(
+        "setTimeout(() => { try { eval('1'); window.evalled = 'ran'; }"
+        " catch (e) { window.evalled = e.name; } }, 0)"
+    )
+    assert page.wait_for_function("() => window.evalled").json_value() == "EvalError"
+    assert page.evaluate("window.cspViolations") == ["script-src"]
+    w.errors = [e for e in w.errors if "unsafe-eval" not in e]  # the refusal just provoked
+    w.close()
+
+
+@pytest.mark.browser3d
+def test_without_webgl_the_3d_file_draws_in_2d_and_says_why(
+    playwright: Any, example: tuple[Path, str], tmp_path: Path
+) -> None:
+    root, _ = example
+    out = write_view(root, tmp_path / "graph3d.html", "--3d")
+    context = _launch(
+        playwright, tmp_path / "profile", [*ARGS, "--disable-webgl", "--disable-3d-apis"]
+    )
+    try:
+        w = Watched(context, "file://")
+        w.page.goto(out.as_uri())
+        w.settle()
+        assert w.page.evaluate("window.ontoloomView.mode()") == "2d"
+        assert len(w.visible()["nodes"]) == 31
+        assert w.page.is_disabled("#mode-3d") and w.page.is_checked("#mode-2d")
+        assert "3D needs WebGL" in w.page.locator("#mode-help").inner_text()
+        # three.js says it could not make a WebGL context: the one error expected here
+        w.errors = [e for e in w.errors if "WebGL" not in e]
+        w.close()
+    finally:
+        context.close()

@@ -200,3 +200,29 @@ def test_a_scoped_caller_may_ask_by_write_id(data_dir: Path) -> None:
         g.create("Task", {"title": "a", "status": "open"}, id="task_a")
     answer = ops.call(data_dir, "write_status", {"write_id": "scoped"}, scope=scope).value
     assert answer["status"] == "committed"
+
+
+def test_a_journaled_bulk_load_stores_its_write_id_and_keeps_the_schema_generation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data_dir = tmp_path / "instance" / ".ontoloom"  # checkpoints: a local store
+    added = cli(data_dir, "schema", "add-type", '{"type": "Sprint", "required": ["name"]}')
+    assert added.returncode == 0, added.stderr
+    monkeypatch.setenv("ONTOLOOM_BULK_LOAD", "1")  # every write goes by checkpoint
+    from ontoloom.store.embedded import EmbeddedBackend
+
+    made = []
+    checkpoint = EmbeddedBackend.checkpoint
+    monkeypatch.setattr(
+        EmbeddedBackend, "checkpoint", lambda *a, **k: made.append(1) or checkpoint(*a, **k)
+    )
+    with Graph.open(data_dir, write=True) as g:
+        changed = g.backend.generation()
+        assert g.backend.versions() == (changed, changed)
+        with write_ids.writing("bulk"):
+            g.create("Task", {"title": "a", "status": "open"}, id="task_a")
+        assert made and g.backend.committed("bulk") == [changed + 1]
+        assert g.backend.versions() == (changed + 1, changed)
+    with Graph.open(data_dir) as g:
+        assert g.backend.committed("bulk") == [changed + 1]
+        assert g.backend.versions() == (changed + 1, changed)

@@ -34,7 +34,11 @@ class Graph(Session):
         """Read the instance's records into the graph (see :mod:`ontoloom.records.rebuild`),
         and the opted-in conversation transcripts into the search index (:mod:`ontoloom.recall`;
         what could not be read is a ``skipped`` note)."""
-        report = rebuild(self, full=full, progress=progress)
+        with self.writes.noting_stops(
+            stored="the rebuild was stored whole",
+            nothing="nothing was rebuilt: the graph is as it was",
+        ):
+            report = rebuild(self, full=full, progress=progress)
         said = self.index_conversations(full=full)
         if said.problem:
             message = f"{said.problem} (transcripts not indexed for the prompt hook)"

@@ -312,6 +312,10 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except OntoloomError as exc:
             _fail(exc, bool((ctx.obj or {}).get("json")))
+        except Stopped as exc:  # a signal: exits 128 + its number, saying what it left
+            if exc.note:
+                click.echo(f"stopped: {exc.note}", err=True)
+            raise
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
         except BrokenPipeError:  # the reader went away (`| head`): nothing left to say
@@ -408,10 +412,11 @@ def where() -> None:
       ontoloom where --json | jq -r .data_dir
     """
     from ontoloom.locate import locate
+    from ontoloom.store import exists
 
     found = locate(str(_opts()["data_dir"]) if _opts()["data_dir"] else None)
     data = found.to_json()
-    state = "a store" if (Path(found.path) / "store").exists() else "no store yet"
+    state = "a store" if exists(Path(found.path)) else "no store yet"
     owner = "; kept open by a running owner (mcp or serve)" if data["owner"] else ""
     _emit(data, f"{found.path}\n  rule: {found.rule} — {found.reason}\n  {state}{owner}")
 
@@ -2641,6 +2646,13 @@ def _recovered(messages: list[str]) -> None:
     show_default=True,
     help="html: the page; json: the data it draws.",
 )
+@click.option(
+    "--3d",
+    "three_d",
+    is_flag=True,
+    help="Open in 3D (three.js on WebGL); the file then carries both drawings and a 2D/3D "
+    "switch (1.5 MB more).",
+)
 @_common
 def view(
     output: Path | None,
@@ -2649,6 +2661,7 @@ def view(
     types: tuple[str, ...],
     include_private: bool,
     fmt: str,
+    three_d: bool,
 ) -> None:
     """Write the graph as one self-contained HTML file that works offline.
 
@@ -2656,16 +2669,20 @@ def view(
     aliases), type and relation filters and a details panel (properties, relations with
     their evidence, privacy class, expand neighbours). Pending proposals are drawn dashed and
     labelled unconfirmed. Private objects appear only as "private" unless --include-private.
+    --3d draws the same data in 3D (WebGL), with a switch back to 2D on the page.
 
     \b
     Examples:
       ontoloom view -o graph.html
+      ontoloom view --3d -o graph3d.html
       ontoloom view --focus rule:no-raw-control-bytes --depth 2 --type Rule --type Decision
     """
     from ontoloom.view import render_page
 
     if depth is not None and focus is None:
         raise BadInput("--depth N goes with --focus ID: it says how far from ID to show first")
+    if three_d and fmt != "html":
+        raise BadInput("--3d says how the page draws the graph; --format json writes no page")
     output = output or Path(f"ontoloom-view.{fmt}")
     suffixes = {"html": (".html", ".htm"), "json": (".json",)}[fmt]
     if str(output) != "-" and output.suffix.lower() not in suffixes:
@@ -2685,7 +2702,7 @@ def view(
         },
     )
     if fmt == "html":
-        text = render_page("view", data)
+        text = render_page("view", data, mode="3d" if three_d else "2d")
     else:
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     meta = data["meta"]
@@ -2701,6 +2718,7 @@ def view(
     report = {
         "path": str(output),
         "format": fmt,
+        "drawing": ("3d" if three_d else "2d") if fmt == "html" else None,
         "bytes": len(text.encode("utf-8")),
         "nodes": meta["nodes"],
         "links": meta["links"],

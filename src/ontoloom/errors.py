@@ -257,4 +257,8 @@ def revive(payload: dict[str, Any]) -> OntoloomError:
 class Stopped(SystemExit):
     """A signal asked the process to stop (see :func:`ontoloom.entry.main`): raised where the
     process is, so every ``finally`` runs — locks released, the store closed, an owner's
-    socket removed — and it exits 128 + the signal's number (a server catches it: 0)."""
+    socket removed — and it exits 128 + the signal's number (a server catches it: 0).
+    ``note`` says what the stopped work left behind, when that work knows (an import: stored
+    or not); the command line prints it."""
+
+    note: str | None = None

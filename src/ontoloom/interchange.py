@@ -250,6 +250,22 @@ def import_file(
     :raises BadInput: a format that cannot be told from the name, or input that holds no
         statement (``.json`` that is plain JSON, an empty file).
     """
+    with graph.writes.noting_stops(
+        stored="the import was stored whole",
+        nothing="nothing was imported: the store is as it was",
+    ):
+        return _import(graph, path, format_name, which, data, label, base_iri)
+
+
+def _import(
+    graph: Session,
+    path: Path | None,
+    format_name: str | None,
+    which: str | None,
+    data: bytes | None,
+    label: str | None,
+    base_iri: str | None,
+) -> ImportResult:
     if which in ("inferred", "all", "records"):
         raise BadInput(
             f"--graph {which} cannot be an import target: inferred triples are derived "

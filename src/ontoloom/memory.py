@@ -36,6 +36,7 @@ several server processes.
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import datetime as dt
 import hashlib
@@ -85,10 +86,9 @@ MAX_PAGE = 1000
 GENERIC_TYPE = "Thing"
 _LABEL_KEYS = ("name", "title")
 _LABEL_PREDICATES = frozenset(vocab_iri(k) for k in _LABEL_KEYS)
-_BY_LABEL = (
-    f"SELECT DISTINCT ?e ?n WHERE {{ VALUES ?p {{ {' '.join(map(str, _LABEL_PREDICATES))} }} "
-    f"?e ?p ?n . ?e {RDF_TYPE} ?t }}"
-)
+# ?e is an object whose name or title is ?n
+_LABELLED = f"VALUES ?p {{ {' '.join(map(str, _LABEL_PREDICATES))} }} ?e ?p ?n . ?e {RDF_TYPE} ?t"
+_BY_LABEL = f"SELECT DISTINCT ?e ?n WHERE {{ {_LABELLED} }}"
 # CLI advice in messages (`ontoloom …`, -p key=value): an agent on MCP cannot follow it.
 _CLAUSE = re.compile(r"(: |; |, or |, | \()")
 _CLI_ADVICE = re.compile(r"`ontoloom|(?:^|\s)-p \S")
@@ -436,11 +436,46 @@ class Memory:
         if not _strings(names):
             raise BadInput("names is a list of strings")
         ids: list[str] = []
-        for name in names:
-            for found in self._find(name):
-                if found not in ids:
-                    ids.append(found)
+        for found in self._find_all(names):
+            if found not in ids:
+                ids.append(found)
         return self._graph_json(self._nodes(ids), self.graph.relations_among(ids))
+
+    def _find_all(self, names: list[str]) -> list[str]:
+        """:meth:`_find` of each name, in order, asked of the store in two queries whatever
+        their number (ids that exist; objects by exact name or title) — an agent opens a
+        hundred nodes in one call."""
+        for name in names:
+            if not isinstance(name, str) or not name.strip():
+                raise BadInput("a name is a non-empty string")
+        as_ids: dict[str, str] = {}
+        for name in names:
+            with contextlib.suppress(BadInput):  # not an id: a name
+                as_ids[name] = check_id(name)
+        existing: set[str] = set()
+        for chunk in _chunks(sorted(set(as_ids.values())), 400):
+            listed = " ".join(str(self.graph.ids.iri(i)) for i in chunk)
+            rows = self.graph.backend.select(
+                f"SELECT DISTINCT ?e WHERE {{ VALUES ?e {{ {listed} }} ?e {RDF_TYPE} ?t }}"
+            )
+            existing |= {self.graph.ids.id_of(r["e"]) for r in rows}
+        by_label: dict[str, set[str]] = {}
+        labels = sorted({n for n in names if as_ids.get(n) not in existing})
+        for chunk in _chunks(labels, 400):
+            listed = " ".join(str(Literal(n)) for n in chunk)  # typed terms, never pasted text
+            query = f"SELECT DISTINCT ?e ?n WHERE {{ VALUES ?n {{ {listed} }} {_LABELLED} }}"
+            for row in self.graph.backend.select(query):
+                by_label.setdefault(row["n"].value, set()).add(self.graph.ids.id_of(row["e"]))
+        out: list[str] = []
+        for name in names:
+            if as_ids.get(name) in existing:
+                self._names.setdefault(name, name)
+                out.append(name)
+                continue
+            for i in sorted(by_label.get(name, ())):
+                self._names.setdefault(i, name)
+                out.append(i)
+        return out
 
     # -- writing -----------------------------------------------------------------------------
     def _commit(self, changes: Changes) -> None:
@@ -784,6 +819,10 @@ def _oldest_first(node: _Node) -> tuple[dt.datetime, str]:
 _BLANK = (
     "refused on purpose (the reference server would store it, but nothing could find it again):"
 )
+
+
+def _chunks(items: list[str], size: int) -> list[list[str]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _strings(value: Any) -> TypeGuard[list[str]]:

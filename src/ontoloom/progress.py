@@ -1,7 +1,8 @@
 """Progress on long work: one bar on stderr, for a person watching a terminal.
 
 The command line opens :func:`shown` around a long command; library code reports with
-:func:`task` and never knows whether anything is drawn. Nothing is drawn when stderr is not a
+:func:`task` and never knows whether anything is drawn. A step that counts (a total given)
+shows how many are done, the rate (per second) and the time left (eta). Nothing is drawn when stderr is not a
 terminal (pipes and JSON stay clean), with ``--quiet`` or ``--json``, or before the work has
 run for ``ONTOLOOM_PROGRESS_AFTER`` seconds (default 1): short commands never flash a bar.
 """
@@ -32,6 +33,7 @@ class _Bar:
             SpinnerColumn,
             TextColumn,
             TimeElapsedColumn,
+            TimeRemainingColumn,
         )
 
         console = Console(file=stream, force_terminal=force_terminal, stderr=stream is sys.stderr)
@@ -40,7 +42,10 @@ class _Bar:
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
+            _rate_column(),
             TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
             console=console,
             transient=True,
         )
@@ -67,6 +72,19 @@ class _Bar:
             self.closed = True
             if self.live:
                 self.progress.stop()
+
+
+def _rate_column() -> Any:
+    """How many a second (a step that counts), e.g. ``48,213/s``; blank until known."""
+    from rich.progress import ProgressColumn
+    from rich.text import Text
+
+    class Rate(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text("" if speed is None else f"{speed:,.0f}/s")
+
+    return Rate()
 
 
 _current: _Bar | None = None

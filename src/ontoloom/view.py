@@ -1,8 +1,9 @@
 """``ontoloom view``: the graph as one self-contained HTML file (and the pages of ``serve --ui``).
 
-The page is drawn by force-graph (canvas, d3-force), vendored in ``viewer/vendor/`` by
-``scripts/refresh-viewer-assets.sh`` and inlined into every file, so a file opens offline and
-needs nothing but a browser. :func:`view_data` is the one place that decides what a page may
+The page is drawn by force-graph (2D canvas, d3-force) or 3d-force-graph (three.js on WebGL,
+``--3d``), vendored in ``viewer/vendor/`` by ``scripts/refresh-viewer-assets.sh`` and inlined
+into the file, so a file opens offline and needs nothing but a browser. Both drawings share
+one page script (``view.js``): search, filters, details and the data are the same in each. :func:`view_data` is the one place that decides what a page may
 show: objects of the chosen types, their relations with evidence, pending proposals as
 unconfirmed links, and private objects reduced to the word "private" unless asked otherwise.
 """
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BACKGROUND",
+    "CSP",
+    "MODES",
     "PALETTE",
     "UI_COLOURS",
     "contrast",
@@ -68,6 +71,12 @@ UI_COLOURS = {
 MAX_TEXT = 600  # longer property values are cut, saying how much was left out
 
 _VIEWER = "ontoloom.viewer"
+# What a page may do: run its own inline scripts and styles, show data:/blob: images and call
+# its own server (the live pages); nothing else, no eval.
+CSP = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "img-src data: blob:; connect-src 'self'"
+)
 
 
 # -- colours ------------------------------------------------------------------------------------
@@ -323,12 +332,26 @@ def _css_variables() -> str:
     return "".join(f"--{k}:{v};" for k, v in UI_COLOURS.items())
 
 
-def render_page(kind: str, data: dict[str, Any] | None = None) -> str:
-    """A page: ``view`` (``data`` inlined, or fetched live when None) or ``review`` (live)."""
+MODES = ("2d", "3d")
+_LIBRARIES = {"2d": "vendor/force-graph.min.js", "3d": "vendor/3d-force-graph.min.js"}
+
+
+def render_page(kind: str, data: dict[str, Any] | None = None, *, mode: str = "2d") -> str:
+    """A page: ``view`` (``data`` inlined, or fetched live when None) or ``review`` (live).
+
+    ``mode`` is the drawing a view opens in: ``2d`` (force-graph on a canvas) or ``3d``
+    (3d-force-graph, three.js on WebGL). A file written in 3D and a live page carry both
+    libraries, so the page's 2D/3D switch works; a 2D file carries only the 2D one (1.5 MB
+    less) and its switch says how to get the other.
+    """
+    if mode not in MODES:
+        raise BadInput(f"the view's drawing is one of {', '.join(MODES)}, not {mode!r}")
     title = {"view": "ontoloom — graph view", "review": "ontoloom — review"}[kind]
     scripts = []
     if kind == "view":
-        scripts.append(_asset("vendor/force-graph.min.js"))
+        scripts.append(_asset(_LIBRARIES["2d"]))
+        if mode == "3d" or data is None:
+            scripts.append(_asset(_LIBRARIES["3d"]))
     scripts.append(_asset("common.js"))
     scripts.append(_asset(f"{kind}.js"))
     body = _asset(f"{kind}.html")
@@ -339,15 +362,15 @@ def render_page(kind: str, data: dict[str, Any] | None = None) -> str:
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         # Nothing may load from anywhere: every script and style is inline, images are data:.
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
-        "connect-src 'self'\">"
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         f"<title>{title}</title>"
         f"<style>:root{{{_css_variables()}}}\n{_asset('viewer.css')}</style></head>\n"
-        f'<body data-page="{kind}" data-live="{"false" if data is not None else "true"}">\n'
+        f'<body data-page="{kind}" data-live="{"false" if data is not None else "true"}" '
+        f'data-mode="{mode}">\n'
         f"{body}\n"
         f'<script id="ontoloom-data" type="application/json">{payload}</script>\n'
-        f"<!-- force-graph, MIT licence; bundled licences: ontoloom/viewer/vendor/ -->\n"
+        "<!-- force-graph and 3d-force-graph (with three.js), MIT licences; bundled licences: "
+        "ontoloom/viewer/vendor/ -->\n"
         f'<script id="ontoloom-assets" type="application/json">{_script_json(json.loads(licence))}</script>\n'
         + "".join(f"<script>{s}</script>\n" for s in scripts)
         + "</body></html>\n"

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ontoloom.errors import BadInput, NoStore
 from ontoloom.store.base import Backend, Commits, Delta, QuadReads, Queries, Row, Scratch
+from ontoloom.store.journal import StoreDirs
 from ontoloom.store.lock import DataDirLock
 from ontoloom.terms import Quad
 
@@ -149,7 +150,9 @@ def lock_timeout() -> float:
 
 
 def store_path(data_dir: Path) -> Path:
-    return data_dir / "store"
+    """The live store's directory (:mod:`ontoloom.store.journal`: ``store``, or the
+    ``store.N`` that the pointer file ``store.current`` names)."""
+    return StoreDirs(data_dir).live()
 
 
 def exists(data_dir: Path) -> bool:
@@ -204,8 +207,13 @@ def open_backend(
 
     lock = DataDirLock(data_dir, exclusive=write, wait=lock_timeout() if wait is None else wait)
     with lock:
-        backend = EmbeddedBackend.open(store_path(data_dir), writable=write)
+        dirs = StoreDirs(data_dir)
+        if write:  # the exclusive lock is held: what an interrupted bulk load left goes
+            dirs.settle()
+        backend = EmbeddedBackend.open(dirs.live(), writable=write)
         backend.lock = lock
+        if write:
+            backend.dirs = dirs  # a bulk load may switch the data dir to a checkpoint
         try:
             yield backend
         finally:

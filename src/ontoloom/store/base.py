@@ -21,7 +21,7 @@ from ontoloom.terms import Quad, Term, Triple
 if TYPE_CHECKING:
     from ontoloom.store.lock import DataDirLock
 
-__all__ = ["Backend", "Commits", "Delta", "QuadReads", "Queries", "Row", "Scratch"]
+__all__ = ["Backend", "Checkpoints", "Commits", "Delta", "QuadReads", "Queries", "Row", "Scratch"]
 
 Row = Mapping[str, Any]  # variable name → term (None when unbound)
 
@@ -212,6 +212,38 @@ class Backend(QuadReads, Queries, Commits, Protocol):
     validates_in_place: bool
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class Checkpoints(Protocol):
+    """A journaled bulk load (:mod:`ontoloom.store.journal`): a large delta is loaded into a
+    checkpoint of the store, validated there, and switched in whole. Only the commit function
+    calls these."""
+
+    def can_checkpoint(self) -> bool:
+        """Whether this store can make checkpoints now (the live store of a data dir, open
+        read-write under its exclusive lock)."""
+        ...
+
+    def checkpoint(self, delta: Delta, *, write_id: str | None = None) -> Backend:
+        """A copy of the store with ``delta`` applied, stamped with the next generation and
+        ``write_id`` (as :meth:`Commits.apply` stamps a commit), seen by nobody until
+        :meth:`switch`.
+
+        :raises BadInput: the delta cannot be stored as written (nothing is made).
+        """
+        ...
+
+    def switch(self, checkpoint: Any, expected: int) -> int:
+        """Make ``checkpoint`` the live store atomically; return the new generation.
+
+        :raises CommitConflict: the generation is no longer ``expected`` (nothing switched).
+        """
+        ...
+
+    def drop(self, checkpoint: Any) -> None:
+        """Remove a checkpoint that was not switched in (a no-op once it was)."""
+        ...
 
 
 class Scratch(Backend, Protocol):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -16,6 +16,7 @@ import pyoxigraph
 from ontoloom.errors import BadInput, CommitConflict, StorageError
 from ontoloom.store import write_ids
 from ontoloom.store.base import Delta, Row
+from ontoloom.store.journal import StoreDirs, deferred_signals, drop, step
 from ontoloom.store.lexical import (
     DATATYPE,
     LEXICAL_FORM,
@@ -82,6 +83,7 @@ _RESULT_FORMATS = {
 # (pyoxigraph's optimize): a store left as a bulk write made it answered a pattern read in
 # 0.2-0.4 ms at 100k entities, 11 us once compacted (which took 1.7 s there).
 BULK_WRITE = 10_000
+_REPORT_EVERY = 10_000  # quads a bulk load reads between two progress reports
 
 _BUMP_GENERATION = f"""
 DELETE {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?old . {STORE_NODE} {LAST_CHANGE} ?oldTime }} }}
@@ -150,6 +152,11 @@ class EmbeddedBackend:
         # unknown), kept while the store is open read-write, as the stamp is: only this
         # object writes it then.
         self._holds_records: bool | None = None
+        # Where the store is on disk (None in memory), and — opened read-write on a data
+        # dir, under its exclusive lock — the data dir's store directories, which a bulk
+        # load may switch to a checkpoint (:mod:`ontoloom.store.journal`).
+        self.path: Path | None = None
+        self.dirs: StoreDirs | None = None
 
     @classmethod
     def memory(cls) -> EmbeddedBackend:
@@ -198,10 +205,13 @@ class EmbeddedBackend:
         try:
             if writable:
                 path.mkdir(parents=True, exist_ok=True)
-                return cls(pyoxigraph.Store(str(path)), writable=True)
-            return cls(pyoxigraph.Store.read_only(str(path)), writable=False)
+                backend = cls(pyoxigraph.Store(str(path)), writable=True)
+            else:
+                backend = cls(pyoxigraph.Store.read_only(str(path)), writable=False)
         except OSError as exc:
             raise StorageError(f"cannot open the store at {path}: {exc}") from exc
+        backend.path = path
+        return backend
 
     # -- reads ---------------------------------------------------------------------------
     def _query(self, sparql: str, bindings: Mapping[str, Term] | None):
@@ -360,6 +370,120 @@ class EmbeddedBackend:
         self._records_after(plan)
         self._compact_after(plan)
         return self.generation()
+
+    # -- journaled bulk load (ontoloom.store.journal) -------------------------------------
+    def can_checkpoint(self) -> bool:
+        """Whether :meth:`checkpoint` can work here: the live store of a data dir, open
+        read-write under its exclusive lock."""
+        return self.dirs is not None and self.path is not None and self.writable
+
+    def checkpoint(self, delta: Delta, *, write_id: str | None = None) -> EmbeddedBackend:
+        """A checkpoint of this store (``Store.backup``: hard links) with ``delta`` loaded into
+        it — as the store keeps it, with the records of literals written in another form, and
+        the next generation — compacted; not yet seen by anyone: :meth:`switch` makes it the
+        live store, :meth:`drop` removes it.
+
+        :raises BadInput: two literals the store would keep as one value (nothing is made).
+        """
+        from ontoloom import progress
+
+        assert self.dirs is not None
+        delta = delta.normalized()
+        plan = self._as_stored(delta)  # judged against the live store
+        write = write_ids.node(write_id or write_ids.new())
+        schema_at = self.versions()[1]
+        if any(q.graph_name == SCHEMA_GRAPH for q in (*delta.adds, *delta.removes)):
+            schema_at = self.generation() + 1
+        path = self.dirs.fresh()
+        try:
+            with progress.task("making a checkpoint of the store"):
+                self._store.backup(str(path))
+            step("checkpoint")
+            copy = EmbeddedBackend(pyoxigraph.Store(str(path)), writable=True, union=self.union)
+        except BaseException as exc:
+            drop(path)
+            if isinstance(exc, _STORE_ERRORS):
+                raise _not_stored(f"cannot make a checkpoint of the store in {path}", exc) from None
+            raise
+        copy.path = path
+        try:
+            copy._load(plan, self.generation() + 1, write, schema_at)
+        except BaseException as exc:
+            self.drop(copy)
+            if isinstance(exc, _STORE_ERRORS):
+                raise _not_stored(f"cannot load the change into {path}", exc) from None
+            raise
+        return copy
+
+    def _load(self, plan: _Stored, generation: int, write: NamedNode, schema_at: int) -> None:
+        """Bulk-load ``plan`` into this checkpoint (no other process sees it: no atomicity
+        needed), a chunk at a time for the progress bar, then compact it; stamped with the
+        generation, the write id ``write`` and the schema generation."""
+        from ontoloom import progress
+
+        for quad in plan.removes:
+            self._store.remove(quad)
+        for record in plan.drops:
+            for quad in list(self._store.quads_for_pattern(record, None, None, META)):
+                self._store.remove(quad)
+        for quad in list(self._store.quads_for_pattern(STORE_NODE, None, None, META)):
+            self._store.remove(quad)
+        number, now = Literal(str(generation), datatype=xsd("integer")), _now()
+        stamp = [
+            Quad(STORE_NODE, GENERATION, number, META),
+            Quad(STORE_NODE, LAST_CHANGE, now, META),
+        ]
+        if schema_at:
+            kept = Literal(str(schema_at), datatype=xsd("integer"))
+            stamp.append(Quad(STORE_NODE, SCHEMA_GENERATION, kept, META))
+        written = [Quad(write, GENERATION, number, META), Quad(write, LAST_CHANGE, now, META)]
+        added = [*plan.adds, *plan.records, *stamp, *written]
+        with progress.task("loading quads", total=len(added)) as advance:
+            # One bulk_extend (several calls cost a compaction as long as the load), fed
+            # from a generator that reports as the loader reads.
+            self._store.bulk_extend(_reported(added, advance))
+        self._dirty = True
+        self._stamp = stamp
+        self._holds_records = None
+        with progress.task("compacting the checkpoint"):
+            self._store.optimize()
+
+    def switch(self, checkpoint: EmbeddedBackend, expected: int) -> int:
+        """Make ``checkpoint`` the live store (one rename: :mod:`ontoloom.store.journal`) and
+        keep working on it — this object, and whoever holds it (an owner), now reads and
+        writes the new store; the old one is closed and removed. Return the generation.
+
+        :raises CommitConflict: the store moved on from ``expected`` (nothing switched).
+        """
+        assert self.dirs is not None and checkpoint.path is not None
+        if expected != self.generation():
+            raise CommitConflict(f"the store moved on from generation {expected}")
+        checkpoint._store.flush()
+        old_store, old_path = self._store, self.path
+        # The pointer and this object's handle change together, and the old store goes
+        # with them: a signal is answered once they are done.
+        with deferred_signals():
+            try:
+                durable = self.dirs.switch(checkpoint.path)
+            except OSError as exc:  # before the rename: the live store is still the old one
+                raise _not_stored("cannot switch the data dir to the loaded store", exc) from None
+            self._store, self.path = checkpoint._store, checkpoint.path
+            self._stamp, self._holds_records = checkpoint._stamp, checkpoint._holds_records
+            self._dirty = True
+            checkpoint._store, checkpoint.path = None, None  # type: ignore[assignment]
+            del old_store  # the last reference: pyoxigraph closes the old store
+            step("switched")
+            if durable and old_path is not None:
+                # (Not durable: the old store stays until the next writer's open settles it.)
+                drop(old_path)
+        return self.generation()
+
+    def drop(self, checkpoint: EmbeddedBackend) -> None:
+        """Close and remove a checkpoint that was not switched in (a no-op once it was)."""
+        path = checkpoint.path
+        checkpoint._store, checkpoint.path = None, None  # type: ignore[assignment]
+        if path is not None and path != self.path:
+            drop(path)
 
     def _compact_after(self, plan: _Stored) -> None:
         if len(plan.adds) + len(plan.removes) >= BULK_WRITE:
@@ -543,6 +667,31 @@ def _now() -> Literal:
     now = dt.datetime.now(dt.UTC)
     seconds = f"{now.second:02d}.{now.microsecond:06d}".rstrip("0").rstrip(".")
     return Literal(f"{now:%Y-%m-%dT%H:%M:}{seconds}Z", datatype=xsd("dateTime"))
+
+
+def _reported(quads: list[Quad], advance: Callable[..., None]) -> Iterator[Quad]:
+    """``quads``, reporting progress as they are read; halfway, the test seam's "loading"
+    step (:mod:`ontoloom.store.journal`)."""
+    half = len(quads) // 2
+    for start in range(0, len(quads), _REPORT_EVERY):
+        end = min(start + _REPORT_EVERY, len(quads))
+        if start <= half < end:
+            yield from quads[start:half]
+            step("loading")
+            yield from quads[half:end]
+        else:
+            yield from quads[start:end]
+        advance(done=end)
+
+
+# What pyoxigraph raises when the files under a store fail it (RocksDB's errors come as
+# RuntimeError, the system's as OSError).
+_STORE_ERRORS = (OSError, RuntimeError)
+
+
+def _not_stored(what: str, exc: BaseException) -> StorageError:
+    reason = getattr(exc, "strerror", None) or exc
+    return StorageError(f"{what}: {reason}; nothing was stored (the store is as it was)")
 
 
 def _has_blank(quad: Quad) -> bool:

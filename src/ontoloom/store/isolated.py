@@ -34,6 +34,7 @@ from ontoloom.errors import (
     ParseError,
     QueryTimeout,
 )
+from ontoloom.store.journal import StoreDirs
 from ontoloom.terms import Literal, NamedNode, Quad, RdfFormat, Term, serialize
 
 __all__ = ["parse_rows", "run_isolated", "syntax_error"]
@@ -68,7 +69,7 @@ def run_isolated(
     with ExitStack() as stack:
         request: dict[str, Any] = {
             "data_dir": str(data_dir),
-            "store": str(data_dir / "store"),
+            "store": str(StoreDirs(data_dir).live()),
             "dataset": None,
             "sparql": sparql,
             "prefixes": dict(prefixes or {}),

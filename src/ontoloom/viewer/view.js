@@ -1,5 +1,8 @@
-// The graph page: force-graph on a canvas, with search, filters and a details panel that
-// make every object reachable by keyboard too.
+// The graph page: force-graph on a canvas (2D) or 3d-force-graph on WebGL (3D), with search,
+// filters and a details panel that make every object reachable by keyboard too. The data,
+// the filters, the search and the details are this file's and the same in both drawings; a
+// drawing is only an adapter (make2D, make3D) that takes the visible nodes and links and
+// reports clicks, so switching keeps every choice made on the page.
 "use strict";
 (function () {
   var el = ontoloom.el;
@@ -10,8 +13,9 @@
   var LIMIT = 50;  // search matches listed at once
 
   var state = { data: null, nodes: {}, adj: {}, shown: null, typeOn: {}, relOn: {},
-                unconfirmed: true, selected: null, visible: { nodes: [], links: [] }, fit: true };
-  var fg = null;
+                unconfirmed: true, selected: null, visible: { nodes: [], links: [] }, fit: true,
+                mode: "2d" };
+  var fg = null;  // the drawing: { kind, setData, redraw, centerOn, screenOf, destroy, graph }
 
   function typeKey(n) { return n.private ? "private" : n.type; }
 
@@ -19,6 +23,7 @@
     var embedded = JSON.parse(document.getElementById("ontoloom-data").textContent);
     if (embedded) return Promise.resolve(embedded);
     var params = new URLSearchParams(location.search);
+    params.delete("view");
     if (document.getElementById("include-private").checked) params.set("include_private", "1");
     return ontoloom.api("GET", "api/view?" + params.toString()).then(function (r) {
       if (r.status !== 200) throw new Error(r.data.message || ("the server answered " + r.status));
@@ -110,13 +115,14 @@
     state.visible = { nodes: nodes, links: links };
     var m = state.data.meta;
     var text = nodes.length + " of " + m.nodes + " objects and " + links.length + " of " + m.links + " relations shown";
-    if (m.unconfirmed) text += "; " + m.unconfirmed + " unconfirmed proposal(s) drawn dashed";
+    if (m.unconfirmed) text += "; " + m.unconfirmed + " unconfirmed proposal(s) drawn " +
+      (state.mode === "3d" ? "with running dots" : "dashed");
     if (m.private_hidden) text += "; " + m.private_hidden + " private object(s) shown only as \u201cprivate\u201d";
     ontoloom.status(text);
     if (!fg) return;
-    fg.graphData({ nodes: nodes, links: links.map(function (l) {
+    fg.setData(nodes, links.map(function (l) {
       return { source: l.source, target: l.target, rel: l.rel, status: l.status, ref: l };
-    }) });
+    }));
   }
 
   function label(n) { return n.private ? "private" : n.label; }
@@ -149,47 +155,159 @@
     var d = document.createElement("div"); d.textContent = s; return d.innerHTML;
   }
 
-  function makeGraph() {
-    var big = state.data.nodes.length > 2000;
-    fg = ForceGraph()(document.getElementById("graph"))
+  function firstFrame() {  // when a graph was first drawn (ms since the page began): the bench reads it
+    if (!window.ontoloomFirstFrame && state.visible.nodes.length) window.ontoloomFirstFrame = performance.now();
+  }
+
+  function engineStop() {
+    state.settled = true;
+    if (fg.kind === "2d") fg.graph.enablePointerInteraction(true);
+    if (!window.ontoloomSettled) window.ontoloomSettled = performance.now();  // the bench reads it
+    if (state.fit) { state.fit = false; fg.fit(); }
+  }
+
+  function nodeTip(n) { return text(n.private ? "private" : n.label + " (" + n.id + ", " + n.type + ")"); }
+  function linkTip(l) { return text(l.rel + (l.status === "unconfirmed" ? " (unconfirmed proposal)" : "")); }
+  function linkColour(l) { return l.status === "unconfirmed" ? UNCONFIRMED : EDGE; }
+
+  // The 2D drawing: force-graph on a canvas, labels drawn on a small graph.
+  function make2D(box, big) {
+    var g = ForceGraph()(box)
       .backgroundColor(BG)
       .nodeId("id")
       .nodeRelSize(4)
       .nodeColor(function (n) { return n.colour; })
-      .nodeLabel(function (n) { return text(n.private ? "private" : n.label + " (" + n.id + ", " + n.type + ")"); })
+      .nodeLabel(nodeTip)
       .nodeCanvasObjectMode(function () { return "after"; })
       .nodeCanvasObject(drawNode)
-      .linkColor(function (l) { return l.status === "unconfirmed" ? UNCONFIRMED : EDGE; })
+      .linkColor(linkColour)
       .linkLineDash(function (l) { return l.status === "unconfirmed" ? [4, 3] : null; })
       .linkWidth(function (l) { return l.status === "unconfirmed" ? 1.5 : 1; })
-      .linkLabel(function (l) { return text(l.rel + (l.status === "unconfirmed" ? " (unconfirmed proposal)" : "")); })
+      .linkLabel(linkTip)
       .linkCanvasObjectMode(function () { return "after"; })
       .linkCanvasObject(drawLink)
       .linkDirectionalArrowLength(big ? 0 : 3.5)
       .linkDirectionalArrowRelPos(1)
       .onNodeClick(function (n) { select(n.id, false); })
-      // When the graph was first drawn (ms since the page started loading): the bench reads it.
-      .onRenderFramePost(function () {
-        if (!window.ontoloomFirstFrame && state.visible.nodes.length) window.ontoloomFirstFrame = performance.now();
-      })
-      .onEngineStop(function () {
-        state.settled = true;
-        if (state.fit) { state.fit = false; fg.zoomToFit(400, 40); }
-      });
+      .onRenderFramePost(firstFrame)
+      .onEngineStop(engineStop);
     // A big graph draws at once and settles within seconds; a small one is laid out mostly
     // before its first picture.
-    if (big) fg.cooldownTime(8000).d3AlphaDecay(0.05).warmupTicks(0);
+    // A big graph: no hover picking while the layout runs (force-graph repaints its picking
+    // canvas, a second drawing of everything, every 800 ms); it comes back when it settles.
+    if (big) g.cooldownTime(8000).d3AlphaDecay(0.05).warmupTicks(0).enablePointerInteraction(false);
     else {
       // Labels are drawn on a small graph: spread it so they have room.
-      fg.warmupTicks(100).cooldownTicks(200);
-      fg.d3Force("charge").strength(-90);
-      fg.d3Force("link").distance(45);
+      g.warmupTicks(100).cooldownTicks(200);
+      g.d3Force("charge").strength(-90);
+      g.d3Force("link").distance(45);
     }
-    var resize = function () {
-      var box = document.getElementById("graph").getBoundingClientRect();
-      fg.width(box.width).height(box.height);
+    return {
+      kind: "2d", graph: g,
+      setData: function (nodes, links) { g.graphData({ nodes: nodes, links: links }); },
+      redraw: function () { g.nodeColor(g.nodeColor()); },  // the selection ring, layout untouched
+      centerOn: function (n) { if (typeof n.x === "number") g.centerAt(n.x, n.y, 400); },
+      screenOf: function (n) { return g.graph2ScreenCoords(n.x, n.y); },
+      fit: function () { g.zoomToFit(400, 40); },
+      size: function (w, h) { g.width(w).height(h); },
+      destroy: function () { g.pauseAnimation(); g._destructor(); }
     };
-    window.addEventListener("resize", resize);
+  }
+
+  // The 3D drawing: 3d-force-graph (three.js, WebGL). No text is drawn in the scene: the
+  // name shows on hover and in the details panel; an unconfirmed proposal is a thicker line
+  // in its colour with dots running along it (WebGL lines cannot be dashed here).
+  function make3D(box, big) {
+    var g = ForceGraph3D({ controlType: "orbit" })(box)
+      .backgroundColor(BG)
+      .showNavInfo(false)
+      .nodeId("id")
+      .nodeRelSize(7)
+      .nodeOpacity(1)
+      .nodeResolution(big ? 4 : 12)
+      .nodeColor(function (n) { return state.selected === n.id ? FOCUS : n.colour; })
+      .nodeVal(function (n) { return state.selected === n.id ? 5 : 1; })
+      .nodeLabel(nodeTip)
+      .linkColor(linkColour)
+      .linkOpacity(0.5)
+      .linkWidth(function (l) { return l.status === "unconfirmed" ? 1.2 : 0; })
+      .linkDirectionalParticles(function (l) { return l.status === "unconfirmed" ? 3 : 0; })
+      .linkDirectionalParticleWidth(2.5)
+      .linkDirectionalParticleColor(function () { return UNCONFIRMED; })
+      .linkLabel(linkTip)
+      .linkDirectionalArrowLength(big ? 0 : 3)
+      .linkDirectionalArrowRelPos(1)
+      .linkDirectionalArrowColor(linkColour)
+      .onNodeClick(function (n) { select(n.id, false); })
+      .onEngineTick(function () { if (!window.ontoloomFirstFrame) requestAnimationFrame(firstFrame); })
+      .onEngineStop(engineStop);
+    if (big) g.cooldownTime(8000).d3AlphaDecay(0.05).warmupTicks(0);
+    else {
+      g.warmupTicks(100).cooldownTicks(200);
+      g.d3Force("charge").strength(-90);
+      g.d3Force("link").distance(45);
+    }
+    return {
+      kind: "3d", graph: g,
+      setData: function (nodes, links) { g.graphData({ nodes: nodes, links: links }); },
+      redraw: function () { g.nodeColor(g.nodeColor()).nodeVal(g.nodeVal()); },
+      centerOn: function (n) {
+        if (typeof n.x !== "number") return;
+        var r = Math.hypot(n.x, n.y, n.z || 0), k = 1 + 120 / (r || 1);
+        g.cameraPosition({ x: n.x * k, y: n.y * k, z: (n.z || 0) * k }, n, 400);
+      },
+      screenOf: function (n) { return g.graph2ScreenCoords(n.x, n.y, n.z || 0); },
+      fit: function () { g.zoomToFit(400, 40); },
+      size: function (w, h) { g.width(w).height(h); },
+      destroy: function () {
+        g.pauseAnimation();
+        g._destructor();
+        var r = g.renderer && g.renderer();
+        if (r) { r.dispose(); if (r.forceContextLoss) r.forceContextLoss(); }
+      }
+    };
+  }
+
+  function can3D() { return typeof ForceGraph3D === "function"; }
+
+  function resize() {
+    if (!fg) return;
+    var box = document.getElementById("graph").getBoundingClientRect();
+    fg.size(box.width, box.height);
+  }
+
+  // Draw with `mode` ("2d" or "3d"); the page's state (filters, search, selection) stays.
+  function makeGraph(mode) {
+    var box = document.getElementById("graph");
+    var note = document.getElementById("mode-help");
+    if (fg) {
+      fg.destroy();
+      fg = null;
+      // The library's own marks on the shared node objects (picking colours, scene objects)
+      // belong to the drawing just left; positions (x, y, z) carry over.
+      state.data.nodes.forEach(function (n) {
+        Object.keys(n).forEach(function (k) { if (k.indexOf("__") === 0) delete n[k]; });
+      });
+      box.replaceChildren();
+    }
+    var big = state.data.nodes.length > 2000;
+    state.settled = false;
+    window.ontoloomFirstFrame = window.ontoloomSettled = undefined;
+    if (mode === "3d" && can3D()) {
+      try {
+        fg = make3D(box, big);
+      } catch (err) {  // no WebGL here: say so and draw in 2D
+        box.replaceChildren();
+        fg = null;
+        note.textContent = "3D needs WebGL, which this browser does not offer (" + err.message + "); drawn in 2D.";
+        document.getElementById("mode-3d").disabled = true;
+        mode = "2d";
+      }
+    }
+    if (!fg) fg = make2D(box, big);
+    state.mode = fg.kind;
+    document.getElementById("mode-" + fg.kind).checked = true;
+    box.setAttribute("data-mode", fg.kind);
     resize();
   }
 
@@ -270,7 +388,7 @@
     if (!n) return;
     state.selected = id;
     if (reveal(id)) refresh();
-    else if (fg) fg.nodeColor(fg.nodeColor());  // redraw the selection ring, layout untouched
+    else if (fg) fg.redraw();  // redraw the selection mark, layout untouched
     var panel = document.getElementById("details");
     var kids = [el("h2", { id: "details-title", text: label(n) })];
     if (n.private) {
@@ -306,11 +424,7 @@
     kids.push(list);
     panel.replaceChildren.apply(panel, kids);
     if (moveFocus) panel.focus();
-    if (fg) {
-      setTimeout(function () {
-        if (typeof n.x === "number") fg.centerAt(n.x, n.y, 400);
-      }, 50);
-    }
+    if (fg) setTimeout(function () { if (fg) fg.centerOn(n); }, 50);
   }
 
   // -- wiring -------------------------------------------------------------------------------
@@ -323,20 +437,37 @@
   });
   document.getElementById("show-all").addEventListener("click", function () { state.shown = null; state.fit = true; refresh(); });
   document.getElementById("include-private").addEventListener("change", function () { start(); });
+  ["2d", "3d"].forEach(function (mode) {
+    document.getElementById("mode-" + mode).addEventListener("change", function (e) {
+      if (e.target.checked && state.data && mode !== state.mode) { makeGraph(mode); state.fit = true; refresh(); }
+    });
+  });
+  window.addEventListener("resize", resize);
 
   function start() {
     load().then(function (data) {
-      if (!fg) { state.data = data; makeGraph(); }
+      if (!fg) { state.data = data; makeGraph(state.mode); }
       init(data);
     }).catch(function (err) { ontoloom.status("Could not load the graph: " + err.message); });
+  }
+
+  // The drawing the page opens in: the file's (`view --3d`), or a live page's `?view=3d`.
+  var asked = new URLSearchParams(location.search).get("view") || document.body.getAttribute("data-mode");
+  state.mode = asked === "3d" ? "3d" : "2d";
+  if (!can3D()) {
+    document.getElementById("mode-3d").disabled = true;
+    document.getElementById("mode-help").textContent =
+      "This file holds the 2D drawing only; `ontoloom view --3d` writes one with both.";
   }
 
   window.ontoloomView = {
     select: function (id) { select(id, false); },
     visible: function () { return { nodes: state.visible.nodes.map(function (n) { return n.id; }),
       links: state.visible.links.length }; },
-    screenOf: function (id) { var n = state.nodes[id]; return fg.graph2ScreenCoords(n.x, n.y); },
-    graph: function () { return fg; },
+    screenOf: function (id) { return fg.screenOf(state.nodes[id]); },
+    graph: function () { return fg.graph; },
+    mode: function () { return fg ? fg.kind : null; },
+    setMode: function (mode) { document.getElementById("mode-" + mode).click(); },
     settled: function () { return !!state.settled; }
   };
   if (ontoloom.live()) ontoloom.withToken(start); else start();

@@ -1,0 +1,136 @@
+"""`make bench-scale`: a validated import beside pyoxigraph's raw bulk load of the same file.
+
+For each size (entities of the synthetic team graph of ``bench/run.py``, about 6.4 triples
+each) one N-Quads file is written, then, each in a fresh process of its own (so that its peak
+RSS is its own):
+
+* ``raw bulk load`` — pyoxigraph's ``Store.bulk_load`` of the file into an empty store,
+  flushed: the floor no validated import can go under;
+* ``import (journaled)`` — ``ontoloom import`` of the file into an empty instance, the way
+  it runs now: a checkpoint, the delta bulk-loaded into it, validated, switched in
+  (shared/DESIGN.md, "Journaled bulk load"), the search index following;
+* ``import (one request)`` — the same import through one store transaction (the route
+  every import took before, and small writes still take), with ``--one-request``.
+
+Each row gives the triples, seconds, triples per second, peak RSS and the ratio to the raw
+bulk load measured in the same run. Rows at 10k and 100k entities by default; ``--million``
+adds 1M (144 MiB of N-Quads; minutes), ``--entities`` chooses others. The machine's load is
+printed first: figures from a shared machine are comparisons within one run, not promises.
+
+    make bench-scale BENCH_ARGS="--entities 23500 --one-request"   # ~150k triples, both routes
+    make bench-scale BENCH_ARGS="--million"
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+_HUGE = str(10**12)  # a bulk-load threshold no delta reaches: the one-request route
+
+
+def _write_file(entities: int, path: Path) -> int:
+    from ontoloom.api import Graph
+    from ontoloom.terms import RdfFormat, serialize
+    from run import synthetic_quads
+
+    with tempfile.TemporaryDirectory() as tmp, Graph.open(Path(tmp), write=True, create=True) as g:
+        quads = synthetic_quads(g, entities)
+    with path.open("wb") as out:
+        serialize(quads, out, RdfFormat.N_QUADS)
+    return len(quads)
+
+
+def _child(kind: str, path: Path, target: Path) -> None:
+    """One measurement, in this (fresh) process: prints {"seconds", "rss_mib"}."""
+    start = time.perf_counter()
+    if kind == "raw":
+        import pyoxigraph
+
+        store = pyoxigraph.Store(str(target))
+        store.bulk_load(path=str(path), format=pyoxigraph.RdfFormat.N_QUADS)
+        store.flush()
+    else:
+        from ontoloom.api import Graph
+        from ontoloom.interchange import import_file
+
+        with Graph.open(target, write=True, create=True) as g:
+            import_file(g, path)
+    seconds = time.perf_counter() - start
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
+    rss_mib = rss / (1 << 20) if sys.platform == "darwin" else rss / 1024
+    print(json.dumps({"seconds": seconds, "rss_mib": rss_mib}))
+
+
+def _measure(kind: str, path: Path, target: Path, env: dict[str, str]) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", kind, str(path), str(target)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"{kind} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--entities", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--million", action="store_true", help="add the 1M-entity row")
+    parser.add_argument(
+        "--one-request", action="store_true", help="also import through one store transaction"
+    )
+    parser.add_argument(
+        "--child", nargs=3, metavar=("KIND", "FILE", "TARGET"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args()
+    if args.child:
+        kind, file, target = args.child
+        _child(kind, Path(file), Path(target))
+        return
+    sizes = [*args.entities, *([1_000_000] if args.million else [])]
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    print(f"cpus: {os.cpu_count()}, load average: {load}")
+    header = f"{'row':<22} {'entities':>9} {'triples':>9} {'seconds':>8} {'triples/s':>10} {'peak RSS':>9}  vs raw"
+    print(header)
+    print("-" * len(header))
+    for entities in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "data.nq"
+            triples = _write_file(entities, path)
+            env = {**os.environ}
+            # 1M entities are ~144 MiB of N-Quads, above the default input limit (64 MiB)
+            env["ONTOLOOM_MAX_INPUT_BYTES"] = str(max(path.stat().st_size + 1, 64 << 20))
+            env.pop("ONTOLOOM_BULK_LOAD", None)
+            runs = [("raw bulk load", "raw", env), ("import (journaled)", "import", env)]
+            if args.one_request:
+                runs.append(
+                    ("import (one request)", "import", {**env, "ONTOLOOM_BULK_LOAD": _HUGE})
+                )
+            raw = None
+            for i, (label, kind, run_env) in enumerate(runs):
+                got = _measure(kind, path, Path(tmp) / f"run{i}", run_env)
+                seconds = got["seconds"]
+                raw = raw or seconds
+                ratio = "baseline" if kind == "raw" else f"{seconds / raw:.1f}x"
+                print(
+                    f"{label:<22} {entities:>9,} {triples:>9,} {seconds:>8.2f} "
+                    f"{triples / seconds:>10,.0f} {got['rss_mib']:>6,.0f} MiB  {ratio}",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()
