@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
-__all__ = ["MODES", "FaultProxy", "Mode", "Request", "updates"]
+__all__ = ["MODES", "FaultProxy", "Mode", "Request", "commits", "read_backs", "updates"]
 
 Mode = Literal["pass", "down", "slow", "error", "truncate", "drop_after_forward"]
 MODES: tuple[Mode, ...] = ("pass", "down", "slow", "error", "truncate", "drop_after_forward")
@@ -100,7 +100,19 @@ def commits(request: Request) -> bool:
     if not request.is_update:
         return False
     text = parse_qs(request.body.decode("utf-8", "replace")).get("update", [""])[0]
-    return "INSERT DATA" not in text and "DELETE DATA" not in text
+    return "ontoloom.dev/ns#lastChange" in text  # what a commit (or a fence) stamps
+
+
+def read_backs(request: Request) -> bool:
+    """``only=read_backs``: the queries that ask whether a commit applied (its token)."""
+    if request.is_update:
+        return False
+    body = request.body.decode("utf-8", "replace")
+    text = (
+        parse_qs(body).get("query", [body])[0]
+        + parse_qs(urlsplit(request.path).query).get("query", [""])[0]
+    )
+    return "ontoloom.dev/ns#commit" in text
 
 
 class FaultProxy:
@@ -122,6 +134,7 @@ class FaultProxy:
         self._mode: Mode = "pass"
         self._only: Callable[[Request], bool] | None = None
         self._left: int | None = None
+        self._then: Mode = "pass"
         self._lock = threading.Lock()
         self._closing = threading.Event()  # wakes the slow ones when the proxy closes
         self._server: http.server.ThreadingHTTPServer | None = None
@@ -147,10 +160,12 @@ class FaultProxy:
         status: int | None = None,
         only: Callable[[Request], bool] | None = None,
         times: int | None = None,
+        then: Mode = "pass",
     ) -> None:
         """Switch to ``mode``; with ``only``, the fault meets just the requests it accepts
-        (the others pass), and with ``times``, just that many, then the proxy is back to
-        ``pass``. ``down`` closes the port for every request, so it takes neither."""
+        (the others pass), and with ``times``, just that many, then the proxy is in ``then``
+        (``pass`` unless set; for every request). ``down`` closes the port for every request,
+        so it takes neither."""
         if mode not in MODES:
             raise ValueError(f"unknown fault mode {mode!r}; one of {', '.join(MODES)}")
         if mode == "down" and (only is not None or times is not None):
@@ -165,6 +180,7 @@ class FaultProxy:
             self._mode = mode
             self._only = only
             self._left = times
+            self._then = then
         if mode == "down":
             self._unlisten()
         elif self._server is None:
@@ -224,7 +240,7 @@ class FaultProxy:
             elif mode != "pass" and self._left is not None:
                 self._left -= 1
                 if self._left == 0:
-                    self._mode, self._only, self._left = "pass", None, None
+                    self._mode, self._only, self._left = self._then, None, None
             self.counts[mode] += 1
             return mode
 

@@ -203,11 +203,11 @@ def test_a_commit_validated_against_a_generation_another_gateway_moved_is_checke
         apply = backend.apply
         raced: list[int] = []
 
-        def interleaved(delta, expected=None):  # the other gateway commits in between
+        def interleaved(delta, expected=None, **kw):  # the other gateway commits in between
             if not raced:
                 raced.append(expected)
                 g2.relate("task_y", "blocks", "task_x")
-            return apply(delta, expected)
+            return apply(delta, expected, **kw)
 
         backend.apply = interleaved  # type: ignore[method-assign]
         with pytest.raises(ValidationFailed, match="cycle"):

@@ -198,7 +198,7 @@ def test_a_writer_that_keeps_losing_the_race_says_busy_and_stores_nothing(
         before = set(g.backend.quads())
         tries = []
 
-        def lost(delta: Delta, expected: int) -> int:
+        def lost(delta: Delta, expected: int, **_: object) -> int:
             tries.append(expected)
             raise CommitConflict("another gateway committed first")
 

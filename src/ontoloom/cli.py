@@ -217,6 +217,10 @@ def _run(name: str, arguments: dict[str, Any]) -> Any:
     from ontoloom.owner import run
 
     result = run(_data_dir(), name, arguments, checked=False)
+    if isinstance(result.value, dict) and result.value.get("answer_lost"):
+        # The owner died after committing it: its answer is lost, the write is not.
+        _emit(result.value, result.note or "committed")
+        sys.exit(0)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     return result
@@ -415,6 +419,50 @@ def where() -> None:
     state = "a store" if exists(Path(found.path)) else "no store yet"
     owner = "; kept open by a running owner (mcp or serve)" if data["owner"] else ""
     _emit(data, f"{found.path}\n  rule: {found.rule} — {found.reason}\n  {state}{owner}")
+
+
+@main.command()
+@click.option(
+    "--write",
+    "write_id",
+    required=True,
+    metavar="ID",
+    help="The write id an 'outcome unknown' error named.",
+)
+@_common
+def status(write_id: str) -> None:
+    """Whether a write was committed, by its write id.
+
+    A write whose outcome could not be told (exit 4: the store stopped answering after the
+    write went out) names its write id; ask here once the store answers. Exit 0: committed ·
+    3: not committed · 4: unknown (the store cannot be asked now) · 2: bad input.
+
+    \b
+    Examples:
+      ontoloom status --write 4f9c0e2a7d1b4c36a8e5f0d2b9c1a7e3
+      ontoloom status --write 4f9c0e2a7d1b4c36a8e5f0d2b9c1a7e3 --json
+    """
+    from ontoloom.errors import Busy, NoStore, NotFound
+    from ontoloom.store import write_ids
+
+    write_ids.valid(write_id)
+    try:
+        answer = _value("write_status", {"write_id": write_id})
+    except (BadInput, NoStore, NotFound, Busy):
+        raise
+    except OntoloomError as exc:  # the store (an endpoint) cannot be reached to ask
+        answer = {"write_id": write_id, "status": "unknown", "reason": exc.message}
+    state = answer["status"]
+    if state == "committed":
+        text = (
+            f"write {write_id}: committed (generation {', '.join(map(str, answer['generations']))})"
+        )
+    elif state == "not committed":
+        text = f"write {write_id}: not committed"
+    else:
+        text = f"write {write_id}: unknown — {answer['reason']}; ask again later"
+    _emit(answer, text)
+    sys.exit({"committed": 0, "not committed": 3}.get(state, 4))
 
 
 # -- entities ----------------------------------------------------------------------------------

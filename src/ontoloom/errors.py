@@ -9,6 +9,8 @@
     ├── UnsupportedQuery          a SPARQL update sent to a read-only entry point, or a
     │                             SERVICE call ontoloom.toml does not allow (2)
     ├── QueryTimeout              a query ran past its deadline and was stopped (2)
+    ├── OutcomeUnknown            whether a write committed cannot be told now; carries its
+    │                             write id, asked later with ``ontoloom status --write`` (4)
     ├── Forbidden                 outside a skill's contract or a token's scope (2, HTTP 403)
     └── ValidationFailed          a write broke a rule; carries the report; nothing stored (1)
 
@@ -34,6 +36,7 @@ __all__ = [
     "NoStore",
     "NotFound",
     "OntoloomError",
+    "OutcomeUnknown",
     "ParseError",
     "QueryTimeout",
     "Stopped",
@@ -60,6 +63,9 @@ OUTCOMES: dict[str, tuple[int, int]] = {
     "not_acceptable": (2, 406),  # an Accept header no answer of the query can meet
     "timeout": (2, 504),
     "owner_gone": (2, 502),
+    # a write whose commit cannot be told from its absence now (the store unreachable after
+    # the request went out): never "refused", never retried; asked later by its write id
+    "outcome_unknown": (4, 504),
     "read_only": (2, 409),  # a write through a graph or store opened for reading
     "storage": (2, 500),  # a file of the data dir that cannot be opened, locked or written
     "internal": (2, 500),
@@ -170,6 +176,24 @@ class OwnerGone(OntoloomError):
     kind = "owner_gone"
 
 
+class OutcomeUnknown(OntoloomError):
+    """A write went out and whether it committed cannot be told now (the store stopped
+    answering): it was neither refused nor retried. ``write_id`` names it, for
+    ``ontoloom status --write ID`` once the store answers."""
+
+    kind = "outcome_unknown"
+
+    def __init__(self, message: str, write_id: str) -> None:
+        self.write_id = write_id
+        super().__init__(
+            f"{message}; whether write {write_id} was committed is unknown: it was not "
+            f"retried — ask later with `ontoloom status --write {write_id}`"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": self.kind, "message": self.message, "write_id": self.write_id}
+
+
 class ReadOnly(OntoloomError):
     """A write through a graph or store opened for reading: nothing was stored."""
 
@@ -224,6 +248,8 @@ def revive(payload: dict[str, Any]) -> OntoloomError:
     error.payload = payload
     if isinstance(error, ValidationFailed):
         error.findings = [Finding(**r) for r in payload.get("results", [])]
+    if isinstance(error, OutcomeUnknown):
+        error.write_id = str(payload.get("write_id", ""))
     revived_error: OntoloomError = error
     return revived_error
 

@@ -35,6 +35,7 @@ from ontoloom.errors import (
     Busy,
     Internal,
     OntoloomError,
+    OutcomeUnknown,
     OwnerGone,
     OwnerTookOver,
     revive,
@@ -53,6 +54,7 @@ from ontoloom.owner_client import (
     socket_address,
 )
 from ontoloom.owner_client import OwnerGone as ClientOwnerGone
+from ontoloom.store import write_ids
 
 if TYPE_CHECKING:
     from ontoloom.api import Graph
@@ -233,12 +235,14 @@ class Owner:
                 return None
             checked = request.get("checked") is not False
             scope = request.get("scope")
-            return self._op(
-                request["name"],
-                request.get("arguments") or {},
-                checked,
-                None if scope is None else ops.Scope.from_json(scope),
-            )
+            # The caller's write id: it asks the store by it if this process dies mid-way.
+            with write_ids.writing(request.get("write_id")):
+                return self._op(
+                    request["name"],
+                    request.get("arguments") or {},
+                    checked,
+                    None if scope is None else ops.Scope.from_json(scope),
+                )
         finally:
             self.lock.release()
 
@@ -278,6 +282,10 @@ def run(
     """
     from ontoloom.store import lock_timeout
 
+    known = ops.static_operations().get(name)
+    # A write's id is made here, where the work starts, and goes with it to the owner: if
+    # the owner dies mid-way this process asks the store by it instead of guessing.
+    write_id = None if known is None or known.read_only else write_ids.current() or write_ids.new()
     took_over: OwnerTookOver | None = None
     for _ in range(_TAKEOVERS):
         if not owns(data_dir):
@@ -288,6 +296,8 @@ def run(
                 "checked": checked,
                 "env": client_env(),
             }
+            if write_id is not None:
+                request["write_id"] = write_id
             if scope is not None:
                 request["scope"] = scope.to_json()
             try:
@@ -295,7 +305,12 @@ def run(
             except OwnerUnresponsive as exc:
                 raise Busy(str(exc)) from None
             except ClientOwnerGone as exc:
-                raise OwnerGone(str(exc)) from None
+                if write_id is None:
+                    raise OwnerGone(str(exc)) from None
+                done = _after_owner_died(data_dir, write_id, str(exc))
+                if done is not None:
+                    return done
+                continue  # not committed, and it never will be: do it (here or anew)
             except OwnerUntrusted as exc:
                 raise BadInput(str(exc)) from None
             if answer is not None:
@@ -305,11 +320,44 @@ def run(
             if claim:
                 Owner.claim(data_dir)
         try:
-            return ops.call(data_dir, name, arguments, checked=checked, scope=scope)
+            with write_ids.writing(write_id):
+                return ops.call(data_dir, name, arguments, checked=checked, scope=scope)
         except OwnerTookOver as exc:  # another process became owner while this waited
             took_over = exc
-    assert took_over is not None
+    if took_over is None:
+        raise Busy(f"{data_dir}: its owners kept dying before answering; try again")
     raise took_over
+
+
+def _after_owner_died(data_dir: Path, write_id: str, said: str) -> ops.Result | None:
+    """The owner took a write and died before answering: ask the store by its write id.
+    Committed: its answer (the write is not done again). Not committed on an embedded
+    store (the only kind an owner keeps): None — the dead owner's store holds no write in
+    flight, so the caller does it (once). Otherwise (a store that cannot be asked; an
+    endpoint, where a dead process's update could still be on its way):
+    :class:`OutcomeUnknown`, naming the write id."""
+    from ontoloom.store import endpoint_of
+
+    try:
+        found = run(data_dir, "write_status", {"write_id": write_id}).value
+    except OntoloomError as exc:
+        found = {"status": "unknown", "reason": exc.message}
+    if found.get("status") == "committed":
+        generations = ", ".join(map(str, found.get("generations", [])))
+        return ops.Result(
+            {**found, "answer_lost": True},
+            note=(
+                f"the process serving {data_dir} stopped before answering, and the write was "
+                f"committed (write id {write_id}, generation {generations}): it was not done "
+                "again"
+            ),
+        )
+    if found.get("status") == "not committed" and endpoint_of(data_dir) is None:
+        return None
+    raise OutcomeUnknown(
+        f"{said.split(';')[0]}; {found.get('reason') or 'its update may still reach the store'}",
+        write_id,
+    )
 
 
 def _go_ahead(conn: socket.socket, lines: Any) -> bool:

@@ -122,11 +122,17 @@ class Session:
         self.ids = IdSpace(id_base or config_base or IdSpace().base)
         self.reload_schema()
 
-    def reload_schema(self) -> None:
-        """Read the shipped schema and the store's extensions (after a schema change)."""
+    def reload_schema(self, schema_at: int | None = None) -> None:
+        """Read the shipped schema and the store's extensions (after a schema change: the
+        generation of that change is ``schema_at``)."""
         self.schema = Schema.load(extensions=[q.triple for q in self.backend.quads(SCHEMA_GRAPH)])
-        self.writes = WritePath(self.backend, self.schema, self.ids)
+        self.writes = WritePath(self.backend, self.schema, self.ids, schema_at)
         self.writes.after_commit.append(self._after_commit)
+        self.writes.on_schema.append(self._schema_read)
+
+    def _schema_read(self, schema: Schema) -> None:
+        """The write path found the store's schema changed by another gateway, and read it."""
+        self.schema = schema
 
     # -- search ------------------------------------------------------------------------------
     def _index(self) -> SearchIndex:
@@ -172,7 +178,7 @@ class Session:
             else:
                 self._index().follow(self.backend, self.ids, delta, generation)
         if any(q.graph_name == SCHEMA_GRAPH for q in (*delta.adds, *delta.removes)):
-            self.reload_schema()
+            self.reload_schema(generation)
 
     def search(
         self,

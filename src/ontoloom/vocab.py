@@ -72,6 +72,9 @@ PROPOSAL_BASE = "https://ontoloom.dev/proposal/"
 STORE_NODE = ol("store")
 GENERATION = ol("generation")
 LAST_CHANGE = ol("lastChange")
+# The generation of the last commit that changed the schema graph: a write validated under
+# an older schema is validated again (see WritePath.commit).
+SCHEMA_GENERATION = ol("schemaGeneration")
 
 
 # Open relations: a relation an agent named in its own words, which the schema does not

@@ -61,7 +61,7 @@ from ontoloom.shacl.neighbourhood import Changed, Walker
 from ontoloom.shacl.reach import GLOBAL, UNBOUNDED, Reach, merge, reach_of
 from ontoloom.shacl.redact import redacted
 from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures
-from ontoloom.store import lock_timeout, scratch
+from ontoloom.store import lock_timeout, scratch, write_ids
 from ontoloom.store.base import Backend, Checkpoints, Delta
 from ontoloom.store.journal import step
 from ontoloom.store.overlay import NotReadable, Overlay
@@ -144,12 +144,18 @@ def _secret_names(quads: Iterable[Quad], ids: IdSpace) -> list[Finding]:
 
 
 class WritePath:
-    def __init__(self, backend: Backend, schema: Schema, ids: IdSpace) -> None:
+    def __init__(
+        self, backend: Backend, schema: Schema, ids: IdSpace, schema_at: int | None = None
+    ) -> None:
         self.backend = backend
         self.schema = schema
         self.ids = ids
         self.after_commit: list[Listener] = []
         self.walker = Walker(backend)
+        # The schema generation ``schema`` was read at (None: not known, read on first use):
+        # a commit is validated under the store's current schema, whoever changed it.
+        self.schema_at = schema_at
+        self.on_schema: list[Callable[[Schema], None]] = []  # told of a schema read again
 
     @contextmanager
     def noting_stops(self, *, stored: str, nothing: str) -> Iterator[None]:
@@ -171,14 +177,18 @@ class WritePath:
         tolerate: Callable[[Finding], bool] | None = None,
         *,
         trusted: str | None = None,
+        write_id: str | None = None,
     ) -> int:
         """Validate and commit ``delta``; return the new store generation.
 
         ``tolerate`` accepts findings the caller reports itself (rebuild: orphaned targets).
         ``trusted`` names why a caller may skip validation (a documented trusted path); the
-        delta still goes through here, so the listeners see it.
+        delta still goes through here, so the listeners see it. ``write_id`` is stored with
+        the commit (default: the next of the block in force, numbered from its second
+        commit on, :func:`ontoloom.store.write_ids.take`); every attempt carries it.
 
         :raises ValidationFailed: with the findings; nothing is stored.
+        :raises OutcomeUnknown: whether it committed cannot be told now (never retried).
         """
         delta = delta.normalized()
         if delta.is_empty():
@@ -199,25 +209,32 @@ class WritePath:
             and isinstance(backend, Checkpoints)
             and backend.can_checkpoint()
         ):
-            generation = self._commit_by_checkpoint(backend, delta, tolerate, trusted)
+            generation = self._commit_by_checkpoint(
+                backend, delta, tolerate, trusted, write_id or write_ids.take()
+            )
             for listener in self.after_commit:
                 listener(delta, generation)
             return generation
         # A writer that keeps losing the race waits as long as it would wait for the lock
         # (ONTOLOOM_LOCK_TIMEOUT), and at least COMMIT_ATTEMPTS tries, then says "busy".
+        write_id = write_id or write_ids.take()
         started = time.monotonic()
         attempt = 0
         while True:
             attempt += 1
             # Validated against this generation, committed only while it still stands:
             # another gateway writing to the same store in between makes it check again.
-            expected = self.backend.generation()
+            # The schema is part of that precondition: one another gateway changed since
+            # it was read here is read again before validating.
+            expected, schema_at = self.backend.versions()
+            if schema_at != self.schema_at:
+                self._read_schema(schema_at)
             if trusted is None:
                 findings = self._findings(delta, tolerate)
                 if findings:
                     raise ValidationFailed(findings)
             try:
-                generation = self.backend.apply(delta, expected)
+                generation = self.backend.apply(delta, expected, write_id=write_id)
                 break
             except CommitConflict:
                 waited = time.monotonic() - started
@@ -234,12 +251,23 @@ class WritePath:
             listener(delta, generation)
         return generation
 
+    def _read_schema(self, schema_at: int) -> None:
+        """Read the store's schema again (it is at ``schema_at``), and tell the listeners."""
+        if self.schema_at is not None or schema_at != 0:
+            self.schema = Schema.load([q.triple for q in self.backend.quads(SCHEMA_GRAPH)])
+            for name in ("reaches", "groups"):  # made from the schema
+                self.__dict__.pop(name, None)
+            for listener in self.on_schema:
+                listener(self.schema)
+        self.schema_at = schema_at
+
     def _commit_by_checkpoint(
         self,
         backend: Checkpoints,
         delta: Delta,
         tolerate: Callable[[Finding], bool] | None,
         trusted: str | None,
+        write_id: str,
     ) -> int:
         """The journaled bulk load (shared/DESIGN.md, "Writes"): a checkpoint of the live
         store with the delta bulk-loaded into it, validated with the same evaluator and the
@@ -249,7 +277,7 @@ class WritePath:
         checkpoint: the live store is never touched. The data dir's writer lock is held
         throughout (the backend is open read-write), so nothing else commits meanwhile."""
         expected = self.backend.generation()
-        checkpoint = backend.checkpoint(delta)
+        checkpoint = backend.checkpoint(delta, write_id=write_id)
         try:
             step("loaded")
             if trusted is None:

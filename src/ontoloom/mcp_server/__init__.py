@@ -134,7 +134,10 @@ def tool_result(name: str, result: Result) -> types.CallToolResult:
     known = static_operations().get(name)
     data = result.value
     structured = data if isinstance(data, dict) else {"result": data}
-    text = known.render(data) if known is not None and known.render is not None else _text(data)
+    # A write whose owner died after committing it answers its write status, not its result.
+    lost = isinstance(data, dict) and data.get("answer_lost")
+    render = None if known is None or lost else known.render
+    text = render(data) if render is not None else _text(data)
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     if result.note:
         content.append(types.TextContent(type="text", text=f"note: {result.note}"))

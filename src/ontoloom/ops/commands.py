@@ -262,6 +262,33 @@ def _hook_text(which: str) -> Handler:
     return run
 
 
+def _write_status(g: Graph, a: dict[str, Any]) -> Any:
+    """Whether the commit carrying write id ``write_id`` is in the store."""
+    from ontoloom.errors import OntoloomError
+    from ontoloom.store import write_ids
+
+    write_id = write_ids.valid(a.get("write_id"))  # type: ignore[arg-type]
+    try:
+        generations = g.backend.committed(write_id)
+    except OntoloomError as exc:  # the store cannot be asked now
+        return {"write_id": write_id, "status": "unknown", "reason": exc.message}
+    if generations:
+        return {"write_id": write_id, "status": "committed", "generations": generations}
+    return {"write_id": write_id, "status": "not committed"}
+
+
+WRITE_STATUS = Operation(
+    "write_status",
+    "write status",
+    "Whether a write was committed, by the write id an 'outcome unknown' error named: "
+    "'committed' (with the generations it made), 'not committed', or 'unknown' (the store "
+    "cannot be asked now).",
+    {"write_id": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,80}$"}},
+    _write_status,
+    required=("write_id",),
+)
+
+
 # -- scoped HTTP tokens ----------------------------------------------------------------------
 def _token_types(g: Graph, a: dict[str, Any], key: str) -> frozenset[str] | None:
     """``reads`` or ``writes`` of a token: "*" (every type), else types of the schema."""
@@ -325,6 +352,7 @@ def _command(name: str, description: str, handler: Handler, access: Access = "re
 def command_operations() -> list[Operation]:
     """The operations of the command line and the pages, not offered as tools."""
     return [
+        WRITE_STATUS,
         _command(
             "check_and_repair",
             "Audit, apply the automatic repairs, audit again.",

@@ -19,7 +19,8 @@ The rule of each tool is one row of :data:`RULES`:
 * what cannot be judged per type — a raw SPARQL ``query``, ``check``, ``summary``, ``guard``,
   ``why``, ``hints``, the proposals, the drop-in memory tools (whose types are free text) —
   needs every type: ``reads: "*"`` to read, ``writes: "*"`` to write; so do schema changes.
-  ``schema_list`` (the schema, not the data) is always allowed;
+  ``schema_list`` (the schema, not the data) and ``write_status`` (whether a write id was
+  committed, which a caller whose write ended "outcome unknown" asks) are always allowed;
 * every operation that is not a tool (exports, rebuilds, the pages' data) is refused.
 
 A type covers its subclasses. A refusal is :class:`~ontoloom.errors.Forbidden` (exit 2,
@@ -62,6 +63,7 @@ RULES: dict[str, str] = {
     "schema_list": "schema",
     "tool_list": "schema",
     "api_document": "schema",
+    "write_status": "write_status",  # whether a write id committed: no data of any type
     **dict.fromkeys(
         (
             "check",

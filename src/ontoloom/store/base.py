@@ -148,18 +148,39 @@ class Commits(Protocol):
 
     writable: bool
 
-    def apply(self, delta: Delta, expected: int | None = None) -> int:
+    def apply(
+        self, delta: Delta, expected: int | None = None, *, write_id: str | None = None
+    ) -> int:
         """Commit ``delta`` atomically and bump the change generation; return it.
 
         ``expected``: commit only while the generation is still this one (the one the delta
-        was validated against).
+        was validated against). ``write_id`` (:mod:`ontoloom.store.write_ids`; a fresh one
+        when None) is stored in the same atomic step, with the generation and the store's
+        time, so that :meth:`committed` can tell later whether it happened. A commit that
+        changes the schema graph also moves the schema generation (:meth:`versions`).
 
-        :raises CommitConflict: it is not (another writer committed first).
+        :raises CommitConflict: it is not (another writer committed first); nothing was
+            committed.
+        :raises OutcomeUnknown: the request went out and whether it committed cannot be told
+            now; never retried here.
+        """
+        ...
+
+    def committed(self, write_id: str) -> list[int]:
+        """The generations the commits carrying ``write_id`` made (empty: none committed).
+
+        :raises OntoloomError: the store cannot be asked now.
         """
         ...
 
     def generation(self) -> int:
         """The change generation: how many deltas were ever committed."""
+        ...
+
+    def versions(self) -> tuple[int, int]:
+        """The generation and the schema generation (that of the last commit that changed
+        the schema graph; 0 when none did), read together: a delta validated under the
+        schema of one schema generation is committed only on top of that one."""
         ...
 
     def changes_since(self, generation: int) -> list[tuple[int, list[Term]]] | None:
@@ -204,8 +225,10 @@ class Checkpoints(Protocol):
         read-write under its exclusive lock)."""
         ...
 
-    def checkpoint(self, delta: Delta) -> Backend:
-        """A copy of the store with ``delta`` applied, seen by nobody until :meth:`switch`.
+    def checkpoint(self, delta: Delta, *, write_id: str | None = None) -> Backend:
+        """A copy of the store with ``delta`` applied, stamped with the next generation and
+        ``write_id`` (as :meth:`Commits.apply` stamps a commit), seen by nobody until
+        :meth:`switch`.
 
         :raises BadInput: the delta cannot be stored as written (nothing is made).
         """

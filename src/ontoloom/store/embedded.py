@@ -14,6 +14,7 @@ from typing import IO, TYPE_CHECKING
 import pyoxigraph
 
 from ontoloom.errors import BadInput, CommitConflict, StorageError
+from ontoloom.store import write_ids
 from ontoloom.store.base import Delta, Row
 from ontoloom.store.journal import StoreDirs, deferred_signals, drop, step
 from ontoloom.store.lexical import (
@@ -41,7 +42,15 @@ from ontoloom.terms import (
     serialize,
     subject,
 )
-from ontoloom.vocab import GENERATION, LAST_CHANGE, META, STORE_NODE, XSD
+from ontoloom.vocab import (
+    GENERATION,
+    LAST_CHANGE,
+    META,
+    SCHEMA_GENERATION,
+    SCHEMA_GRAPH,
+    STORE_NODE,
+    XSD,
+)
 
 if TYPE_CHECKING:
     from ontoloom.store.lock import DataDirLock
@@ -85,6 +94,17 @@ WHERE {{
   BIND(COALESCE(?old, 0) + 1 AS ?new)
   BIND(NOW() AS ?now)
 }}"""
+
+# After _BUMP_GENERATION, in the same update: the write id, with the generation it made.
+_WRITE_STAMP = """
+INSERT {{ GRAPH {meta} {{ {write} {generation} ?new . {write} {last} ?now }} }}
+WHERE {{ {{ SELECT (MAX(?g) AS ?new) WHERE {{ GRAPH {meta} {{ {store} {generation} ?g }} }} }}
+  BIND(NOW() AS ?now) }}"""
+_SCHEMA_STAMP = """
+DELETE {{ GRAPH {meta} {{ {store} {schema} ?old }} }}
+INSERT {{ GRAPH {meta} {{ {store} {schema} ?new }} }}
+WHERE {{ {{ SELECT (MAX(?g) AS ?new) WHERE {{ GRAPH {meta} {{ {store} {generation} ?g }} }} }}
+  OPTIONAL {{ GRAPH {meta} {{ {store} {schema} ?old }} }} }}"""
 
 
 def quad_text(quad: Quad) -> str:
@@ -277,8 +297,11 @@ class EmbeddedBackend:
         return list(found)
 
     # -- writes --------------------------------------------------------------------------
-    def apply(self, delta: Delta, expected: int | None = None) -> int:
-        """Commit removes then adds, and bump the generation, in one update request.
+    def apply(
+        self, delta: Delta, expected: int | None = None, *, write_id: str | None = None
+    ) -> int:
+        """Commit removes then adds, and bump the generation, in one update request, with
+        the write id (and the schema generation when the schema graph changes).
 
         An add-only delta goes in as one ``extend`` transaction (much faster than parsing an
         update, and it keeps blank nodes as they are, where INSERT DATA makes fresh ones)
@@ -289,23 +312,32 @@ class EmbeddedBackend:
         """
         if expected is not None and expected != self.generation():
             raise CommitConflict(f"the store moved on from generation {expected}")
-        plan = self._as_stored(delta.normalized())
+        delta = delta.normalized()
+        plan = self._as_stored(delta)
+        write = write_ids.node(write_id or write_ids.new())
+        schema = any(q.graph_name == SCHEMA_GRAPH for q in (*delta.adds, *delta.removes))
         self._dirty = True
         if plan.adds and not plan.removes and not plan.drops:
             new = self.generation() + 1
+            number, now = Literal(str(new), datatype=xsd("integer")), _now()
             stamp = [
-                Quad(STORE_NODE, GENERATION, Literal(str(new), datatype=xsd("integer")), META),
-                Quad(STORE_NODE, LAST_CHANGE, _now(), META),
+                Quad(STORE_NODE, GENERATION, number, META),
+                Quad(STORE_NODE, LAST_CHANGE, now, META),
             ]
+            if schema:
+                stamp.append(Quad(STORE_NODE, SCHEMA_GENERATION, number, META))
+            replaced = {q.predicate for q in stamp}
             old = self._stamp_quads()
+            kept = [q for q in old if q.predicate not in replaced]
             self._stamp = None  # until the commit below is through
-            self._store.extend([*plan.adds, *plan.records, *stamp])
+            written = [Quad(write, GENERATION, number, META), Quad(write, LAST_CHANGE, now, META)]
+            self._store.extend([*plan.adds, *plan.records, *stamp, *written])
             self._records_after(plan)
             for quad in old:
-                if quad not in stamp:
+                if quad.predicate in replaced and quad not in stamp:
                     self._store.remove(quad)
             if self.writable and not any(q.subject == STORE_NODE for q in plan.adds):
-                self._stamp = stamp
+                self._stamp = [*kept, *stamp]
             self._compact_after(plan)
             return new
         ops = []
@@ -329,6 +361,10 @@ class EmbeddedBackend:
             added = [*plan.adds, *plan.records]
             ops.append("INSERT DATA {\n" + "\n".join(map(quad_text, added)) + "\n}")
         ops.append(_BUMP_GENERATION)
+        names = {"meta": META, "store": STORE_NODE, "generation": GENERATION}
+        ops.append(_WRITE_STAMP.format(write=write, last=LAST_CHANGE, **names))
+        if schema:
+            ops.append(_SCHEMA_STAMP.format(schema=SCHEMA_GENERATION, **names))
         self._stamp = None
         self._store.update(" ;\n".join(ops))
         self._records_after(plan)
@@ -341,7 +377,7 @@ class EmbeddedBackend:
         read-write under its exclusive lock."""
         return self.dirs is not None and self.path is not None and self.writable
 
-    def checkpoint(self, delta: Delta) -> EmbeddedBackend:
+    def checkpoint(self, delta: Delta, *, write_id: str | None = None) -> EmbeddedBackend:
         """A checkpoint of this store (``Store.backup``: hard links) with ``delta`` loaded into
         it — as the store keeps it, with the records of literals written in another form, and
         the next generation — compacted; not yet seen by anyone: :meth:`switch` makes it the
@@ -352,7 +388,12 @@ class EmbeddedBackend:
         from ontoloom import progress
 
         assert self.dirs is not None
-        plan = self._as_stored(delta.normalized())  # judged against the live store
+        delta = delta.normalized()
+        plan = self._as_stored(delta)  # judged against the live store
+        write = write_ids.node(write_id or write_ids.new())
+        schema_at = self.versions()[1]
+        if any(q.graph_name == SCHEMA_GRAPH for q in (*delta.adds, *delta.removes)):
+            schema_at = self.generation() + 1
         path = self.dirs.fresh()
         try:
             with progress.task("making a checkpoint of the store"):
@@ -366,7 +407,7 @@ class EmbeddedBackend:
             raise
         copy.path = path
         try:
-            copy._load(plan, self.generation() + 1)
+            copy._load(plan, self.generation() + 1, write, schema_at)
         except BaseException as exc:
             self.drop(copy)
             if isinstance(exc, _STORE_ERRORS):
@@ -374,9 +415,10 @@ class EmbeddedBackend:
             raise
         return copy
 
-    def _load(self, plan: _Stored, generation: int) -> None:
+    def _load(self, plan: _Stored, generation: int, write: NamedNode, schema_at: int) -> None:
         """Bulk-load ``plan`` into this checkpoint (no other process sees it: no atomicity
-        needed), a chunk at a time for the progress bar, then compact it."""
+        needed), a chunk at a time for the progress bar, then compact it; stamped with the
+        generation, the write id ``write`` and the schema generation."""
         from ontoloom import progress
 
         for quad in plan.removes:
@@ -386,11 +428,16 @@ class EmbeddedBackend:
                 self._store.remove(quad)
         for quad in list(self._store.quads_for_pattern(STORE_NODE, None, None, META)):
             self._store.remove(quad)
+        number, now = Literal(str(generation), datatype=xsd("integer")), _now()
         stamp = [
-            Quad(STORE_NODE, GENERATION, Literal(str(generation), datatype=xsd("integer")), META),
-            Quad(STORE_NODE, LAST_CHANGE, _now(), META),
+            Quad(STORE_NODE, GENERATION, number, META),
+            Quad(STORE_NODE, LAST_CHANGE, now, META),
         ]
-        added = [*plan.adds, *plan.records, *stamp]
+        if schema_at:
+            kept = Literal(str(schema_at), datatype=xsd("integer"))
+            stamp.append(Quad(STORE_NODE, SCHEMA_GENERATION, kept, META))
+        written = [Quad(write, GENERATION, number, META), Quad(write, LAST_CHANGE, now, META)]
+        added = [*plan.adds, *plan.records, *stamp, *written]
         with progress.task("loading quads", total=len(added)) as advance:
             # One bulk_extend (several calls cost a compaction as long as the load), fed
             # from a generator that reports as the loader reads.
@@ -566,6 +613,14 @@ class EmbeddedBackend:
     def generation(self) -> int:
         found = (q for q in self._stamp_quads() if q.predicate == GENERATION)
         return max((int(node(q.object).value) for q in found), default=0)
+
+    def versions(self) -> tuple[int, int]:
+        found = (q for q in self._stamp_quads() if q.predicate == SCHEMA_GENERATION)
+        return self.generation(), max((int(node(q.object).value) for q in found), default=0)
+
+    def committed(self, write_id: str) -> list[int]:
+        found = self._store.quads_for_pattern(write_ids.node(write_id), GENERATION, None, META)
+        return sorted(int(node(q.object).value) for q in found)
 
     def changes_since(self, generation: int) -> list[tuple[int, list[Term]]] | None:
         """None: one process writes an embedded store and follows its own commits."""

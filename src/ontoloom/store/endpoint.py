@@ -44,7 +44,15 @@ from urllib.parse import urlsplit
 import httpx
 import pyoxigraph
 
-from ontoloom.errors import BadInput, CommitConflict, OntoloomError, QueryTimeout, ReadOnly
+from ontoloom.errors import (
+    BadInput,
+    CommitConflict,
+    OntoloomError,
+    OutcomeUnknown,
+    QueryTimeout,
+    ReadOnly,
+)
+from ontoloom.store import write_ids
 from ontoloom.store.base import Delta, Row
 from ontoloom.store.lexical import (
     DATATYPE,
@@ -74,7 +82,17 @@ from ontoloom.terms import (
     spo,
     subject,
 )
-from ontoloom.vocab import GENERATION, GRAPH_BASE, LAST_CHANGE, META, OL, STORE_NODE, XSD
+from ontoloom.vocab import (
+    GENERATION,
+    GRAPH_BASE,
+    LAST_CHANGE,
+    META,
+    OL,
+    SCHEMA_GENERATION,
+    SCHEMA_GRAPH,
+    STORE_NODE,
+    XSD,
+)
 
 if TYPE_CHECKING:
     from ontoloom.store.lock import DataDirLock
@@ -95,6 +113,8 @@ CHANGES_KEPT = 1000  # change-log entries kept; an index further behind rebuilds
 CLAIM_BASE = "urn:ontoloom:claim:"
 CLAIM_OF = NamedNode(OL + "claimOf")  # the generation the claim would commit on top of
 CLAIM_FOR = NamedNode(OL + "claimFor")  # seconds it may be held: after that, it is stale
+CLAIM_AT = NamedNode(OL + "claimAt")  # when it was taken, by the store's clock (NOW())
+READ_BACK_WAITS = (0.05, 0.1, 0.2, 0.4, 0.8)  # seconds between asks when a read-back fails
 _UNION_PROBE = NamedNode("urn:ontoloom:union-probe")
 _LITERAL_PROBE = NamedNode("urn:ontoloom:literal-probe")
 _XSD_STRING = NamedNode(XSD + "string")
@@ -466,7 +486,6 @@ class SparqlEndpointBackend:
         self.writable = writable
         self.lock: DataDirLock | None = None
         self.engine = "the SPARQL engine"  # its Server header once it has answered
-        self._claims_seen: dict[str, float] = {}  # other writers' claims: when first seen
         self._page_size = PAGE  # rows a bulk read asks for at once (less, once capped)
         # Who this is among the gateways (its data dir's id): one writer at a time per data
         # dir, so a claim of its own that failed but may have landed is never in its way.
@@ -908,17 +927,26 @@ class SparqlEndpointBackend:
                 "this by default; Stardog: query.all.graphs=true)"
             )
 
-    def apply(self, delta: Delta, expected: int | None = None) -> int:
+    def apply(
+        self, delta: Delta, expected: int | None = None, *, write_id: str | None = None
+    ) -> int:
         """Commit ``delta`` in one SPARQL update that applies only while the store's
-        generation is ``expected`` (the current one when None); read back afterwards by its
-        commit token. Returns the new generation.
+        generation is ``expected`` (the current one when None), stamped with ``write_id``
+        and a commit token that is read back afterwards. Returns the new generation.
 
-        :raises CommitConflict: another gateway committed first (the caller validates again
-            and retries).
-        :raises EndpointError: the endpoint failed; the message says whether the commit is
-            known not to have happened.
+        After a fault whose outcome is unknown (the update failed or timed out without a
+        clear answer, its read-back failed) the store is asked, never guessed: a commit it
+        holds is acknowledged once, one it surely does not hold (fenced off) is reported
+        as not committed, and when it cannot be asked :class:`OutcomeUnknown` names the
+        write id. Nothing here applies a delta twice.
+
+        :raises CommitConflict: another gateway committed first; nothing was committed (the
+            caller validates again and retries).
+        :raises EndpointError: the endpoint failed and nothing was committed.
+        :raises OutcomeUnknown: whether it was committed cannot be told now.
         """
         delta = delta.normalized()
+        write_id = write_ids.valid(write_id) if write_id is not None else write_ids.new()
         if expected is None:
             expected = self.generation()
         new = expected + 1
@@ -926,7 +954,9 @@ class SparqlEndpointBackend:
         token = uuid.uuid4().hex
         self._claim(expected, token)
         try:
-            self._update(self._guarded(expected, token, delta), f"the commit of generation {new}")
+            self._update(
+                self._guarded(expected, token, delta, write_id), f"the commit of generation {new}"
+            )
         except BadInput as exc:  # refused before it ran: nothing applied
             self._withdraw(expected, token)  # the generation stands: others may go on
             self._refuse_literals(delta)
@@ -943,10 +973,7 @@ class SparqlEndpointBackend:
             # The answer was lost, not necessarily the commit: settle it with the store.
             outcome = self._settle(expected, token)
             if outcome is None:
-                raise EndpointError(
-                    f"{exc.message}; whether generation {new} was committed is unknown "
-                    f"(commit token {token}): `ontoloom check` once the endpoint answers"
-                ) from None
+                raise OutcomeUnknown(exc.message, write_id) from None
             if not outcome:
                 if "40001" in exc.detail:  # SQLSTATE serialization failure: a lost race
                     raise CommitConflict(
@@ -957,13 +984,50 @@ class SparqlEndpointBackend:
                     self._refuse_literals(delta)
                 raise EndpointError(f"{exc.message}; nothing was committed") from None
             return new
-        if self._committed(change, token):
+        # The update was answered: it applied, or its guard found the generation moved on.
+        # Which of the two, only the store can say; a read-back that fails is asked again,
+        # and never taken for "not committed" (that would validate and apply it again).
+        committed = self._read_back(change, token)
+        if committed is None:
+            raise OutcomeUnknown(
+                f"the SPARQL endpoint {self.config.query_url} took the commit of generation "
+                f"{new} and then could not be asked whether it applied",
+                write_id,
+            )
+        if committed:
             self._compact(new)
             return new
         raise CommitConflict(
             f"another gateway committed to {self.config.update_url} first (generation "
             f"{expected} is gone)"
         )
+
+    def _read_back(self, change: NamedNode, token: str) -> bool | None:
+        """:meth:`_committed`, asked again a few times (waits of :data:`READ_BACK_WAITS`)
+        while the store cannot answer; None when it never did."""
+        for wait in (*READ_BACK_WAITS, None):
+            found = self._committed(change, token)
+            if found is not None or wait is None:
+                return found
+            time.sleep(wait)
+        return None
+
+    def committed(self, write_id: str) -> list[int]:
+        rows = self.select(
+            f"SELECT ?n WHERE {{ GRAPH {META} {{ {write_ids.node(write_id)} {GENERATION} ?n }} }}"
+        )
+        return sorted(int(r["n"].value) for r in rows)
+
+    def versions(self) -> tuple[int, int]:
+        rows = list(
+            self.select(
+                f"SELECT ?n ?s WHERE {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?n "
+                f"OPTIONAL {{ {STORE_NODE} {SCHEMA_GENERATION} ?s }} }} }}"
+            )
+        )
+        generation = max((int(r["n"].value) for r in rows), default=0)
+        schema = max((int(r["s"].value) for r in rows if r["s"] is not None), default=0)
+        return generation, schema
 
     def _claim(self, expected: int, token: str) -> None:
         """Be the one writer committing on top of generation ``expected``, or raise
@@ -973,13 +1037,18 @@ class SparqlEndpointBackend:
         of two writers, at least one reads the other's claim (each request is atomic and
         visible once answered), and a writer that sees another live claim withdraws and
         tries again. At most one goes on to the guarded commit, which stays the check that
-        the generation is still ``expected``. A claim is live for ``CLAIM_FOR`` seconds from
-        when another writer first saw it (its holder's commit is one request, bounded by the
-        endpoint timeout): a writer that died holding one delays the others that long."""
-        claim = self._claim_triples(expected, token)
+        the generation is still ``expected``.
+
+        A claim is a lease timed by the store's clock: it is stamped with ``NOW()`` in the
+        update that takes it, and read back with the store's ``NOW()``, so every gateway
+        judges its age alike (no process's clock, no "first seen"): a writer that died
+        holding one stops blocking the others ``CLAIM_FOR`` seconds after it took it (its
+        holder's commit is one request, bounded by the endpoint timeout)."""
+        node, hold = self._claim_node(expected, token), self._hold()
         try:
             self._update(
-                f"INSERT DATA {{ GRAPH {META} {{ {claim} }} }}",
+                f"INSERT {{ GRAPH {META} {{ {node} {CLAIM_OF} {expected} . {node} {CLAIM_FOR} "
+                f"{hold} . {node} {CLAIM_AT} ?at }} }} WHERE {{ BIND(NOW() AS ?at) }}",
                 f"a claim on generation {expected + 1}",
             )
         except EndpointError as exc:
@@ -987,19 +1056,19 @@ class SparqlEndpointBackend:
                 raise CommitConflict(f"{self.engine} aborted a claim in a race") from None
             raise
         rows = self.select(
-            f"SELECT ?c ?for WHERE {{ GRAPH {META} {{ ?c {CLAIM_OF} {expected} ; {CLAIM_FOR} ?for }} }}"
+            f"SELECT ?c ?for ?at ?now WHERE {{ GRAPH {META} {{ ?c {CLAIM_OF} {expected} ; "
+            f"{CLAIM_FOR} ?for OPTIONAL {{ ?c {CLAIM_AT} ?at }} }} BIND(NOW() AS ?now) }}"
         )
-        now = time.monotonic()
-        prefix = f"{CLAIM_BASE}{expected}:"
-        own = f"{prefix}{self.gateway}:"
-        self._claims_seen = {c: t for c, t in self._claims_seen.items() if c.startswith(prefix)}
+        own = f"{CLAIM_BASE}{expected}:{self.gateway}:"
         live = []
         for row in rows:
             other = row["c"].value
             if other.startswith(own):
                 continue
-            first = self._claims_seen.setdefault(other, now)
-            if now - first < float(row["for"].value):
+            age = _age(row["at"], row["now"])
+            # A claim without the store's time (left by an older ontoloom) has no age to
+            # judge: never live, or it would block every writer for good.
+            if age is not None and age < float(row["for"].value):
                 live.append(other)
         if live:
             self._withdraw(expected, token)
@@ -1008,29 +1077,35 @@ class SparqlEndpointBackend:
                 f"generation {expected}"
             )
 
-    def _claim_triples(self, expected: int, token: str) -> str:
-        """The triples of this writer's claim on generation ``expected``, as SPARQL text."""
-        node = NamedNode(f"{CLAIM_BASE}{expected}:{self.gateway}:{token}")
-        hold = int(self.config.timeout) + 10
-        return f"{node} {CLAIM_OF} {expected} . {node} {CLAIM_FOR} {hold} ."
+    def _hold(self) -> int:
+        """Seconds a claim is live: the commit it guards is one request (the timeout)."""
+        return int(self.config.timeout) + 10
+
+    def _claim_node(self, expected: int, token: str) -> NamedNode:
+        return NamedNode(f"{CLAIM_BASE}{expected}:{self.gateway}:{token}")
 
     def _withdraw(self, expected: int, token: str) -> None:
         with contextlib.suppress(EndpointError):  # else it goes stale for the others
-            claim = self._claim_triples(expected, token)
-            self._update(f"DELETE DATA {{ GRAPH {META} {{ {claim} }} }}", "withdrawing a claim")
+            node = self._claim_node(expected, token)
+            self._update(
+                f"DELETE WHERE {{ GRAPH {META} {{ {node} ?p ?o }} }}", "withdrawing a claim"
+            )
 
-    def _guarded(self, expected: int, token: str, delta: Delta) -> str:
-        """One update: ``delta`` and the next generation's stamp, applied only while the
-        generation is ``expected``."""
+    def _guarded(self, expected: int, token: str, delta: Delta, write_id: str | None) -> str:
+        """One update: ``delta``, the next generation's stamp and the write id, applied
+        only while the generation is ``expected``; the times are the store's (``NOW()``)."""
         new = expected + 1
         plan = self._plan(delta)
         change = NamedNode(f"{CHANGE_BASE}{new}")
-        now = f'"{_now()}"^^<{XSD}dateTime>'
+        claim = self._claim_node(expected, token)
         delete = [f"GRAPH {META} {{ {STORE_NODE} {GENERATION} ?gen }}"]
         delete += [f"GRAPH {META} {{ {STORE_NODE} {LAST_CHANGE} ?last }}"]
-        delete += [f"GRAPH {META} {{ {self._claim_triples(expected, token)} }}"]  # done with
+        delete += [  # done with the claim
+            f"GRAPH {META} {{ {claim} {CLAIM_OF} {expected} . {claim} {CLAIM_FOR} "
+            f"{self._hold()} . {claim} {CLAIM_AT} ?claimAt }}"
+        ]
         delete += [_data(q) for q in plan["removes"]]
-        where_records = []
+        where_records = [f"OPTIONAL {{ GRAPH {META} {{ {claim} {CLAIM_AT} ?claimAt }} }}"]
         for i, record in enumerate(plan["drops"]):
             pattern = f"{record} {LEXICAL_FORM} ?l{i} . {record} {DATATYPE} ?d{i}"
             # the stored triple a record belongs to, apart: records made before lack it
@@ -1043,17 +1118,27 @@ class SparqlEndpointBackend:
                 f"OPTIONAL {{ GRAPH {META} {{ {pattern} }} }}",
                 f"OPTIONAL {{ GRAPH {META} {{ {triple} }} }}",
             ]
-        insert = [
-            f"GRAPH {META} {{ {STORE_NODE} {GENERATION} {new} . {STORE_NODE} {LAST_CHANGE} {now} . "
+        stamp = (
+            f"{STORE_NODE} {GENERATION} {new} . {STORE_NODE} {LAST_CHANGE} ?now . "
             f'{change} {GENERATION} {new} ; {COMMIT} "{token}" ; '
-            f"{TOUCHED} {_string(_touched(delta))} }}"
-        ]
+            f"{TOUCHED} {_string(_touched(delta))} ."
+        )
+        if write_id is not None:
+            write = write_ids.node(write_id)
+            stamp += f" {write} {GENERATION} {new} ; {LAST_CHANGE} ?now ."
+        if any(q.graph_name == SCHEMA_GRAPH for q in (*delta.adds, *delta.removes)):
+            delete += [f"GRAPH {META} {{ {STORE_NODE} {SCHEMA_GENERATION} ?schemaGen }}"]
+            where_records += [
+                f"OPTIONAL {{ GRAPH {META} {{ {STORE_NODE} {SCHEMA_GENERATION} ?schemaGen }} }}"
+            ]
+            stamp += f" {STORE_NODE} {SCHEMA_GENERATION} {new} ."
+        insert = [f"GRAPH {META} {{ {stamp} }}"]
         insert += [_data(q) for q in plan["adds"]]
         return (
             f"DELETE {{ {' '.join(delete)} }}\nINSERT {{ {' '.join(insert)} }}\n"
             f"WHERE {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?gen }} FILTER(?gen = {expected}) "
             f"OPTIONAL {{ GRAPH {META} {{ {STORE_NODE} {LAST_CHANGE} ?last }} }} "
-            f"{' '.join(where_records)} }}"
+            f"{' '.join(where_records)} BIND(NOW() AS ?now) }}"
         )
 
     def _refuse_literals(self, delta: Delta | list[Literal], *, queried: bool = False) -> None:
@@ -1123,21 +1208,31 @@ class SparqlEndpointBackend:
         """Whether a commit whose answer was lost happened (True), never will (False), or
         cannot be told yet (None). An update still in flight could land later, so when the
         token is not there a fence — an empty commit at the same generation — is sent: once
-        the generation has moved past ``expected``, the lost update can never apply."""
+        the generation has moved past ``expected``, the lost update can never apply. Each
+        request that fails is asked again a few times (:data:`READ_BACK_WAITS`) before the
+        answer is "cannot be told"."""
         change = NamedNode(f"{CHANGE_BASE}{expected + 1}")
-        committed = self._committed(change, token)
+        committed = self._read_back(change, token)
         if committed is not False:
             return committed
         fence = uuid.uuid4().hex
-        try:
-            self._update(self._guarded(expected, fence, Delta()), "a fence after a lost answer")
-        except EndpointError:
-            return None
-        committed = self._committed(change, token)
-        try:
-            moved = self.generation() > expected
-        except EndpointError:
-            return None
+        for wait in (*READ_BACK_WAITS, None):
+            try:  # guarded on ``expected``: a second fence, once one applied, does nothing
+                self._update(self._guarded(expected, fence, Delta(), None), "a fence")
+                break
+            except EndpointError:
+                if wait is None:
+                    return None
+                time.sleep(wait)
+        committed = self._read_back(change, token)
+        for wait in (*READ_BACK_WAITS, None):
+            try:
+                moved = self.generation() > expected
+                break
+            except EndpointError:
+                if wait is None:
+                    return None
+                time.sleep(wait)
         return committed if moved else None
 
     def _committed(self, change: NamedNode, token: str) -> bool | None:
@@ -1278,7 +1373,23 @@ def _unskolem_triple(t: Triple) -> Triple:
     return Triple(unskolem(s), p, unskolem(o))
 
 
-def _now() -> str:
+_DATE_TIME = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?")
+
+
+def _age(taken: Term | None, now: Term | None) -> float | None:
+    """Seconds from ``taken`` to ``now``, two xsd:dateTime values of the store's clock;
+    None when either is missing or unreadable."""
     import datetime as dt
 
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    if taken is None or now is None:
+        return None
+    stamps = []
+    for term in (taken, now):
+        match = _DATE_TIME.fullmatch(term.value.strip())
+        if match is None:
+            return None
+        whole, fraction, zone = match.groups()
+        zone = "+00:00" if zone in (None, "Z") else zone
+        moment = dt.datetime.fromisoformat(f"{whole}{zone}")
+        stamps.append(moment.timestamp() + (float(fraction) if fraction else 0.0))
+    return stamps[1] - stamps[0]
