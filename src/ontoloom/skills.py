@@ -47,6 +47,7 @@ __all__ = [
     "find_skill_files",
     "parse_contract",
     "read_contract",
+    "readable",
 ]
 
 ALL = "*"  # every type of the schema, those added later included
@@ -54,6 +55,14 @@ SKILL_FILE = "SKILL.md"
 _KEYS = ("reads", "writes")
 _TYPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EXAMPLE = "ontology: {reads: [Task, Project], writes: [Task]}"
+
+
+def readable(reads: frozenset[str] | None, writes: frozenset[str] | None) -> frozenset[str] | None:
+    """The types a contract or scope may read: ``reads`` and ``writes`` (writing a type
+    implies reading it); None when that is every type."""
+    if reads is None or writes is None:
+        return None
+    return reads | writes
 
 
 @dataclass(frozen=True)
@@ -70,11 +79,8 @@ class Contract:
 
     @property
     def readable(self) -> frozenset[str] | None:
-        """What it may read: ``reads`` and ``writes`` (writing a type implies reading it);
-        None when that is every type."""
-        if self.reads is None or self.writes is None:
-            return None
-        return self.reads | self.writes
+        """What it may read (see :func:`readable`)."""
+        return readable(self.reads, self.writes)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -113,9 +113,9 @@ class Scope:
     @property
     def readable(self) -> frozenset[str] | None:
         """``reads`` and ``writes`` (writing a type implies reading it); None: every type."""
-        if self.reads is None or self.writes is None:
-            return None
-        return self.reads | self.writes
+        from ontoloom.skills import readable
+
+        return readable(self.reads, self.writes)
 
     def to_json(self) -> dict[str, Any]:
         return {
