@@ -86,9 +86,10 @@ MAX_PAGE = 1000
 GENERIC_TYPE = "Thing"
 _LABEL_KEYS = ("name", "title")
 _LABEL_PREDICATES = frozenset(vocab_iri(k) for k in _LABEL_KEYS)
-# ?e is an object whose name or title is ?n
-_LABELLED = f"VALUES ?p {{ {' '.join(map(str, _LABEL_PREDICATES))} }} ?e ?p ?n . ?e {RDF_TYPE} ?t"
-_BY_LABEL = f"SELECT DISTINCT ?e ?n WHERE {{ {_LABELLED} }}"
+_BY_LABEL = (
+    f"SELECT DISTINCT ?e ?n WHERE {{ VALUES ?p {{ {' '.join(map(str, _LABEL_PREDICATES))} }} "
+    f"?e ?p ?n . ?e {RDF_TYPE} ?t }}"
+)
 # CLI advice in messages (`ontoloom …`, -p key=value): an agent on MCP cannot follow it.
 _CLAUSE = re.compile(r"(: |; |, or |, | \()")
 _CLI_ADVICE = re.compile(r"`ontoloom|(?:^|\s)-p \S")
@@ -461,9 +462,18 @@ class Memory:
             existing |= {self.graph.ids.id_of(r["e"]) for r in rows}
         by_label: dict[str, set[str]] = {}
         labels = sorted({n for n in names if as_ids.get(n) not in existing})
-        for chunk in _chunks(labels, 400):
-            listed = " ".join(str(Literal(n)) for n in chunk)  # typed terms, never pasted text
-            query = f"SELECT DISTINCT ?e ?n WHERE {{ VALUES ?n {{ {listed} }} {_LABELLED} }}"
+        for chunk in _chunks(labels, 200):
+            # (predicate, name) pairs in one VALUES: the store looks each pair up, where two
+            # VALUES it joins with every name and title (2.5 ms against 87 ms for 100 names)
+            pairs = " ".join(
+                f"({p} {Literal(n)})"  # typed terms, never pasted text
+                for p in _LABEL_PREDICATES
+                for n in chunk
+            )
+            query = (
+                f"SELECT DISTINCT ?e ?n WHERE {{ VALUES (?p ?n) {{ {pairs} }} ?e ?p ?n . "
+                f"?e {RDF_TYPE} ?t }}"
+            )
             for row in self.graph.backend.select(query):
                 by_label.setdefault(row["n"].value, set()).add(self.graph.ids.id_of(row["e"]))
         out: list[str] = []
