@@ -30,6 +30,7 @@ from ontoloom.terms import node as as_term
 from ontoloom.vocab import (
     META,
     OL,
+    HISTORY,
     PROPOSALS,
     RDF_TYPE,
     RDFS_LABEL,
@@ -852,7 +853,7 @@ def touched_by(delta: Delta) -> set[Term]:
     """The nodes whose documents a delta can change: subjects, and the objects of relations."""
     touched: set[Term] = set()
     for quad in (*delta.adds, *delta.removes):
-        if quad.graph_name in (META, SCHEMA_GRAPH, PROPOSALS):
+        if quad.graph_name in (META, SCHEMA_GRAPH, PROPOSALS, HISTORY):
             continue
         touched.add(as_term(quad.subject))
         if isinstance(quad.object, NamedNode) and quad.predicate != RDF_TYPE:
