@@ -30,7 +30,7 @@ from ontoloom.model import (
 )
 from ontoloom.schema import ENTITY, RelationSpec
 from ontoloom.store.base import Delta
-from ontoloom.terms import Literal, NamedNode, Quad, Term
+from ontoloom.terms import Literal, NamedNode, Quad, Term, spo
 from ontoloom.terms import node as held
 from ontoloom.vocab import (
     DCTERMS_MODIFIED,
@@ -118,7 +118,7 @@ class Changes:
         """Erase every version of these facts from history; returns how many there were."""
         from ontoloom.history import read_versions
 
-        wanted = {(q.subject, q.predicate, q.object) for q in quads}
+        wanted = {spo(q) for q in quads}
         found = {
             v.node
             for v in read_versions(self.graph.backend, {s for s, _, _ in wanted})

@@ -60,7 +60,8 @@ from ontoloom.errors import BadInput, ValidationFailed
 from ontoloom.findings import Finding
 from ontoloom.model import now_literal, value_to_json
 from ontoloom.store.base import Delta
-from ontoloom.terms import Literal, NamedNode, Quad, Term
+from ontoloom.terms import Literal, NamedNode, Quad, Term, spo
+from ontoloom.terms import node as held
 from ontoloom.vocab import (
     FACTS,
     HISTORY,
@@ -234,7 +235,7 @@ def versioned(quad: Quad, ids: IdSpace) -> bool:
     p = quad.predicate
     return (
         quad.graph_name == FACTS
-        and ids.is_instance(quad.subject)
+        and ids.is_instance(held(quad.subject))
         and isinstance(p, NamedNode)
         and (p == RDF_TYPE or (p.value.startswith(OL) and p != _OBSERVATION_ORDER))
     )
@@ -268,29 +269,31 @@ def read_versions(
 def versions_of(quads: Iterable[Quad]) -> list[Version]:
     """The versions stated by ``quads`` (those of the history graph)."""
     by_node: dict[Term, dict[Term, Term]] = defaultdict(dict)
-    held: dict[Term, set[Quad]] = defaultdict(set)
+    stated: dict[Term, set[Quad]] = defaultdict(set)
     for q in quads:
         if q.graph_name == HISTORY:
-            by_node[q.subject][q.predicate] = q.object
-            held[q.subject].add(q)
+            s, p, o = spo(q)
+            by_node[s][p] = o
+            stated[s].add(q)
     out = []
     for node, props in by_node.items():
         start, recorded = _time(props.get(VALID_FROM)), _time(props.get(RECORDED))
-        p = props.get(RDF_PREDICATE)
-        if start is None or recorded is None or not isinstance(p, NamedNode):
+        pred, subj, obj = (props.get(k) for k in (RDF_PREDICATE, RDF_SUBJECT, RDF_OBJECT))
+        if start is None or recorded is None or not isinstance(pred, NamedNode):
             continue  # not a version (or a malformed one an import brought): not read as one
-        assert isinstance(node, NamedNode)
+        if subj is None or obj is None or not isinstance(node, NamedNode):
+            continue
         out.append(
             Version(
                 node,
-                props[RDF_SUBJECT],
-                p,
-                props[RDF_OBJECT],
+                subj,
+                pred,
+                obj,
                 start,
                 _time(props.get(VALID_THROUGH)),
                 recorded,
                 _time(props.get(RETIRED)),
-                held[node],
+                stated[node],
             )
         )
     return sorted(out, key=lambda v: (v.valid_from, v.recorded, str(v.predicate), str(v.object)))
@@ -350,7 +353,7 @@ class Timeline:
         purged = set(purged)
         existing = [
             v
-            for v in read_versions(self.backend, {q.subject for q in removes})
+            for v in read_versions(self.backend, {spo(q)[0] for q in removes})
             if v.node not in purged
         ]
         out = Delta()
@@ -382,17 +385,8 @@ class Timeline:
             touched.append(ended)
         retired = self.now if valid_to is not None else None
         opened = [
-            Version(
-                _node(q.subject, q.predicate, q.object, start, self.now),
-                q.subject,
-                q.predicate,  # type: ignore[arg-type]
-                q.object,
-                start,
-                valid_to,
-                self.now,
-                retired,
-            )
-            for q in [*adds, *past]
+            Version(_node(s, p, o, start, self.now), s, p, o, start, valid_to, self.now, retired)
+            for s, p, o in (spo(q) for q in [*adds, *past])
         ]
         for v in opened:
             out = out.merge(Delta(adds=version_quads(v)))

@@ -37,10 +37,10 @@ from ontoloom.terms import (
     triple,
 )
 from ontoloom.vocab import (
+    HISTORY,
     INFERRED,
     META,
     OWL,
-    HISTORY,
     PROPOSALS,
     RDF,
     RDF_TYPE,

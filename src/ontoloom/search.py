@@ -28,9 +28,9 @@ from ontoloom.store.base import Backend, Delta
 from ontoloom.terms import Literal, NamedNode, Quad, Term
 from ontoloom.terms import node as as_term
 from ontoloom.vocab import (
+    HISTORY,
     META,
     OL,
-    HISTORY,
     PROPOSALS,
     RDF_TYPE,
     RDFS_LABEL,

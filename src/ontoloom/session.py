@@ -805,7 +805,7 @@ class Session:
         found += valid_at(read_versions(self.backend, [node], incoming=True), at, known)
         ends = {v.object for v in found if v.kind() == "relation"} | {v.subject for v in found}
         types = {
-            v.subject: self._type_of([v.object])
+            v.subject: self._type_of([v.object]) or ""
             for v in valid_at(read_versions(self.backend, ends, predicate=RDF_TYPE), at, known)
         }
         if node not in types:
@@ -817,7 +817,7 @@ class Session:
                 + "`"
             )
         # an end that was no object then (created later) is named by its type now
-        types = {**self._types(ends - set(types)), **{k: v or "" for k, v in types.items()}}
+        types = {**self._types(ends - set(types)), **types}
         return node, found, types
 
     def describe_as_of(
@@ -827,7 +827,9 @@ class Session:
         ``as_of`` (default: ``recorded_as_of``), as the store knew them at
         ``recorded_as_of`` (default: now)."""
         node, found, types = self._as_of(entity_id, as_of, recorded_as_of)
-        pairs = [(v.predicate, v.object) for v in found if v.subject == node]
+        pairs: list[tuple[Term, Term]] = [
+            (v.predicate, v.object) for v in found if v.subject == node
+        ]
         entity = self._entity(node, pairs).to_json()
         entity.update({"created": None, "updated": None})
         relations = self._relations_of(found, types)
