@@ -1394,7 +1394,9 @@ def _table(columns: list[str], cells: list[list[str]]) -> None:
 @click.option(
     "--graph",
     "which",
-    type=click.Choice(["facts", "records", "confirmed", "proposals", "schema", "inferred", "all"]),
+    type=click.Choice(
+        ["facts", "records", "confirmed", "proposals", "history", "schema", "inferred", "all"]
+    ),
     default="all",
     show_default=True,
 )

@@ -310,8 +310,18 @@ def _node(s: Term, p: Term, o: Term, start: dt.datetime, recorded: dt.datetime) 
     return NamedNode(VERSION_BASE + hashlib.sha256(key.encode()).hexdigest()[:24])
 
 
-def _refused(focus: str, path: str | None, constraint: str, value: Any, message: str) -> None:
-    raise ValidationFailed([Finding(focus, path, constraint, value, message)])
+def _refused(
+    focus: str,
+    path: str | None,
+    constraint: str,
+    value: Any,
+    message: str,
+    cycle: tuple[str, ...] | None = None,
+) -> None:
+    kind = "cycle" if cycle else "shape"
+    raise ValidationFailed(
+        [Finding(focus, path, constraint, value, message, kind=kind, cycle=cycle)]
+    )
 
 
 class Timeline:
@@ -417,7 +427,7 @@ class Timeline:
                         _refused(
                             self.ids.id_of(v.subject),
                             spec.name,
-                            "history",
+                            "maxCount",
                             self.ids.id_of(v.object),
                             f"{spec.name} is {spec.cardinality.replace('_', '-')}: "
                             f"{self.ids.id_of(v.subject)} {spec.name} "
@@ -439,6 +449,7 @@ class Timeline:
                         f"{spec.name} must not form a cycle at any instant: {names} all "
                         f"hold from {_iso(lo)}{' to ' + _iso(hi) if hi else ''}; end one of "
                         "them before the others start",
+                        cycle=tuple(self.ids.id_of(n) for n in path),
                     )
 
     def _cycle(

@@ -803,22 +803,39 @@ class Session:
         node = self.ids.iri(check_id(entity_id))
         found = valid_at(read_versions(self.backend, [node]), at, known)
         found += valid_at(read_versions(self.backend, [node], incoming=True), at, known)
+        if not found and not self._ever(node):
+            self.get(entity_id)  # no such entity, now or ever: NotFound
+        return node, found, self._types_then(found, at, known)
+
+    def _ever(self, node: NamedNode) -> bool:
+        return bool(read_versions(self.backend, [node], predicate=RDF_TYPE))
+
+    def _types_then(
+        self, found: list[Version], at: dt.datetime, known: dt.datetime | None
+    ) -> dict[Term, str]:
+        """The types of the objects ``found`` names, as of ``at`` (known at ``known``)."""
         ends = {v.object for v in found if v.kind() == "relation"} | {v.subject for v in found}
         types = {
             v.subject: self._type_of([v.object]) or ""
             for v in valid_at(read_versions(self.backend, ends, predicate=RDF_TYPE), at, known)
         }
-        if node not in types:
-            raise NotFound(
-                f"no entity {shown_id(entity_id)} as of {format_time(at)}"
-                + (f" as recorded by {format_time(known)}" if known else "")
-                + ": see `ontoloom history "
-                + shown_id(entity_id)
-                + "`"
-            )
-        # an end that was no object then (created later) is named by its type now
-        types = {**self._types(ends - set(types)), **types}
-        return node, found, types
+        # A fact may be dated before its object was written (a task recorded today, assigned
+        # since October): an end with no type then is named by its type now, or ever.
+        untyped = ends - set(types)
+        ever = {
+            v.subject: self._type_of([v.object]) or ""
+            for v in read_versions(self.backend, untyped, predicate=RDF_TYPE)
+        }
+        return {**ever, **self._types(untyped), **types}
+
+    def _unknown_then(
+        self, entity_id: str, at: dt.datetime | None, known: dt.datetime | None
+    ) -> NotFound:
+        return NotFound(
+            f"no entity {shown_id(entity_id)} as of {format_time(at)}"
+            + (f" as recorded by {format_time(known)}" if known else "")
+            + f": see `ontoloom history {shown_id(entity_id)}`"
+        )
 
     def describe_as_of(
         self, entity_id: str, as_of: When = None, recorded_as_of: When = None
@@ -827,11 +844,16 @@ class Session:
         ``as_of`` (default: ``recorded_as_of``), as the store knew them at
         ``recorded_as_of`` (default: now)."""
         node, found, types = self._as_of(entity_id, as_of, recorded_as_of)
+        if not any(v.subject == node for v in found):  # nothing of its own held then
+            known = parse_time(recorded_as_of, "--recorded-as-of")
+            raise self._unknown_then(entity_id, parse_time(as_of, "--as-of") or known, known)
         pairs: list[tuple[Term, Term]] = [
             (v.predicate, v.object) for v in found if v.subject == node
         ]
         entity = self._entity(node, pairs).to_json()
-        entity.update({"created": None, "updated": None})
+        entity.update(
+            {"type": entity["type"] or types.get(node, ""), "created": None, "updated": None}
+        )
         relations = self._relations_of(found, types)
         entity["relations"] = {
             "outgoing": [r.to_json() for r in relations if r.from_id == entity_id],
