@@ -470,7 +470,11 @@ class Timeline:
         while stack:
             node, path, lo, hi = stack.pop()
             if node == target:
-                return path, lo, hi
+                # A cycle at this instant is one of current triples: the write path's own
+                # check of the current graph refuses it, and says how to break it.
+                if not (lo <= self.now and _before(self.now, hi)):
+                    return path, lo, hi
+                continue
             if (node, lo, hi) in seen:
                 continue
             seen.add((node, lo, hi))
@@ -490,6 +494,10 @@ class Timeline:
                     continue  # a cycle not through the new version: not this write's
                 stack.append((e.object, [*path, e.object], start, end))
         return None
+
+
+def _before(at: dt.datetime, end: dt.datetime | None) -> bool:
+    return end is None or at < end
 
 
 def _span(v: Version) -> str:
