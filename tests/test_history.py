@@ -342,3 +342,86 @@ def test_an_agent_reassigns_a_task_and_asks_who_held_it_before(data_dir: Path) -
         ]
 
     run_mcp(data_dir, body)
+
+
+# -- the per-instant rules against a brute-force oracle ------------------------------------------
+def _cycle_at_some_instant(edges: list[tuple[str, str, int, int]]) -> bool:
+    """Oracle: whether, at some instant, the edges valid then hold a cycle — tried at every
+    interval start (validity only begins there), by depth-first search of that snapshot."""
+    for t in {start for _, _, start, _ in edges}:
+        live: dict[str, set[str]] = {}
+        for a, b, start, end in edges:
+            if start <= t < end:
+                live.setdefault(a, set()).add(b)
+
+        def reaches(node: str, goal: str, seen: set[str]) -> bool:
+            for nxt in live.get(node, ()):
+                if nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt})):
+                    return True
+            return False
+
+        if any(reaches(a, a, {a}) for a in live):
+            return True
+    return False
+
+
+def _day(n: int) -> str:
+    return f"2020-01-{n:02d}"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_blocks_refusals_in_time_match_a_brute_force_oracle(graph: Graph, seed: int) -> None:
+    import random
+
+    from ontoloom.errors import ValidationFailed
+
+    rng = random.Random(seed)
+    tasks = [f"task_{c}" for c in "abcd"]
+    for t in tasks:
+        graph.create("Task", {"title": t, "status": "open"}, id=t)
+    accepted: list[tuple[str, str, int, int]] = []
+    for _ in range(10):
+        a, b = rng.sample(tasks, 2)
+        start = rng.randint(1, 25)
+        end = rng.randint(start + 1, 28)
+        edge = (a, b, start, end)
+        expected = _cycle_at_some_instant([*accepted, edge])
+        try:
+            graph.relate(a, "blocks", b, valid_from=_day(start), valid_to=_day(end))
+            refused = False
+        except ValidationFailed:
+            refused = True
+        except Exception as other:  # an overlapping version of the same fact, say
+            pytest.fail(f"{edge}: {other}")
+        assert refused == expected, (edge, accepted)
+        if not refused:
+            accepted.append(edge)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_many_to_one_refusals_in_time_match_a_brute_force_oracle(graph: Graph, seed: int) -> None:
+    import random
+
+    from ontoloom.errors import ValidationFailed
+
+    rng = random.Random(seed)
+    people = [graph.create("Person", {"name": n}).id for n in ("Ana", "Ben", "Cy")]
+    graph.create("Task", {"title": "T", "status": "open"}, id="task_t")
+    held: list[tuple[int, int]] = []
+    for _ in range(8):
+        start = rng.randint(1, 25)
+        end = rng.randint(start + 1, 28)
+        expected = any(start < e and s < end for s, e in held)
+        try:
+            graph.relate("task_t", "assigned_to", rng.choice(people), valid_from=_day(start),
+                         valid_to=_day(end))  # fmt: skip
+            refused = False
+        except ValidationFailed:
+            refused = True
+        assert refused == expected, ((start, end), held)
+        if not refused:
+            held.append((start, end))
+    versions = assigned(graph.history("task_t"))
+    assert sorted((v["valid_from"], v["valid_to"]) for v in versions) == sorted(
+        (_day(s) + "T00:00:00Z", _day(e) + "T00:00:00Z") for s, e in held
+    )
