@@ -354,13 +354,14 @@ def _cycle_at_some_instant(edges: list[tuple[str, str, int, int]]) -> bool:
             if start <= t < end:
                 live.setdefault(a, set()).add(b)
 
-        def reaches(node: str, goal: str, seen: set[str]) -> bool:
-            for nxt in live.get(node, ()):
-                if nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt})):
-                    return True
-            return False
+        if any(_reaches(live, a, a, {a}) for a in live):
+            return True
+    return False
 
-        if any(reaches(a, a, {a}) for a in live):
+
+def _reaches(live: dict[str, set[str]], node: str, goal: str, seen: set[str]) -> bool:
+    for nxt in live.get(node, ()):
+        if nxt == goal or (nxt not in seen and _reaches(live, nxt, goal, seen | {nxt})):
             return True
     return False
 
