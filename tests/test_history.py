@@ -259,6 +259,10 @@ def test_a_many_to_one_relation_has_one_version_at_any_instant(cli: Cli) -> None
     assert [r["to_id"] for r in ok(cli, "relations", "task_ship", "--as-of", "2020-09-15")] == [
         "pers_bob"
     ]
+    # relating again with dates would not change them: said, not skipped
+    again = cli.json("relate", "task_ship", "assigned_to", "pers_bob", "--valid-from", "2020-12-01")
+    assert again.exit_code == 2 and "already holds" in again.output
+    assert ok(cli, "relate", "task_ship", "assigned_to", "pers_bob")["created"] is False
 
 
 # -- beside the current graph, never in its way ---------------------------------------------------

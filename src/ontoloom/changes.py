@@ -333,6 +333,14 @@ class Changes:
         if o in current or (
             spec.symmetric and s in {q.object for q in self.quads_about(o, spec.iri)}
         ):
+            if self.valid_from is not None or self.valid_to is not None:
+                # its dates are not rewritten in passing: said, never skipped in silence
+                raise BadInput(
+                    f"{from_id} {rel} {to_id} already holds: its dates are not changed by "
+                    "relating it again; see `ontoloom history "
+                    f"{from_id}`, and to correct them `ontoloom unrelate {from_id} {rel} "
+                    f"{to_id} --purge` then relate it with the right dates"
+                )
             return RelateOutcome(relation, created=False)
         replaced = []
         if spec.cardinality in ("many_to_one", "one_to_one"):
