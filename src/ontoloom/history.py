@@ -168,7 +168,8 @@ class Version:
 
     def end_known_at(self, known: dt.datetime | None) -> dt.datetime | None:
         """Its end as the store knew it at ``known`` (None: now, all it knows)."""
-        if self.retired is not None and (known is None or self.retired <= known):
+        # no retirement recorded (a file written elsewhere): the end was known all along
+        if self.retired is None or known is None or self.retired <= known:
             return self.valid_to
         return None
 
