@@ -30,11 +30,12 @@ from ontoloom.model import (
 )
 from ontoloom.schema import ENTITY, RelationSpec
 from ontoloom.store.base import Delta
-from ontoloom.terms import Literal, NamedNode, Quad, Term
+from ontoloom.terms import Literal, NamedNode, Quad, Term, spo
 from ontoloom.terms import node as held
 from ontoloom.vocab import (
     DCTERMS_MODIFIED,
     FACTS,
+    HISTORY,
     OPEN_RELATION_CLASS,
     PROV_GENERATED,
     RDF_TYPE,
@@ -78,6 +79,63 @@ class Changes:
         # node → its creation stamp: the n-th object created here a few µs after the first, so
         # that "oldest first" is the order of creation within one write too
         self._created: dict[NamedNode, Literal] = {}
+        # Facts in time (ontoloom.history): when what this write adds holds, the facts it
+        # records in history only (over before now), the versions it erases.
+        self.valid_from: dt.datetime | None = None
+        self.valid_to: dt.datetime | None = None
+        self._past: set[Quad] = set()
+        self._purged: set[NamedNode] = set()
+
+    def timed(self, valid_from: dt.datetime | None, valid_to: dt.datetime | None) -> None:
+        """When what this write adds holds in the world: from ``valid_from`` (default: now)
+        to ``valid_to`` (default: open); what it removes or replaces ends then."""
+        self.valid_from, self.valid_to = valid_from, valid_to
+
+    def _over(self) -> bool:
+        """Whether what this write states ends before now: history only, never current."""
+        return self.valid_to is not None and self.valid_to <= self._start
+
+    def with_history(self) -> Delta:
+        """The delta with its history: versions opened, ended and erased
+        (:class:`ontoloom.history.Timeline`), for the one commit.
+
+        :raises ValidationFailed: a rule broken at some instant; nothing is stored."""
+        from ontoloom.history import Timeline
+
+        g = self.graph
+        timeline = Timeline(g.backend, g.schema, g.ids, self._start)
+        derived = timeline.derive(
+            self.delta,
+            valid_from=self.valid_from,
+            valid_to=self.valid_to,
+            past=self._past,
+            purged=self._purged,
+        )
+        erased = Delta(removes={q for v in self._purged for q in g.backend.around([v])})
+        return self.delta.merge(erased).merge(derived)
+
+    def purge(self, quads: Iterable[Quad]) -> int:
+        """Erase every version of these facts from history; returns how many there were."""
+        from ontoloom.history import read_versions
+
+        wanted = {spo(q) for q in quads}
+        found = {
+            v.node
+            for v in read_versions(self.graph.backend, {s for s, _, _ in wanted})
+            if (v.subject, v.predicate, v.object) in wanted
+        }
+        self._purged |= found
+        return len(found)
+
+    def purge_about(self, node: NamedNode) -> int:
+        """Erase every version of every fact about ``node`` (either end)."""
+        from ontoloom.history import read_versions
+
+        backend = self.graph.backend
+        found = {v.node for v in read_versions(backend, [node])}
+        found |= {v.node for v in read_versions(backend, [node], incoming=True)}
+        self._purged |= found
+        return len(found)
 
     # -- reading through the delta -----------------------------------------------------------
     def _add(self, quads: Iterable[Quad]) -> None:
@@ -164,6 +222,7 @@ class Changes:
     def create(
         self, type_name: str, properties: dict[str, Any] | None = None, id: str | None = None
     ) -> str:
+        self._current_only("create")
         type_iri = self.type_iri(type_name, id or f"(new {type_name})")
         if type_iri not in self.graph.schema.hierarchy.subclasses(ENTITY):
             raise refusal(
@@ -204,6 +263,7 @@ class Changes:
     def update(
         self, entity_id: str, properties: dict[str, Any] | None = None, unset: Iterable[str] = ()
     ) -> None:
+        self._current_only("update")
         node = self._require_fact(entity_id)
         properties = dict(properties or {})
         unset = [*unset, *(k for k, v in properties.items() if v is None)]
@@ -229,9 +289,22 @@ class Changes:
             self._keep_order(node, [])
         self._touch(node)
 
-    def delete(self, entity_id: str) -> None:
+    def delete(self, entity_id: str, *, purge: bool = False) -> None:
+        """Delete an entity: its facts end (their versions stay, ended); with ``purge`` its
+        history is erased too."""
         node = self._require_fact(entity_id)
-        self._remove(self.quads_about(node) | self.quads_about(node, incoming=True))
+        around = self.quads_about(node) | self.quads_about(node, incoming=True)
+        self._remove(q for q in around if q.graph_name != HISTORY)
+        if purge:
+            self.purge_about(node)
+
+    def _current_only(self, what: str) -> None:
+        if self._over():
+            raise BadInput(
+                f"--valid-to is before now: {what} states what holds now; a fact that held "
+                "only in the past is recorded with `ontoloom relate FROM REL TO "
+                "--valid-from DATE --valid-to DATE`"
+            )
 
     def relate(self, from_id: str, rel: str, to_id: str) -> RelateOutcome:
         spec = self.relation(rel, from_id)
@@ -253,10 +326,21 @@ class Changes:
         ids = self.graph.ids
         s, o = ids.iri(from_id), ids.iri(to_id)
         relation = Relation(from_id, rel, to_id, self.type_of(s), self.type_of(o))
+        if self._over():  # over before now: a version in history, nothing current changes
+            self._past.add(Quad(s, spec.iri, o, FACTS))
+            return RelateOutcome(relation, created=True)
         current = {q.object for q in self.quads_about(s, spec.iri)}
         if o in current or (
             spec.symmetric and s in {q.object for q in self.quads_about(o, spec.iri)}
         ):
+            if self.valid_from is not None or self.valid_to is not None:
+                # its dates are not rewritten in passing: said, never skipped in silence
+                raise BadInput(
+                    f"{from_id} {rel} {to_id} already holds: its dates are not changed by "
+                    "relating it again; see `ontoloom history "
+                    f"{from_id}`, and to correct them `ontoloom unrelate {from_id} {rel} "
+                    f"{to_id} --purge` then relate it with the right dates"
+                )
             return RelateOutcome(relation, created=False)
         replaced = []
         if spec.cardinality in ("many_to_one", "one_to_one"):
@@ -357,11 +441,17 @@ class Changes:
         self._remove(q for q in self.quads_about(node, DCTERMS_MODIFIED) if q.graph_name == FACTS)
         self._add([Quad(node, DCTERMS_MODIFIED, self._created.get(node, self._now), FACTS)])
 
-    def unrelate(self, from_id: str, rel: str, to_id: str) -> Relation:
+    def unrelate(self, from_id: str, rel: str, to_id: str, *, purge: bool = False) -> Relation:
+        """Remove a relation: its version ends (with ``purge``: every version of it is
+        erased, even when it no longer holds)."""
         spec = self.relation(rel, from_id)
         ids = self.graph.ids
         s, o = ids.iri(check_id(from_id)), ids.iri(check_id(to_id))
-        found = {q for q in self.quads_about(s, spec.iri) if q.object == o}
+        found = {
+            q for q in self.quads_about(s, spec.iri) if q.object == o and q.graph_name != HISTORY
+        }
+        if purge and self.purge([Quad(s, spec.iri, o, FACTS)]) and not found:
+            return Relation(from_id, rel, to_id, self.type_of(s), self.type_of(o))
         if not found:
             raise NotFound(
                 f"no relation {from_id} {rel} {to_id}: see `ontoloom relations {from_id}`"

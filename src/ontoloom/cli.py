@@ -33,6 +33,9 @@ from ontoloom.secret_text import redact
 __all__ = ["main"]
 
 
+_TIME_FORMS = "an ISO 8601 date (2026-10-01) or date-time (2026-10-01T09:00:00Z)"
+
+
 # -- shared options and error handling -------------------------------------------------------
 def _common(f: Callable[..., Any]) -> Callable[..., Any]:
     """``--data-dir`` and ``--json`` on every command (they also work before the command)."""
@@ -479,14 +482,41 @@ _PROPS_JSON = click.option(
 )
 
 
+_VALID_FROM = click.option(
+    "--valid-from",
+    metavar="DATE",
+    help="When it started to hold in the world (default now): " + _TIME_FORMS + ".",
+)
+_VALID_TO = click.option(
+    "--valid-to", metavar="DATE", help="When it stops holding (default open): " + _TIME_FORMS + "."
+)
+_ENDED = click.option(
+    "--valid-to", metavar="DATE", help="When it stopped holding (default now): " + _TIME_FORMS + "."
+)
+_PURGE = click.option(
+    "--purge", is_flag=True, help="Also erase its history (mistakes, erasure requests)."
+)
+_AS_OF = click.option("--as-of", metavar="DATE", help="What was valid then: " + _TIME_FORMS + ".")
+_RECORDED_AS_OF = click.option(
+    "--recorded-as-of", metavar="DATE", help="What the store knew then: " + _TIME_FORMS + "."
+)
+
+
 @main.command()
 @click.argument("type_name", metavar="TYPE")
 @click.option("--id", "entity_id", help="Use this id instead of a generated one.")
 @_PROPS
 @_PROPS_JSON
+@_VALID_FROM
+@_VALID_TO
 @_common
 def create(
-    type_name: str, entity_id: str | None, pairs: tuple[str, ...], props_json: str | None
+    type_name: str,
+    entity_id: str | None,
+    pairs: tuple[str, ...],
+    props_json: str | None,
+    valid_from: str | None,
+    valid_to: str | None,
 ) -> None:
     """Create an entity of TYPE (validated before it is stored).
 
@@ -495,21 +525,34 @@ def create(
       ontoloom create Task -p title="Fix payment timeout" -p status=open -p priority=high
     """
     props = parse_properties(pairs, props_json)
-    entity = _value("create_entity", {"type": type_name, "properties": props, "id": entity_id})
+    entity = _value(
+        "create_entity",
+        {
+            "type": type_name,
+            "properties": props,
+            "id": entity_id,
+            "valid_from": valid_from,
+            "valid_to": valid_to,
+        },
+    )
     _emit(entity, f"created {entity['id']} ({entity['type']})")
 
 
 @main.command()
 @click.argument("entity_id", metavar="ID")
+@_AS_OF
+@_RECORDED_AS_OF
 @_common
-def get(entity_id: str) -> None:
-    """Show an entity with its outgoing and incoming relations.
+def get(entity_id: str, as_of: str | None, recorded_as_of: str | None) -> None:
+    """Show an entity with its outgoing and incoming relations (with --as-of or
+    --recorded-as-of: as they were then, read from the history).
 
     \b
     Example:
       ontoloom get task_a1b2c3d4 --json
+      ontoloom get task_a1b2c3d4 --as-of 2026-10-15
     """
-    data = _value("get_entity", {"id": entity_id})
+    data = _value("get_entity", {"id": entity_id, "as_of": as_of, "recorded_as_of": recorded_as_of})
 
     def text() -> None:
         click.echo(f"{data['id']} ({data['type']})")
@@ -532,9 +575,16 @@ def get(entity_id: str) -> None:
 @click.option(
     "--unset", "unset", multiple=True, metavar="KEY", help="Remove a property; repeat it."
 )
+@_VALID_FROM
+@_VALID_TO
 @_common
 def update(
-    entity_id: str, pairs: tuple[str, ...], props_json: str | None, unset: tuple[str, ...]
+    entity_id: str,
+    pairs: tuple[str, ...],
+    props_json: str | None,
+    unset: tuple[str, ...],
+    valid_from: str | None,
+    valid_to: str | None,
 ) -> None:
     """Set or unset properties of an entity (each set replaces the previous values).
 
@@ -545,22 +595,34 @@ def update(
     props = parse_properties(pairs, props_json)
     if not props and not unset:
         raise BadInput("nothing to change: give -p KEY=VALUE, --props JSON or --unset KEY")
-    result = _run("update_entity", {"id": entity_id, "properties": props, "unset": list(unset)})
+    result = _run(
+        "update_entity",
+        {
+            "id": entity_id,
+            "properties": props,
+            "unset": list(unset),
+            "valid_from": valid_from,
+            "valid_to": valid_to,
+        },
+    )
     # the operation says when nothing changed (only absent keys unset): its note
     _emit(result.value, result.note or f"updated {result.value['id']}")
 
 
 @main.command()
 @click.argument("entity_id", metavar="ID")
+@_ENDED
+@_PURGE
 @_common
-def delete(entity_id: str) -> None:
-    """Delete an entity and every relation touching it, in one atomic step.
+def delete(entity_id: str, valid_to: str | None, purge: bool) -> None:
+    """Delete an entity and every relation touching it, in one atomic step. Their
+    history stays, ended (`ontoloom history ID`); --purge erases it too.
 
     \b
     Example:
       ontoloom delete task_a1b2c3d4
     """
-    data = _value("delete_entity", {"id": entity_id})
+    data = _value("delete_entity", {"id": entity_id, "valid_to": valid_to, "purge": purge})
     entity, relations = data["deleted"], data["relations_removed"]
     _emit(data, f"deleted {entity['id']} ({entity['type']}) and {len(relations)} relation(s)")
 
@@ -570,17 +632,33 @@ def delete(entity_id: str) -> None:
 @click.argument("from_id", metavar="FROM")
 @click.argument("rel", metavar="REL")
 @click.argument("to_id", metavar="TO")
+@_VALID_FROM
+@_VALID_TO
 @_common
-def relate(from_id: str, rel: str, to_id: str) -> None:
-    """Relate FROM to TO by REL (checked: types, cardinality, cycles).
+def relate(
+    from_id: str, rel: str, to_id: str, valid_from: str | None, valid_to: str | None
+) -> None:
+    """Relate FROM to TO by REL (checked: types, cardinality, cycles — at every instant).
 
-    A many_to_one relation replaces FROM's previous one, and says so.
+    A many_to_one relation replaces FROM's previous one, and says so; the old one's
+    validity ends when the new one starts (`ontoloom history FROM` shows both). A
+    --valid-to before now records a fact that held only then.
 
     \b
     Example:
       ontoloom relate task_a1b2c3d4 blocks task_e5f6a7b8
+      ontoloom relate task_a1b2c3d4 assigned_to pers_e5f6a7b8 --valid-from 2026-10-01
     """
-    outcome = _value("relate", {"from_id": from_id, "rel": rel, "to_id": to_id})
+    outcome = _value(
+        "relate",
+        {
+            "from_id": from_id,
+            "rel": rel,
+            "to_id": to_id,
+            "valid_from": valid_from,
+            "valid_to": valid_to,
+        },
+    )
 
     def text() -> None:
         verb = "related" if outcome["created"] else "already related"
@@ -595,15 +673,21 @@ def relate(from_id: str, rel: str, to_id: str) -> None:
 @click.argument("from_id", metavar="FROM")
 @click.argument("rel", metavar="REL")
 @click.argument("to_id", metavar="TO")
+@_ENDED
+@_PURGE
 @_common
-def unrelate(from_id: str, rel: str, to_id: str) -> None:
-    """Remove the relation FROM REL TO.
+def unrelate(from_id: str, rel: str, to_id: str, valid_to: str | None, purge: bool) -> None:
+    """Remove the relation FROM REL TO: its validity ends, its history stays (--purge
+    erases it too).
 
     \b
     Example:
       ontoloom unrelate task_a1b2c3d4 blocks task_e5f6a7b8
     """
-    relation = _value("unrelate", {"from_id": from_id, "rel": rel, "to_id": to_id})
+    relation = _value(
+        "unrelate",
+        {"from_id": from_id, "rel": rel, "to_id": to_id, "valid_to": valid_to, "purge": purge},
+    )
     _emit(relation, f"unrelated: {from_id} {rel} {to_id}")
 
 
@@ -613,15 +697,32 @@ def unrelate(from_id: str, rel: str, to_id: str) -> None:
 @click.option(
     "--direction", type=click.Choice(["out", "in", "both"]), default="both", show_default=True
 )
+@_AS_OF
+@_RECORDED_AS_OF
 @_common
-def relations(entity_id: str, rel: str | None, direction: str) -> None:
-    """List the relations of an entity.
+def relations(
+    entity_id: str,
+    rel: str | None,
+    direction: str,
+    as_of: str | None,
+    recorded_as_of: str | None,
+) -> None:
+    """List the relations of an entity (with --as-of or --recorded-as-of: as they were).
 
     \b
     Example:
       ontoloom relations proj_a1b2c3d4 --rel has_task --direction out
     """
-    found = _value("relations", {"id": entity_id, "rel": rel, "direction": direction})
+    found = _value(
+        "relations",
+        {
+            "id": entity_id,
+            "rel": rel,
+            "direction": direction,
+            "as_of": as_of,
+            "recorded_as_of": recorded_as_of,
+        },
+    )
 
     def text() -> None:
         for r in found:
@@ -633,6 +734,45 @@ def relations(entity_id: str, rel: str | None, direction: str) -> None:
             click.echo("no relations")
 
     _emit(found, text)
+
+
+@main.command()
+@click.argument("entity_id", metavar="ID")
+@_common
+def history(entity_id: str) -> None:
+    """Every version of every fact about ID (type, properties, relations either way), with
+    when it held (valid from → to) and when the store recorded and retired it.
+
+    \b
+    Example:
+      ontoloom history task_a1b2c3d4 --json
+    """
+    versions = _value("history", {"id": entity_id})
+
+    def text() -> None:
+        rows = [
+            [
+                v["subject"],
+                v["predicate"],
+                json.dumps(v["object"], ensure_ascii=False)
+                if v["kind"] == "property"
+                else str(v["object"]),
+                v["valid_from"],
+                v["valid_to"] or "(open)",
+                v["recorded"],
+                v["retired"] or "",
+            ]
+            for v in versions
+        ]
+        if rows:
+            _print_table(
+                ["subject", "fact", "object", "valid from", "valid to", "recorded", "retired"],
+                rows,
+            )
+        else:
+            click.echo("no history")
+
+    _emit(versions, text)
 
 
 @main.command()
@@ -1310,7 +1450,9 @@ def _table(columns: list[str], cells: list[list[str]]) -> None:
 @click.option(
     "--graph",
     "which",
-    type=click.Choice(["facts", "records", "confirmed", "proposals", "schema", "inferred", "all"]),
+    type=click.Choice(
+        ["facts", "records", "confirmed", "proposals", "history", "schema", "inferred", "all"]
+    ),
     default="all",
     show_default=True,
 )

@@ -37,6 +37,7 @@ from ontoloom.terms import (
     triple,
 )
 from ontoloom.vocab import (
+    HISTORY,
     INFERRED,
     META,
     OWL,
@@ -92,12 +93,12 @@ _FIRST, _REST, _NIL = NamedNode(RDF + "first"), NamedNode(RDF + "rest"), NamedNo
 
 
 def _stated(graph: Session) -> tuple[list[Triple], list[Triple]]:
-    """(data, schema): the store's triples outside the bookkeeping and proposal graphs, the
+    """(data, schema): the store's triples outside the bookkeeping, proposal and history graphs, the
     schema being the built-in ontology, extensions and the schema graph."""
     data: list[Triple] = []
     schema = [t if isinstance(t, Triple) else t.triple for t in graph.schema.ontology.triples]
     for q in graph.backend.quads():
-        if q.graph_name in (META, PROPOSALS):
+        if q.graph_name in (META, PROPOSALS, HISTORY):
             continue
         (schema if q.graph_name == SCHEMA_GRAPH else data).append(q.triple)
     return data, schema

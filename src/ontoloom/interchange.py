@@ -33,6 +33,7 @@ from ontoloom.vocab import (
     CONFIRMED,
     FACTS,
     GRAPH_BASE,
+    HISTORY,
     INFERRED,
     META,
     PREFIXES,
@@ -54,10 +55,16 @@ __all__ = [
     "kept_graph",
 ]
 
-GRAPHS = ("facts", "records", "confirmed", "proposals", "schema", "inferred", "all")
+GRAPHS = ("facts", "records", "confirmed", "proposals", "history", "schema", "inferred", "all")
 EXPORT_FORMATS = ("turtle", "trig", "nquads", "ntriples", "jsonld")
 IMPORT_FORMATS = ("turtle", "trig", "nquads", "ntriples", "jsonld", "rdfxml")
-_FIXED = {"facts": FACTS, "confirmed": CONFIRMED, "proposals": PROPOSALS, "schema": SCHEMA_GRAPH}
+_FIXED = {
+    "facts": FACTS,
+    "confirmed": CONFIRMED,
+    "proposals": PROPOSALS,
+    "history": HISTORY,
+    "schema": SCHEMA_GRAPH,
+}
 
 
 def graph_names(graph: Session, which: str) -> list[Term]:
@@ -220,7 +227,7 @@ def _placed(quads: list[Quad], forced: Term | None, label: str) -> set[Quad]:
         )
         raise BadInput(
             f"{label} names graphs ontoloom does not keep: {shown} (it keeps facts, confirmed, "
-            "proposals, schema, the record/… and record-class/… graphs); pass --graph facts "
+            "proposals, history, schema, the record/… and record-class/… graphs); pass --graph facts "
             "(or another graph) to put every triple there, one copy of a triple found in "
             "several; nothing was imported"
         )

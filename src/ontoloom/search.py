@@ -34,6 +34,7 @@ from ontoloom.store.base import Backend, Delta
 from ontoloom.terms import Literal, NamedNode, Quad, Term
 from ontoloom.terms import node as as_term
 from ontoloom.vocab import (
+    HISTORY,
     META,
     OL,
     PROPOSALS,
@@ -1090,7 +1091,7 @@ def touched_by(delta: Delta) -> set[Term]:
     """The nodes whose documents a delta can change: subjects, and the objects of relations."""
     touched: set[Term] = set()
     for quad in (*delta.adds, *delta.removes):
-        if quad.graph_name in (META, SCHEMA_GRAPH, PROPOSALS):
+        if quad.graph_name in (META, SCHEMA_GRAPH, PROPOSALS, HISTORY):
             continue
         touched.add(as_term(quad.subject))
         if isinstance(quad.object, NamedNode) and quad.predicate != RDF_TYPE:

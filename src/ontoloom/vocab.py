@@ -60,6 +60,9 @@ FACTS = NamedNode(GRAPH_BASE + "facts")
 CONFIRMED = NamedNode(GRAPH_BASE + "confirmed")
 SCHEMA_GRAPH = NamedNode(GRAPH_BASE + "schema")
 PROPOSALS = NamedNode(GRAPH_BASE + "proposals")
+# Every version of every direct fact, reified, with when it held and when it was recorded
+# (ontoloom.history); the current facts stay plain triples in FACTS.
+HISTORY = NamedNode(GRAPH_BASE + "history")
 META = NamedNode(GRAPH_BASE + "meta")
 RECORD_GRAPH_PREFIX = GRAPH_BASE + "record/"
 # One graph per failure class, derived by rebuild from the occurrences that name it.
@@ -68,6 +71,8 @@ CLASS_GRAPH_PREFIX = GRAPH_BASE + "record-class/"
 INFERRED = NamedNode(GRAPH_BASE + "inferred")
 # Reified proposals are named under their own base (never an instance IRI).
 PROPOSAL_BASE = "https://ontoloom.dev/proposal/"
+# Fact versions are named under theirs.
+VERSION_BASE = "https://ontoloom.dev/version/"
 
 STORE_NODE = ol("store")
 GENERATION = ol("generation")

@@ -16,7 +16,7 @@ The rule of each tool is one row of :data:`RULES`:
 * ``get_entity`` and ``relations`` leave out the relations whose other end is not readable,
   and say so in their note; ``traverse`` that reaches an object that is not readable is
   refused, naming its type (give ``rel`` to follow only relations among readable types);
-* what cannot be judged per type — a raw SPARQL ``query``, ``check``, ``summary``, ``guard``,
+* what cannot be judged per type — a raw SPARQL ``query``, ``history``, ``check``, ``summary``, ``guard``,
   ``why``, ``hints``, the proposals, the drop-in memory tools (whose types are free text) —
   needs every type: ``reads: "*"`` to read, ``writes: "*"`` to write; so do schema changes.
   ``schema_list`` (the schema, not the data) and ``write_status`` (whether a write id was
@@ -57,6 +57,8 @@ RULES: dict[str, str] = {
     "plan_apply": "plan",
     "get_entity": "get",
     "relations": "relations",
+    # every version of every fact about an object, whatever the other end's type then
+    "history": "read_all",
     "traverse": "traverse",
     "list_entities": "list",
     "search": "search",

@@ -85,12 +85,33 @@ def _rel(rels: list[str], description: str) -> dict[str, Any]:
 
 
 _ID = _string("An entity id, e.g. task_a1b2c3d4 (see search or get_entity).")
+_FORMS = "An ISO 8601 date (2026-10-01) or date-time (2026-10-01T09:00:00Z)."
+_VALID_FROM = _string(f"When this started to hold in the world (default: now). {_FORMS}")
+_VALID_TO = _string(f"When this stops holding (default: open). {_FORMS}")
+_ENDED = _string(f"When it stopped holding (default: now). {_FORMS}")
+_PURGE = {
+    "type": "boolean",
+    "default": False,
+    "description": "Also erase its history (for mistakes and erasure requests).",
+}
+_AS_OF = _string(f"Answer as of this time: what was valid then. {_FORMS}")
+_RECORDED_AS_OF = _string(f"Answer with what the store knew at this time. {_FORMS}")
+
+
+def _timed(a: dict[str, Any]) -> dict[str, Any]:
+    return {"valid_from": a.get("valid_from"), "valid_to": a.get("valid_to")}
+
+
+def _in_time(a: dict[str, Any]) -> bool:
+    return a.get("as_of") is not None or a.get("recorded_as_of") is not None
+
+
 _TARGET = _string("An object: id, slug, title or alias, e.g. rule:no-raw-control-bytes.")
 
 
 # -- handlers --------------------------------------------------------------------------------
 def _create(g: Graph, a: dict[str, Any]) -> Any:
-    return g.create(a["type"], a.get("properties") or {}, id=a.get("id")).to_json()
+    return g.create(a["type"], a.get("properties") or {}, id=a.get("id"), **_timed(a)).to_json()
 
 
 def _update(g: Graph, a: dict[str, Any]) -> Any:
@@ -101,7 +122,7 @@ def _update(g: Graph, a: dict[str, Any]) -> Any:
 
     unsetting = [*unset, *(k for k, v in props.items() if v is None)]
     held = g.get(a["id"]).properties if unsetting else {}
-    entity = g.update(a["id"], props, unset)
+    entity = g.update(a["id"], props, unset, **_timed(a))
     # Unsetting what is not there changes nothing: said, not passed off as an update.
     absent = [k for k in dict.fromkeys(unsetting) if k not in held]
     setting = any(v is not None for v in props.values())
@@ -116,15 +137,40 @@ def _update(g: Graph, a: dict[str, Any]) -> Any:
 def _delete(g: Graph, a: dict[str, Any]) -> Any:
     from ontoloom.model import deletion_json
 
-    return deletion_json(*g.delete(a["id"]))
+    return deletion_json(*g.delete(a["id"], valid_to=a.get("valid_to"), purge=bool(a.get("purge"))))
 
 
 def _relate(g: Graph, a: dict[str, Any]) -> Any:
-    return g.relate(a["from_id"], a["rel"], a["to_id"]).to_json()
+    return g.relate(a["from_id"], a["rel"], a["to_id"], **_timed(a)).to_json()
+
+
+def _unrelate(g: Graph, a: dict[str, Any]) -> Any:
+    return g.unrelate(
+        a["from_id"],
+        a["rel"],
+        a["to_id"],
+        valid_to=a.get("valid_to"),
+        purge=bool(a.get("purge")),
+    ).to_json()
+
+
+def _get(g: Graph, a: dict[str, Any]) -> Any:
+    if _in_time(a):
+        return g.describe_as_of(a["id"], a.get("as_of"), a.get("recorded_as_of"))
+    return g.describe(a["id"])
 
 
 def _relations(g: Graph, a: dict[str, Any]) -> Any:
-    found = g.relations(a["id"], a.get("rel"), a.get("direction", "both"))
+    if _in_time(a):
+        found = g.relations_as_of(
+            a["id"],
+            a.get("rel"),
+            a.get("direction", "both"),
+            as_of=a.get("as_of"),
+            recorded_as_of=a.get("recorded_as_of"),
+        )
+    else:
+        found = g.relations(a["id"], a.get("rel"), a.get("direction", "both"))
     return [r.to_json() for r in found]
 
 
@@ -346,6 +392,8 @@ def typed_operations(schema: Schema, scope: Scope | None = None) -> list[Operati
                 },
                 "properties": properties,
                 "id": _string("Optional id; by default one like task_a1b2c3d4 is generated."),
+                "valid_from": _VALID_FROM,
+                "valid_to": _VALID_TO,
             },
             _create,
             required=("type", "properties"),
@@ -366,6 +414,11 @@ def typed_operations(schema: Schema, scope: Scope | None = None) -> list[Operati
                     "items": {"type": "string"},
                     "description": "Property names to remove.",
                 },
+                "valid_from": _string(
+                    "When the new values started to hold; the values they replace stop "
+                    f"then (default: now). {_FORMS}"
+                ),
+                "valid_to": _VALID_TO,
             },
             _update,
             required=("id",),
@@ -376,8 +429,9 @@ def typed_operations(schema: Schema, scope: Scope | None = None) -> list[Operati
         Operation(
             "delete_entity",
             "Delete an entity",
-            "Delete an entity and every relation touching it, in one step.",
-            {"id": _ID},
+            "Delete an entity and every relation touching it, in one step. Their history "
+            "stays, ended (see history); purge erases it too.",
+            {"id": _ID, "valid_to": _ENDED, "purge": _PURGE},
             _delete,
             required=("id",),
             access="write",
@@ -386,9 +440,10 @@ def typed_operations(schema: Schema, scope: Scope | None = None) -> list[Operati
         Operation(
             "get_entity",
             "Get an entity",
-            "An entity's properties with its outgoing and incoming relations.",
-            {"id": _ID},
-            lambda g, a: g.describe(a["id"]),
+            "An entity's properties with its outgoing and incoming relations; with as_of "
+            "or recorded_as_of, as they were then (from the history).",
+            {"id": _ID, "as_of": _AS_OF, "recorded_as_of": _RECORDED_AS_OF},
+            _get,
             required=("id",),
         ),
         Operation(
@@ -419,13 +474,17 @@ def typed_operations(schema: Schema, scope: Scope | None = None) -> list[Operati
         Operation(
             "relate",
             "Relate two entities",
-            "Relate from_id to to_id by rel. Types, cardinality and cycles are checked; a "
-            "many_to_one relation replaces the previous one (the result says which).\n"
+            "Relate from_id to to_id by rel. Types, cardinality and cycles are checked, at "
+            "every instant of the history too; a many_to_one relation replaces the previous "
+            "one (the result says which), whose validity ends when the new one starts. A "
+            "valid_to before now records a fact that held only then.\n"
             f"Relations:\n{relation_rules}",
             {
                 "from_id": _ID,
                 "rel": _rel(rels_write, "The relation."),
                 "to_id": _ID,
+                "valid_from": _VALID_FROM,
+                "valid_to": _VALID_TO,
             },
             _relate,
             required=("from_id", "rel", "to_id"),
@@ -435,9 +494,16 @@ def typed_operations(schema: Schema, scope: Scope | None = None) -> list[Operati
         Operation(
             "unrelate",
             "Remove a relation",
-            "Remove the relation from_id rel to_id.",
-            {"from_id": _ID, "rel": _rel(rels_write, "The relation."), "to_id": _ID},
-            lambda g, a: g.unrelate(a["from_id"], a["rel"], a["to_id"]).to_json(),
+            "Remove the relation from_id rel to_id: its validity ends (its history stays); "
+            "purge erases its history too.",
+            {
+                "from_id": _ID,
+                "rel": _rel(rels_write, "The relation."),
+                "to_id": _ID,
+                "valid_to": _ENDED,
+                "purge": _PURGE,
+            },
+            _unrelate,
             required=("from_id", "rel", "to_id"),
             access="write",
             destructive=True,
@@ -445,9 +511,26 @@ def typed_operations(schema: Schema, scope: Scope | None = None) -> list[Operati
         Operation(
             "relations",
             "Relations of an entity",
-            "The relations touching an entity, optionally one kind and one direction.",
-            {"id": _ID, "rel": _rel(rels_read, "Only this relation."), "direction": direction},
+            "The relations touching an entity, optionally one kind and one direction; with "
+            "as_of or recorded_as_of, as they were then.",
+            {
+                "id": _ID,
+                "rel": _rel(rels_read, "Only this relation."),
+                "direction": direction,
+                "as_of": _AS_OF,
+                "recorded_as_of": _RECORDED_AS_OF,
+            },
             _relations,
+            required=("id",),
+        ),
+        Operation(
+            "history",
+            "History of an entity",
+            "Every version of every fact about an entity (its type, properties and relations "
+            "either way), each with when it held (valid_from, valid_to) and when the store "
+            "recorded and retired it. Who held a task before: the versions of assigned_to.",
+            {"id": _ID},
+            lambda g, a: g.history(a["id"]),
             required=("id",),
         ),
         Operation(
