@@ -332,7 +332,8 @@ def test_only_ontoloom_graphs_are_read_whatever_else_the_store_holds(
     out = tmp_path / "out.nq"
     assert _cli(data_dir, "export", "-o", str(out), "--format", "nquads").exit_code == 0
     graphs = {line.rsplit(" ", 2)[-2] for line in out.read_text().splitlines() if line}
-    assert graphs == {"<https://ontoloom.dev/graph/facts>"}
+    # the facts and their history (issue 36), nothing of the foreign graph
+    assert graphs == {"<https://ontoloom.dev/graph/facts>", "<https://ontoloom.dev/graph/history>"}
     listed = _cli(data_dir, "query", "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
     assert listed.exit_code == 0 and "example.org" not in listed.output
     assert "virtrdf" not in listed.output and "ontoloom.dev/graph/facts" in listed.output
