@@ -6,7 +6,6 @@ between the gateway and a real `oxigraph serve` (tests/fault_proxy.py)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -14,31 +13,17 @@ from click.testing import CliRunner
 
 from conftest import wait_until
 from fault_proxy import commits, updates
+from gateways import cli as _cli
+from gateways import gateway
+from gateways import titles as _titles
 from ontoloom.cli import main
 
 pytestmark = pytest.mark.endpoint
 
 
 def _instance(tmp_path: Path, server, proxy, timeout: float = 2.0) -> Path:
-    root = tmp_path / "inst"
     query, update = proxy.url_for(server.query_url), proxy.url_for(server.update_url)
-    done = CliRunner().invoke(
-        main, ["init", str(root), "--endpoint", query, "--update-endpoint", update]
-    )
-    assert done.exit_code == 0, done.output
-    toml = root / "ontoloom.toml"
-    toml.write_text(toml.read_text() + f"timeout = {timeout}\n")
-    return root / ".ontoloom"
-
-
-def _cli(data_dir: Path, *args: str):
-    return CliRunner().invoke(main, ["--data-dir", str(data_dir), *args])
-
-
-def _titles(data_dir: Path) -> list[str]:
-    listed = _cli(data_dir, "list", "--json")
-    assert listed.exit_code == 0, listed.output
-    return sorted(e["properties"]["title"] for e in json.loads(listed.stdout))
+    return gateway(tmp_path / "inst", query, update, timeout)
 
 
 def _create(data_dir: Path, title: str):

@@ -17,12 +17,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from conftest import wait_until
 from fault_proxy import commits, read_backs
+from gateways import cli as _cli
+from gateways import gateway
+from gateways import titles as _titles
 from ontoloom.api import Graph
-from ontoloom.cli import main
 from ontoloom.errors import ValidationFailed
 
 pytestmark = pytest.mark.endpoint
@@ -31,24 +32,7 @@ WRITE_ID = re.compile(r"ontoloom status --write ([A-Za-z0-9_-]+)")
 
 
 def _instance(tmp_path: Path, name: str, query: str, update: str, timeout: float = 2.0) -> Path:
-    root = tmp_path / name
-    done = CliRunner().invoke(
-        main, ["init", str(root), "--endpoint", query, "--update-endpoint", update]
-    )
-    assert done.exit_code == 0, done.output
-    toml = root / "ontoloom.toml"
-    toml.write_text(toml.read_text() + f"timeout = {timeout}\n")
-    return root / ".ontoloom"
-
-
-def _cli(data_dir: Path, *args: str):
-    return CliRunner().invoke(main, ["--data-dir", str(data_dir), *args])
-
-
-def _titles(data_dir: Path) -> list[str]:
-    listed = _cli(data_dir, "list", "--json")
-    assert listed.exit_code == 0, listed.output
-    return sorted(e["properties"]["title"] for e in json.loads(listed.stdout))
+    return gateway(tmp_path / name, query, update, timeout)
 
 
 def _create(data_dir: Path, title: str, *more: str):
