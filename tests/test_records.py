@@ -275,7 +275,14 @@ def test_records_are_searchable_and_private_ones_flagged(inst: Cli) -> None:
     rebuild(inst)
     hits = json.loads(inst.json("search", "payroll salaries").output)
     assert hits[0]["id"] == "doc:secret" and hits[0]["private"] is True
-    assert json.loads(inst.json("search", "changelog")).__class__ if False else True
+    changelog = json.loads(inst.json("search", "changelog").output)
+    # a relation's label carries its ends' titles: private when an end is
+    assert [(h["id"], h["private"]) for h in changelog] == [
+        ("failure:2026-11-09-again", True),
+        ("failure-class:literal-control-bytes", True),
+        ("failure:2026-11-09-again recurs-as failure-class:literal-control-bytes", True),
+        ("failure:2026-11-09-again covered-by rule:no-raw-control-bytes", True),
+    ]
 
 
 # -- guard, why --------------------------------------------------------------------------------

@@ -229,6 +229,20 @@ def test_private_objects_are_searchable_and_flagged(team: Cli) -> None:
     assert top["id"] == "note_secret" and top["private"] is True
 
 
+def test_a_relation_to_a_private_object_is_flagged_private(cli: Cli) -> None:
+    """A relation's hit is labelled with both ends' titles, so it is private when an end is."""
+    cli("init")
+    assert cli("create", "Person", "--id", "alice", "-p", "name=Alice").exit_code == 0
+    private = ("-p", "title=payroll salaries fix", "-p", "status=open", "-p", "privacy=private")
+    assert cli("create", "Task", "--id", "t1", *private).exit_code == 0
+    assert cli("relate", "t1", "assigned_to", "alice").exit_code == 0
+    flagged = {h["id"]: h["private"] for h in hits(cli, "payroll")}
+    assert flagged == {"t1": True, "t1 assigned_to alice": True}
+    assert cli("update", "t1", "-p", "privacy=internal").exit_code == 0
+    flagged = {h["id"]: h["private"] for h in hits(cli, "payroll")}
+    assert flagged == {"t1": False, "t1 assigned_to alice": False}
+
+
 def test_search_is_read_only_without_a_store(cli: Cli) -> None:
     assert cli("search", "x").exit_code == 2
 

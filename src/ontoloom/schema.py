@@ -19,11 +19,10 @@ from ontoloom.shacl.shapes import Shape
 from ontoloom.store.rdfio import read_triples
 from ontoloom.suggest import did_you_mean
 from ontoloom.terms import BlankNode, Literal, NamedNode, Term, Triple, named
-from ontoloom.vocab import OL, OWL, RDF, RDFS, SH
+from ontoloom.vocab import OL, OWL, RDF_TYPE, RDFS, SH
 
 __all__ = ["RelationSpec", "Schema", "TypeSpec", "builtin_triples", "is_acyclic"]
 
-RDF_TYPE = NamedNode(RDF + "type")
 SUBCLASS = NamedNode(RDFS + "subClassOf")
 OBJECT = NamedNode(OL + "Object")
 ENTITY = NamedNode(OL + "Entity")

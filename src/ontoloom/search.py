@@ -458,8 +458,9 @@ class SearchIndex:
         with progress.task("reading the graph for the search index"):
             objects, edges = _scan(backend.data_quads(), ids)
             titles = {o["id"]: o["title"] for o in objects.values()}
+            private = {o["id"] for o in objects.values() if o["private"]}
             edges = [e for e in edges if e[0] in titles or e[2] in titles]
-        _add_end_titles(backend, ids, titles, edges)
+        _add_end_titles(backend, ids, titles, private, edges)
         docs: list[tuple[Any, ...]] = []
         tags: list[tuple[int, str]] = []
         texts: list[tuple[Any, ...]] = []
@@ -504,7 +505,7 @@ class SearchIndex:
                 )
         count = len(docs)
         for from_id, rel, to_id, words in edges:
-            add(*_relation_doc(titles, from_id, rel, to_id), words)
+            add(*_relation_doc(titles, private, from_id, rel, to_id), words)
         with progress.task(f"writing the search index ({len(docs)} documents)"):
             self.db.executemany(
                 "INSERT INTO docs (rowid, key, kind, id, type, title, private, from_id, rel, "
@@ -544,14 +545,15 @@ class SearchIndex:
             count += 1
         # Relations touching the indexed objects, labelled with both ends' titles.
         titles = {o["id"]: o["title"] for o in objects.values()}
+        private = {o["id"] for o in objects.values() if o["private"]}
         edges = _edges(backend, ids, [ids.iri(i) for i in titles])
-        _add_end_titles(backend, ids, titles, edges)
+        _add_end_titles(backend, ids, titles, private, edges)
         for from_id, rel, to_id, words in edges:
             key = f"relation:{from_id}\n{rel}\n{to_id}"
             if self.db.execute("SELECT 1 FROM docs WHERE key = ?", (key,)).fetchone():
                 continue
-            _, kind, id_, type_, title, body, tags, private, ends = _relation_doc(
-                titles, from_id, rel, to_id
+            _, kind, id_, type_, title, body, tags, is_private, ends = _relation_doc(
+                titles, private, from_id, rel, to_id
             )
             self._add(
                 key=key,
@@ -561,7 +563,7 @@ class SearchIndex:
                 title=title,
                 body=body,
                 tags=tags,
-                private=private,
+                private=is_private,
                 from_id=ends[0],
                 rel=ends[1],
                 to_id=ends[2],
@@ -1100,9 +1102,10 @@ def touched_by(delta: Delta) -> set[Term]:
 
 
 def _relation_doc(
-    titles: dict[str, str], from_id: str, rel: str, to_id: str
+    titles: dict[str, str], private: set[str], from_id: str, rel: str, to_id: str
 ) -> tuple[str, str, str, str, str, str, list[str], bool, tuple[str, str, str]]:
-    """The document of one relation, labelled with both ends' titles."""
+    """The document of one relation, labelled with both ends' titles: private when either
+    end is, since its label carries a private end's title."""
     return (
         f"relation:{from_id}\n{rel}\n{to_id}",
         "relation",
@@ -1111,7 +1114,7 @@ def _relation_doc(
         f"{titles.get(from_id, from_id)} → {titles.get(to_id, to_id)}",
         f"{from_id} {rel} {to_id} {rel.replace('_', ' ').replace('-', ' ')}",
         [],
-        False,
+        from_id in private or to_id in private,
         (from_id, rel, to_id),
     )
 
@@ -1127,12 +1130,18 @@ def _implied_tags(kind: str, type_: str, ends: tuple[str | None, ...]) -> list[s
 
 
 def _add_end_titles(
-    backend: Backend, ids: Any, titles: dict[str, str], edges: Sequence[tuple[str, ...]]
+    backend: Backend,
+    ids: Any,
+    titles: dict[str, str],
+    private: set[str],
+    edges: Sequence[tuple[str, ...]],
 ) -> None:
-    """Add the titles of the relations' ends that ``titles`` lacks (their labels name both)."""
+    """Add the titles (and privacy) of the relations' ends that ``titles`` lacks (their
+    labels name both)."""
     missing = {end for edge in edges for end in (edge[0], edge[2]) if end not in titles}
     described = _describe(backend, ids, [ids.iri(m) for m in missing])
     titles.update({o["id"]: o["title"] for o in described.values()})
+    private.update(o["id"] for o in described.values() if o["private"])
 
 
 def _describe(backend: Backend, ids: Any, nodes: list[Term]) -> dict[Term, dict[str, Any]]:

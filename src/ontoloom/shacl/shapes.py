@@ -10,7 +10,7 @@ from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.paths import Path, PathError, parse_path
 from ontoloom.shacl.rdfgraph import TripleIndex
 from ontoloom.terms import Literal, NamedNode, Statement, Term
-from ontoloom.vocab import OWL, RDF, RDFS, SH
+from ontoloom.vocab import OWL, RDF_TYPE, RDFS, SH
 
 if TYPE_CHECKING:
     from ontoloom.shacl.components import Constraint
@@ -30,7 +30,6 @@ def sh(local: str) -> NamedNode:
     return NamedNode(SH + local)
 
 
-RDF_TYPE = NamedNode(RDF + "type")
 RDFS_SUBCLASS = NamedNode(RDFS + "subClassOf")
 VIOLATION = sh("Violation")
 _TARGET_KINDS = ("targetClass", "targetNode", "targetSubjectsOf", "targetObjectsOf")
