@@ -11,6 +11,11 @@
 "use strict";
 function ontoloomDrawing3D(box, opts) {
   var FOV = 40 * Math.PI / 180, NODE = 14;  // field of view; a node's diameter in layout units
+  // While the picture moves (the layout runs, the pointer turns it, a zoom), at most this many
+  // relations are drawn, a fixed random sample (the line list is shuffled once, so the sample is
+  // its start); all of them once it rests. Software WebGL spends ~2 µs a line: 30k lines are
+  // 55-100 ms a frame there, 8k keep it near 30 frames a second.
+  var MOVING_EDGES = 8000, REST_MS = 150;
   var canvas = document.createElement("canvas");
   canvas.style.display = "block";
   canvas.style.touchAction = "none";
@@ -106,6 +111,12 @@ function ontoloomDrawing3D(box, opts) {
       pairs[2 * k] = s; pairs[2 * k + 1] = t;
       (l.status === "unconfirmed" ? un : conf).push(s, t);
     });
+    var seed = 1;  // shuffled by a fixed sequence: the same sample on every run
+    for (var e = conf.length / 2 - 1; e > 0; e--) {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      var r = seed % (e + 1), a = conf[2 * e], b = conf[2 * e + 1];
+      conf[2 * e] = conf[2 * r]; conf[2 * e + 1] = conf[2 * r + 1]; conf[2 * r] = a; conf[2 * r + 1] = b;
+    }
     edgeCount = conf.length;
     unconf = new Uint32Array(un);
     dashPos = new Float32Array(3 * un.length);
@@ -244,7 +255,20 @@ function ontoloomDrawing3D(box, opts) {
   }
 
   // -- drawing -------------------------------------------------------------------------------
-  var raf = 0, needsDraw = false, hoverX = -1, hoverY = -1, hoverDue = false, drewFirst = false;
+  var raf = 0, needsDraw = false, hoverX = -1, hoverY = -1, hoverDue = false, drewFirst = false,
+      moving = 0, restTimer = null;
+  function moved() {  // the camera moved: a sampled picture now, the whole one once it rests
+    moving = performance.now();
+    if (restTimer === null) restTimer = setTimeout(rest, REST_MS);
+  }
+  function rest() {
+    restTimer = null;
+    var left = moving + REST_MS - performance.now();
+    if (left > 0) { restTimer = setTimeout(rest, left); return; }
+    moving = 0;
+    requestDraw();
+  }
+  function resting() { return !running && !moving && !anim; }
   function schedule() { if (!raf) raf = requestAnimationFrame(frame); }
   function requestDraw() { needsDraw = true; schedule(); }
 
@@ -294,7 +318,9 @@ function ontoloomDrawing3D(box, opts) {
         gl.uniformMatrix4fv(lines.u.m, false, M);
         gl.uniform4f(lines.u.col, EDGE[0], EDGE[1], EDGE[2], 0.45);
         gl.bindVertexArray(vaoLines);
-        gl.drawElements(gl.LINES, edgeCount, gl.UNSIGNED_INT, 0);
+        var count = resting() ? edgeCount : Math.min(edgeCount, 2 * MOVING_EDGES);
+        gl.drawElements(gl.LINES, count, gl.UNSIGNED_INT, 0);
+        self.edgesDrawn = count / 2;
         calls++;
       }
       if (unconf.length) {
@@ -328,6 +354,7 @@ function ontoloomDrawing3D(box, opts) {
     }
     self.frames++;
     self.calls = calls;
+    opts.onDraw();
     if (!drewFirst && known && nodes.length) { drewFirst = true; opts.onFirstFrame(); }
   }
 
@@ -382,6 +409,7 @@ function ontoloomDrawing3D(box, opts) {
     if (Math.abs(at[0] - drag.sx) + Math.abs(at[1] - drag.sy) > 4) drag.moved = true;
     if (!drag.moved) return;
     follow = false; anim = null;
+    moved();
     if (drag.pan) {
       var k = cam.dist * 2 * Math.tan(FOV / 2) / H;  // layout units per px at the target
       cam.x -= (V[0] * dx - V[1] * dy) * k; cam.y -= (V[4] * dx - V[5] * dy) * k; cam.z -= (V[8] * dx - V[9] * dy) * k;
@@ -402,6 +430,7 @@ function ontoloomDrawing3D(box, opts) {
   function onWheel(e) {
     e.preventDefault();
     follow = false; anim = null;
+    moved();
     cam.dist = Math.max(10, Math.min(1e6, cam.dist * Math.exp(e.deltaY * 0.001)));
     requestDraw();
   }
@@ -448,6 +477,7 @@ function ontoloomDrawing3D(box, opts) {
     },
     destroy: function () {
       if (raf) cancelAnimationFrame(raf);
+      if (restTimer !== null) clearTimeout(restTimer);
       raf = 0; anim = null;
       layout.stop();
       writeBack();
