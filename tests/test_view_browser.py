@@ -17,9 +17,18 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from tests.view_instance import PENDING_RECORD, PENDING_SOURCE, example_instance, png_colours
+from tests.view_instance import (
+    PENDING_RECORD,
+    PENDING_SOURCE,
+    PRIVATE_TITLE,
+    example_instance,
+    png_colours,
+    scale,
+)
 
+from ontoloom.api import Graph
 from ontoloom.cli import main
+from ontoloom.view import render_page, view_data
 
 CHROMIUM = os.environ.get("ONTOLOOM_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -407,6 +416,65 @@ def test_the_3d_file_draws_with_webgl_and_the_switch_keeps_search_and_filters(
     assert page.wait_for_function("() => window.evalled").json_value() == "EvalError"
     assert page.evaluate("window.cspViolations") == ["script-src"]
     w.errors = [e for e in w.errors if "unsafe-eval" not in e]  # the refusal just provoked
+    w.close()
+
+
+@pytest.mark.browser3d
+def test_a_big_graph_in_3d_is_a_few_draw_calls_and_search_filter_pick_still_work(
+    browser3d: Any, example: tuple[Path, str], tmp_path: Path
+) -> None:
+    """Past 2,000 objects the page draws a big graph (no warm-up, the layout settles in
+    seconds): the example scaled to 2,500 objects and 7,500 relations, every copy with its
+    private object and its unconfirmed proposal."""
+    root, _ = example
+    with Graph.open(root / ".ontoloom") as g:
+        data = scale(view_data(g), 2500, 7500)
+    out = tmp_path / "big3d.html"
+    out.write_text(render_page("view", data, mode="3d"), encoding="utf-8")
+    w = Watched(browser3d, "file://")
+    w.page.add_init_script(CSP_WATCH)
+    w.page.goto(out.as_uri())
+    page = w.page
+    page.wait_for_function("() => window.ontoloomFirstFrame", timeout=60000, polling=200)
+    drawn = page.evaluate(DRAWN)
+    meta = data["meta"]
+    assert drawn["mode"] == "3d" and len(drawn["nodes"]) == 2500 and drawn["links"] == 7500
+    assert drawn["unconfirmed"] == meta["unconfirmed"] > 1
+    assert drawn["private"] == ["private"] * meta["private_hidden"] and meta["private_hidden"] > 1
+    assert page.evaluate("window.ontoloomView.graph().layout") == "worker"
+    page.wait_for_function("() => window.ontoloomView.settled()", timeout=60000, polling=200)
+    assert page.evaluate("window.ontoloomView.graph().calls") == 3
+    # A private object is never a match; a copy's object is, and Enter opens it.
+    page.fill("#search", PRIVATE_TITLE)
+    assert page.locator("#results li").count() == 0
+    copy = next(n for n in data["nodes"] if n["id"] == "decision:2026-11-12-escape-hook-output~3")
+    page.fill("#search", copy["label"])
+    assert copy["label"].endswith(" (3)") and page.locator("#results li").count() == 1
+    page.press("#search", "Enter")
+    assert "decision:2026-11-12-escape-hook-output~3" in page.locator("#details").inner_text()
+    # Untick a type: the drawing drops its objects and their relations at once.
+    page.get_by_label("Decision (", exact=False).uncheck()
+    drawn = page.evaluate(DRAWN)
+    assert drawn["nodes"] == sorted(w.visible()["nodes"]) and drawn["links"] == w.visible()["links"]
+    assert not any(n.startswith("decision:") for n in drawn["nodes"]) and drawn["links"] < 7500
+    page.get_by_label("Decision (", exact=False).check()
+    page.click("#show-all")  # the camera went to the match; this fits everything again
+    page.wait_for_function("() => window.ontoloomView.settled()", timeout=60000, polling=200)
+    page.wait_for_timeout(800)  # the zoom to fit
+    # A click picks an object drawn under the pointer (the front-most where several are).
+    at = page.evaluate("window.ontoloomView.screenOf('rule:no-raw-control-bytes~5')")
+    box = page.locator("#graph").bounding_box()
+    page.mouse.click(box["x"] + at["x"], box["y"] + at["y"])
+    picked = page.wait_for_function(
+        "() => window.ontoloomView.selected() !== 'decision:2026-11-12-escape-hook-output~3'"
+        " && window.ontoloomView.selected()",
+        timeout=5000,
+        polling=100,
+    ).json_value()
+    where = page.evaluate(f"window.ontoloomView.screenOf({picked!r})")
+    assert abs(where["x"] - at["x"]) <= 12 and abs(where["y"] - at["y"]) <= 12, (picked, where, at)
+    assert page.evaluate("window.cspViolations") == []
+    shot(page, "view-big-3d.png")
     w.close()
 
 

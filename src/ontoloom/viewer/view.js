@@ -439,7 +439,8 @@
     drawn: function () { return fg.drawn(); },
     mode: function () { return fg ? fg.kind : null; },
     setMode: function (mode) { document.getElementById("mode-" + mode).click(); },
-    settled: function () { return !!state.settled; }
+    settled: function () { return !!state.settled; },
+    selected: function () { return state.selected; }
   };
   if (ontoloom.live()) ontoloom.withToken(start); else start();
 })();
