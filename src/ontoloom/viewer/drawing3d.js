@@ -16,12 +16,45 @@ function ontoloomDrawing3D(box, opts) {
   // its start); all of them once it rests. Software WebGL spends ~2 µs a line: 30k lines are
   // 55-100 ms a frame there, 8k keep it near 30 frames a second.
   var MOVING_EDGES = 8000, REST_MS = 150;
+  var self = { gl: null, canvas: null, frames: 0, calls: 0, layout: null };
+  // -- the layout's thread: started first, so the worker loads while the page waits for WebGL
+  var layout = (function () {
+    var source = document.getElementById("ontoloom-layout-source").textContent, last = null, page = null;
+    function onPage() {  // no worker could be made: the same code in slices on this thread
+      var receive = ontoloomLayout(function (m) { setTimeout(function () { positions(m); }, 0); }, window.d3);
+      page = { post: function (m) { receive(m); }, stop: function () { receive({ type: "stop" }); } };
+      self.layout = "page";
+      if (last) page.post(last);
+      return page;
+    }
+    try {
+      var url = URL.createObjectURL(new Blob([source,
+        "\nvar receive = ontoloomLayout(function (m, t) { self.postMessage(m, t); }, self.d3);\n" +
+        "self.onmessage = function (e) { receive(e.data); };\n"], { type: "text/javascript" }));
+      var worker = new Worker(url);
+      self.layout = "worker";
+      worker.onmessage = function (e) { if (url) { URL.revokeObjectURL(url); url = null; } positions(e.data); };
+      worker.onerror = function (e) { e.preventDefault(); worker.terminate(); worker = null; onPage(); };
+      return {
+        post: function (m, t) {
+          if (m.type === "start") last = m;
+          if (worker) worker.postMessage(m, t || []); else page.post(m);
+        },
+        stop: function () { if (worker) worker.terminate(); else if (page) page.stop(); }
+      };
+    } catch (err) {
+      return onPage();
+    }
+  })();
+
   var canvas = document.createElement("canvas");
   canvas.style.display = "block";
   canvas.style.touchAction = "none";
-  var gl = canvas.getContext("webgl2", { antialias: !opts.big, alpha: false, depth: true,
+  // (in a browser just started, this waits for its GPU process: up to seconds on software GL)
+  var gl = canvas.getContext("webgl2", { antialias: false, alpha: false, depth: true,
                                           preserveDrawingBuffer: false });
-  if (!gl) throw new Error("no WebGL2 context");
+  if (!gl) { layout.stop(); throw new Error("no WebGL2 context"); }
+  self.gl = gl; self.canvas = canvas;
   box.appendChild(canvas);
   var tip = document.createElement("div");
   tip.className = "graph-tip";
@@ -86,7 +119,6 @@ function ontoloomDrawing3D(box, opts) {
   var nodes = [], index = new Map(), P = new Float32Array(0), known = false,
       edgeCount = 0, unconf = new Uint32Array(0), dashPos = new Float32Array(0), dashT = new Float32Array(0),
       posDirty = false, gen = 0, running = false, returned = null, hadData = false;
-  var self = { gl: gl, canvas: canvas, frames: 0, calls: 0, layout: null };
 
   function setData(list, links) {
     var firstData = !hadData;
@@ -157,36 +189,6 @@ function ontoloomDrawing3D(box, opts) {
       nodes[i].x = P[3 * i]; nodes[i].y = P[3 * i + 1]; nodes[i].z = P[3 * i + 2];
     }
   }
-
-  // -- the layout's thread ---------------------------------------------------------------------
-  var layout = (function () {
-    var source = document.getElementById("ontoloom-layout-source").textContent, last = null, page = null;
-    function onPage() {  // no worker could be made: the same code in slices on this thread
-      var receive = ontoloomLayout(function (m) { setTimeout(function () { positions(m); }, 0); }, window.d3);
-      page = { post: function (m) { receive(m); }, stop: function () { receive({ type: "stop" }); } };
-      self.layout = "page";
-      if (last) page.post(last);
-      return page;
-    }
-    try {
-      var url = URL.createObjectURL(new Blob([source,
-        "\nvar receive = ontoloomLayout(function (m, t) { self.postMessage(m, t); }, self.d3);\n" +
-        "self.onmessage = function (e) { receive(e.data); };\n"], { type: "text/javascript" }));
-      var worker = new Worker(url);
-      self.layout = "worker";
-      worker.onmessage = function (e) { if (url) { URL.revokeObjectURL(url); url = null; } positions(e.data); };
-      worker.onerror = function (e) { e.preventDefault(); worker.terminate(); worker = null; onPage(); };
-      return {
-        post: function (m, t) {
-          if (m.type === "start") last = m;
-          if (worker) worker.postMessage(m, t || []); else page.post(m);
-        },
-        stop: function () { if (worker) worker.terminate(); else if (page) page.stop(); }
-      };
-    } catch (err) {
-      return onPage();
-    }
-  })();
 
   // -- camera --------------------------------------------------------------------------------
   var cam = { x: 0, y: 0, z: 0, dist: 600, yaw: 0.6, pitch: 0.35 }, anim = null, follow = true;

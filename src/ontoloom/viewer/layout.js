@@ -57,7 +57,10 @@ function ontoloomLayout(post, d3) {
       .force("charge", d3.forceManyBody().strength(msg.small ? -90 : -30))
       .force("center", d3.forceCenter());
     if (msg.warm === false) sim.alpha(0.3);  // a filter changed: the layout moves, not restarts
-    for (var w = 0; w < cfg.warmup; w++) sim.tick();
+    // the warm-up spends at most 0.1 s: on a slow machine the first picture comes
+    // sooner and the rest of the settling is watched
+    var w0 = now();
+    for (var w = 0; w < cfg.warmup && now() - w0 < 100; w++) sim.tick();
     started = now(); ticks = 0; done = false; waiting = false;
     send(false);
     timer = setTimeout(step, 0);
