@@ -306,6 +306,14 @@ function ontoloomDrawing3D(box, opts) {
         layout.post({ type: "ack", gen: gen, pos: buf }, [buf.buffer]);
       }
     }
+    var calls = paint();
+    self.frames++;
+    self.calls = calls;
+    opts.onDraw();
+    if (!drewFirst && known && nodes.length) { drewFirst = true; opts.onFirstFrame(); }
+  }
+
+  function paint() {  // the picture from the buffers as they are; the number of draw calls
     matrices();
     gl.viewport(0, 0, canvas.width, canvas.height);
     gl.clearColor(BG[0], BG[1], BG[2], 1);
@@ -354,10 +362,7 @@ function ontoloomDrawing3D(box, opts) {
       }
       gl.bindVertexArray(null);
     }
-    self.frames++;
-    self.calls = calls;
-    opts.onDraw();
-    if (!drewFirst && known && nodes.length) { drewFirst = true; opts.onFirstFrame(); }
+    return calls;
   }
 
   // -- picking (CPU): the front-most point whose disc holds (x, y), in CSS px ------------------
