@@ -145,7 +145,7 @@ function ontoloomDrawing3D(box, opts) {
     });
     var seed = 1;  // shuffled by a fixed sequence: the same sample on every run
     for (var e = conf.length / 2 - 1; e > 0; e--) {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
       var r = seed % (e + 1), a = conf[2 * e], b = conf[2 * e + 1];
       conf[2 * e] = conf[2 * r]; conf[2 * e + 1] = conf[2 * r + 1]; conf[2 * r] = a; conf[2 * r + 1] = b;
     }

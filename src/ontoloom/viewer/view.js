@@ -233,7 +233,7 @@
       tip: function (n) { return n.private ? "private" : n.label + " (" + n.id + ", " + n.type + ")"; },
       onPick: function (n) { select(n.id, false); },
       onDraw: drew,
-      onFirstFrame: function () { requestAnimationFrame(firstFrame); },
+      onFirstFrame: firstFrame,  // drawn in this frame: on screen with the next, which the bench takes
       onStop: engineStop
     });
   }
