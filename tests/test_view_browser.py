@@ -479,6 +479,32 @@ def test_a_big_graph_in_3d_is_a_few_draw_calls_and_search_filter_pick_still_work
 
 
 @pytest.mark.browser3d
+def test_where_no_worker_can_be_made_the_3d_layout_runs_on_the_page(
+    browser3d: Any, example: tuple[Path, str], tmp_path: Path
+) -> None:
+    root, _ = example
+    out = write_view(root, tmp_path / "graph3d.html", "--3d")
+    w = Watched(browser3d, "file://")
+    w.page.add_init_script("window.Worker = undefined;")  # as in a browser without workers
+    w.page.goto(out.as_uri())
+    w.settle()
+    page = w.page
+    page.wait_for_function("() => window.ontoloomView.settled()", timeout=30000, polling=100)
+    assert page.evaluate("window.ontoloomView.graph().layout") == "page"
+    drawn = page.evaluate(DRAWN)
+    assert len(drawn["nodes"]) == 31 and drawn["links"] == 46 and drawn["unconfirmed"] == 1
+    # laid out: every object has a place, and not all the same one
+    spots = page.evaluate(
+        "window.ontoloomView.visible().nodes.map(id => window.ontoloomView.screenOf(id))"
+    )
+    assert (
+        all(s is not None for s in spots)
+        and len({(round(s["x"]), round(s["y"])) for s in spots}) > 20
+    )
+    w.close()
+
+
+@pytest.mark.browser3d
 def test_without_webgl_the_3d_file_draws_in_2d_and_says_why(
     playwright: Any, example: tuple[Path, str], tmp_path: Path
 ) -> None:
