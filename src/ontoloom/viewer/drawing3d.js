@@ -160,13 +160,22 @@ function ontoloomDrawing3D(box, opts) {
     gl.bindBuffer(gl.ARRAY_BUFFER, posBuf); gl.bufferData(gl.ARRAY_BUFFER, P.byteLength || 12, gl.DYNAMIC_DRAW);
     gl.bindBuffer(gl.ARRAY_BUFFER, dashPosBuf); gl.bufferData(gl.ARRAY_BUFFER, dashPos.byteLength || 12, gl.DYNAMIC_DRAW);
     gl.bindBuffer(gl.ARRAY_BUFFER, dashTBuf); gl.bufferData(gl.ARRAY_BUFFER, dashT.byteLength || 4, gl.DYNAMIC_DRAW);
-    known = !missing;
-    if (known) { posDirty = true; requestDraw(); }  // a filter change: drawn at once where it was
+    if (missing && window.d3) {
+      // The layout's own starting places (d3-force-3d puts an object without one on a spiral by
+      // its index), computed here too: the first picture need not wait for the worker to start.
+      var start = nodes.map(function (_, i) {
+        return isNaN(P[3 * i]) ? {} : { x: P[3 * i], y: P[3 * i + 1], z: P[3 * i + 2] };
+      });
+      window.d3.forceSimulation(start, 3).stop();
+      for (var q = 0; q < n; q++) { P[3 * q] = start[q].x; P[3 * q + 1] = start[q].y; P[3 * q + 2] = start[q].z; }
+    }
+    known = !isNaN(P[0]) || n === 0;
+    if (known) { posDirty = true; requestDraw(); }  // drawn at once where it is (or starts)
     if (firstData) follow = true;
     gen++;
     running = n > 0;
     returned = null;
-    layout.post({ type: "start", gen: gen, n: n, links: pairs, pos: P.slice(), small: !opts.big, warm: !known });
+    layout.post({ type: "start", gen: gen, n: n, links: pairs, pos: P.slice(), small: !opts.big, warm: missing });
   }
 
   function positions(msg) {  // from the layout

@@ -56,7 +56,7 @@ function ontoloomLayout(post, d3) {
       .force("link", d3.forceLink(links).distance(msg.small ? 45 : 30))
       .force("charge", d3.forceManyBody().strength(msg.small ? -90 : -30))
       .force("center", d3.forceCenter());
-    if (msg.warm === false) sim.alpha(0.3);  // a filter changed: the layout moves, not restarts
+    if (!msg.warm) sim.alpha(0.3);  // every object had a place (a filter changed): it moves, not restarts
     // the warm-up spends at most 0.1 s: on a slow machine the first picture comes
     // sooner and the rest of the settling is watched
     var w0 = now();
