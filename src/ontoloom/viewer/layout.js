@@ -1,8 +1,9 @@
 // The 3D layout: d3-force-3d (vendored) run off the page's thread, in a Web Worker made from
 // this file and the d3 modules (drawing3d.js starts it), or on the page in short slices where
 // a worker cannot be made. It speaks in flat arrays only: node i's position is
-// pos[3i..3i+2]; links are index pairs. Messages in: {type: "start", gen, n, links, pos, small}
-// (pos: NaN where a node has no position yet), {type: "ack", pos} (the page drew the last
+// pos[3i..3i+2]; links are index pairs. Messages in: {type: "start", gen, n, links, pos, small,
+// warm} (pos: NaN where a node has no place yet; warm: start afresh rather than move on from
+// places every node already had), {type: "ack", gen, pos} (the page drew the last
 // positions and hands their buffer back) and {type: "stop"}. Out: {type: "tick", gen, pos,
 // done}. A new set of positions goes out only once the page has drawn the last one (so a slow
 // drawing never queues frames), while the simulation keeps ticking; the last one always goes.
