@@ -25,13 +25,14 @@ test: $(STAMP)
 pyshacl-suites: $(STAMP)
 	$(PY) bench/peers.py pyshacl-suites
 
-# The 3D view in Debian's Chromium on software WebGL (SwiftShader): ~30 s on 2 shared cores,
-# so not part of `make test` (the 2D browser tests are).
+# The 3D view in Debian's Chromium on software WebGL (SwiftShader), the example and a 2.5k-object
+# graph: about a minute on 2 shared cores, so not part of `make test` (the 2D browser tests are).
 test-browser: $(STAMP)
 	$(PY) -m pytest -m browser3d tests/test_view_browser.py
 
-# Both drawings of the example instance scaled to ~10k objects and ~30k relations, in headless
-# Chromium: time to first frame, frames per second while the layout runs and after it settles.
+# Both drawings of the example instance scaled to 1k objects/3k relations and 10k/30k, in headless
+# Chromium: time to first frame, frames per second while the layout runs, after it settles and
+# while dragged (BENCH_ARGS="--sizes 10000x30000 --drawings 3d" for fewer rows).
 bench-viewer: $(STAMP)
 	$(PY) bench/viewer_bench.py $(BENCH_ARGS)
 

@@ -65,12 +65,15 @@ def test_every_colour_a_page_draws_text_in_reaches_4_5_to_1() -> None:
 # -- the file -------------------------------------------------------------------------------
 VENDOR = resources.files("ontoloom.viewer") / "vendor"
 PINS = json.loads((VENDOR / "ASSETS.json").read_text())
-# The one policy every page carries, read here from the spec the pages were built to (issue
-# 17): inline scripts and styles, data:/blob: images, calls to its own server; no eval.
+# The one policy every page carries, read here from the spec the pages were built to (issues
+# 17 and 37): inline scripts and styles, data:/blob: images, a worker from a blob: the page
+# made (the 3D layout), calls to its own server; no eval.
 EXPECTED_CSP = (
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-    "img-src data: blob:; connect-src 'self'"
+    "img-src data: blob:; worker-src blob:; connect-src 'self'"
 )
+# The 3D drawing's layout: d3-force-3d and the d3 modules it needs, in dependency order.
+LAYOUT_3D = ("d3-dispatch", "d3-timer", "d3-quadtree", "d3-binarytree", "d3-octree", "d3-force-3d")
 
 
 def library(package: str) -> str:
@@ -87,21 +90,32 @@ def csp_of(html: str) -> str:
 def test_every_vendored_library_is_pinned_by_version_hash_and_licence() -> None:
     script = (Path(__file__).parent.parent / "scripts" / "refresh-viewer-assets.sh").read_text()
     pinned = dict(re.findall(r'^  "([\w-]+)@([\d.]+)\s', script, re.M))
-    assert pinned == {"force-graph": "1.52.0", "3d-force-graph": "1.80.3"}
+    assert pinned == {
+        "force-graph": "1.52.0",
+        "d3-dispatch": "3.0.2",
+        "d3-timer": "3.0.2",
+        "d3-quadtree": "3.0.2",
+        "d3-binarytree": "1.0.2",
+        "d3-octree": "1.1.0",
+        "d3-force-3d": "3.0.8",
+    }
     assert {a["package"]: a["version"] for a in PINS["assets"]} == pinned
+    licences = {
+        "MIT": "MIT License",
+        "ISC": "Permission to use, copy, modify, and/or distribute this software for any purpose",
+    }
     for pin in PINS["assets"]:
         data = (VENDOR / pin["file"]).read_bytes()
         assert hashlib.sha256(data).hexdigest() == pin["sha256"], pin["file"]
-        assert (
-            pin["license"] == "MIT" and "MIT License" in (VENDOR / pin["license_file"]).read_text()
-        )
-        assert f"Version {pin['version']} {pin['package']}" in data[:200].decode()
+        assert licences[pin["license"]] in (VENDOR / pin["license_file"]).read_text()
+        head = data[:200].decode()
+        assert pin["package"] in head and pin["version"] in head, pin["file"]
     bundled = (VENDOR / "THIRD_PARTY_LICENSES.txt").read_text()
-    assert "three@" in bundled and "d3-force-3d@" in bundled  # what the 3D build bundles
-    # three.js is inside the 3D build (its UMD file), not a second download
-    assert "ForceGraph3D" in library("3d-force-graph") and "WebGLRenderer" in library(
-        "3d-force-graph"
-    )
+    assert "kapsule@" in bundled and "d3-zoom@" in bundled  # what force-graph's build bundles
+    for package in LAYOUT_3D:  # each 3D layout file is its package alone, and says so
+        assert f"{package}.min.js is {package}@{pinned[package]} alone" in bundled
+    # d3-force-3d's UMD file takes its dependencies from the global d3, not from a bundle
+    assert 'require("d3-octree")' in library("d3-force-3d")
 
 
 def test_the_file_is_self_contained_and_pins_its_library(
@@ -115,8 +129,8 @@ def test_the_file_is_self_contained_and_pins_its_library(
     assert not re.search(r"<script[^>]+src=|<link|@import|url\(", html)
     assert csp_of(html) == EXPECTED_CSP  # nothing may load, even if something tried
     assert library("force-graph") in html and 'data-mode="2d"' in html
-    # A 2D file leaves the 3D library out (1.5 MB): its switch says how to get it.
-    assert library("3d-force-graph") not in html
+    # A 2D file leaves the 3D drawing and its layout out: its switch says how to get them.
+    assert library("d3-force-3d") not in html and "function ontoloomDrawing3D" not in html
 
 
 def test_view_3d_writes_both_drawings_offline_under_the_same_policy(
@@ -130,8 +144,17 @@ def test_view_3d_writes_both_drawings_offline_under_the_same_policy(
     html = out.read_text(encoding="utf-8")
     assert csp_of(html) == EXPECTED_CSP and "unsafe-eval" not in html[:2000]
     assert not re.search(r"<script[^>]+src=|<link[^>]+href=|@import", html)
-    assert library("3d-force-graph") in html and library("force-graph") in html
+    assert library("force-graph") in html and "function ontoloomDrawing3D" in html
     assert 'data-mode="3d"' in html
+    # The layout's code twice: run on the page (where no worker can be made) and as the
+    # text the page makes its worker from, in dependency order, one element that stays whole.
+    source = re.search(
+        r'<script id="ontoloom-layout-source" type="text/plain">(.*?)</script>', html, re.S
+    )
+    assert source is not None
+    at = [source.group(1).index(library(p)) for p in LAYOUT_3D]
+    assert at == sorted(at) and "function ontoloomLayout" in source.group(1)
+    assert html.count(library("d3-force-3d")) == 2
     # The same data as the 2D file and as --format json: one data path for both drawings.
     payload = re.search(r'<script id="ontoloom-data" type="application/json">(.*?)</script>', html)
     assert payload is not None
@@ -278,7 +301,8 @@ def test_ui_pages_carry_no_data_and_the_api_needs_the_token(
     page = c.get("/ui/")
     assert page.status_code == 200 and 'data-live="true"' in page.text
     # A live page carries both drawings (the switch works), under the files' policy.
-    assert library("3d-force-graph") in page.text and library("force-graph") in page.text
+    assert library("d3-force-3d") in page.text and library("force-graph") in page.text
+    assert "function ontoloomDrawing3D" in page.text
     assert csp_of(page.text) == EXPECTED_CSP
     assert PENDING_SOURCE not in page.text and page.headers["cache-control"] == "no-store"
     assert c.get("/ui/review").status_code == 200

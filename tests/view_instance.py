@@ -3,11 +3,14 @@ entities.json loaded, and one wikilink candidate typed into a pending proposal."
 
 from __future__ import annotations
 
+import copy
 import json
+import random
 import shutil
 import struct
 import zlib
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -80,3 +83,54 @@ def png_colours(data: bytes, limit: int = 64) -> int:
         seen.update(bytes(line[x : x + 3]) for x in range(0, stride, bpp * 7))
         prev, i = line, i + 1 + stride
     return len(seen)
+
+
+def scale(data: dict[str, Any], objects: int, relations: int, seed: int = 0) -> dict[str, Any]:
+    """``data`` copied until it holds ``objects`` objects, then cross-copy relations added
+    until it holds ``relations``; legend counts and meta follow."""
+    copies = -(-objects // len(data["nodes"]))
+    nodes: list[dict[str, Any]] = []
+    links: list[dict[str, Any]] = []
+    for c in range(copies):
+
+        def rename(node_id: str, c: int = c) -> str:
+            return node_id if c == 0 else f"{node_id}~{c}"
+
+        for n in data["nodes"]:
+            m = copy.deepcopy(n)
+            m["id"] = rename(n["id"])
+            if not m.get("private"):
+                m["label"] = f"{n['label']} ({c})" if c else n["label"]
+            nodes.append(m)
+        for link in data["links"]:
+            m = copy.deepcopy(link)
+            m["source"], m["target"] = rename(link["source"]), rename(link["target"])
+            links.append(m)
+    nodes = nodes[:objects]
+    kept = {n["id"] for n in nodes}
+    links = [lk for lk in links if lk["source"] in kept and lk["target"] in kept]
+    rng = random.Random(seed)
+    rels = [r for r in data["relations"]] or ["related-to"]
+    ids = [n["id"] for n in nodes]
+    while len(links) < relations:
+        i = rng.randrange(len(ids))
+        j = min(len(ids) - 1, max(0, i + rng.randint(-200, 200)))  # mostly near: clusters
+        if i != j:
+            links.append(
+                {"source": ids[i], "target": ids[j], "rel": rng.choice(rels), "status": "confirmed"}
+            )
+    out = dict(data)
+    counts: dict[str, int] = {}
+    for n in nodes:
+        key = "private" if n.get("private") else n["type"]
+        counts[key] = counts.get(key, 0) + 1
+    out["legend"] = [dict(t, count=counts.get(t["type"], 0)) for t in data["legend"]]
+    out["nodes"], out["links"] = nodes, links
+    out["meta"] = dict(
+        data["meta"],
+        nodes=len(nodes),
+        links=len(links),
+        unconfirmed=sum(1 for lk in links if lk["status"] == "unconfirmed"),
+        private_hidden=counts.get("private", 0),
+    )
+    return out

@@ -2792,8 +2792,8 @@ def _recovered(messages: list[str]) -> None:
     "--3d",
     "three_d",
     is_flag=True,
-    help="Open in 3D (three.js on WebGL); the file then carries both drawings and a 2D/3D "
-    "switch (1.5 MB more).",
+    help="Open in 3D (WebGL2); the file then carries both drawings and a 2D/3D "
+    "switch (about 90 kB more).",
 )
 @_common
 def view(

@@ -1,7 +1,9 @@
 """``ontoloom view``: the graph as one self-contained HTML file (and the pages of ``serve --ui``).
 
-The page is drawn by force-graph (2D canvas, d3-force) or 3d-force-graph (three.js on WebGL,
-``--3d``), vendored in ``viewer/vendor/`` by ``scripts/refresh-viewer-assets.sh`` and inlined
+The page is drawn by force-graph (2D canvas, d3-force) or, with ``--3d``, by ontoloom's own
+WebGL2 drawing (``viewer/drawing3d.js``: a few draw calls whatever the size) over d3-force-3d
+run in a Web Worker; the libraries are vendored in ``viewer/vendor/`` by
+``scripts/refresh-viewer-assets.sh`` and inlined
 into the file, so a file opens offline and needs nothing but a browser. Both drawings share
 one page script (``view.js``): search, filters, details and the data are the same in each. :func:`view_data` is the one place that decides what a page may
 show: objects of the chosen types, their relations with evidence, pending proposals as
@@ -71,11 +73,12 @@ UI_COLOURS = {
 MAX_TEXT = 600  # longer property values are cut, saying how much was left out
 
 _VIEWER = "ontoloom.viewer"
-# What a page may do: run its own inline scripts and styles, show data:/blob: images and call
+# What a page may do: run its own inline scripts and styles, show data:/blob: images, start a
+# worker from a blob: it made itself (the 3D layout, from the page's own inline text) and call
 # its own server (the live pages); nothing else, no eval.
 CSP = (
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-    "img-src data: blob:; connect-src 'self'"
+    "img-src data: blob:; worker-src blob:; connect-src 'self'"
 )
 
 
@@ -333,25 +336,41 @@ def _css_variables() -> str:
 
 
 MODES = ("2d", "3d")
-_LIBRARIES = {"2d": "vendor/force-graph.min.js", "3d": "vendor/3d-force-graph.min.js"}
+_LIBRARY_2D = "vendor/force-graph.min.js"
+# The 3D layout's code, in dependency order: d3-force-3d and the d3 modules it needs, then
+# ontoloom's driver of it. It runs in a Web Worker made from the page's copy of this text (a
+# `text/plain` script) and, where no worker can be made, on the page itself.
+_LAYOUT_3D = (
+    "vendor/d3-dispatch.min.js",
+    "vendor/d3-timer.min.js",
+    "vendor/d3-quadtree.min.js",
+    "vendor/d3-binarytree.min.js",
+    "vendor/d3-octree.min.js",
+    "vendor/d3-force-3d.min.js",
+    "layout.js",
+)
+_DRAWING_3D = "drawing3d.js"
 
 
 def render_page(kind: str, data: dict[str, Any] | None = None, *, mode: str = "2d") -> str:
     """A page: ``view`` (``data`` inlined, or fetched live when None) or ``review`` (live).
 
     ``mode`` is the drawing a view opens in: ``2d`` (force-graph on a canvas) or ``3d``
-    (3d-force-graph, three.js on WebGL). A file written in 3D and a live page carry both
-    libraries, so the page's 2D/3D switch works; a 2D file carries only the 2D one (1.5 MB
-    less) and its switch says how to get the other.
+    (WebGL2, the layout by d3-force-3d in a worker). A file written in 3D and a live page carry
+    both drawings, so the page's 2D/3D switch works; a 2D file carries only the 2D one (about
+    90 kB less) and its switch says how to get the other.
     """
     if mode not in MODES:
         raise BadInput(f"the view's drawing is one of {', '.join(MODES)}, not {mode!r}")
     title = {"view": "ontoloom — graph view", "review": "ontoloom — review"}[kind]
     scripts = []
+    layout = ""
     if kind == "view":
-        scripts.append(_asset(_LIBRARIES["2d"]))
+        scripts.append(_asset(_LIBRARY_2D))
         if mode == "3d" or data is None:
-            scripts.append(_asset(_LIBRARIES["3d"]))
+            source = "\n".join(_asset(name) for name in _LAYOUT_3D)
+            layout = f'<script id="ontoloom-layout-source" type="text/plain">{source}</script>\n'
+            scripts += [source, _asset(_DRAWING_3D)]
     scripts.append(_asset("common.js"))
     scripts.append(_asset(f"{kind}.js"))
     body = _asset(f"{kind}.html")
@@ -369,9 +388,10 @@ def render_page(kind: str, data: dict[str, Any] | None = None, *, mode: str = "2
         f'data-mode="{mode}">\n'
         f"{body}\n"
         f'<script id="ontoloom-data" type="application/json">{payload}</script>\n'
-        "<!-- force-graph and 3d-force-graph (with three.js), MIT licences; bundled licences: "
-        "ontoloom/viewer/vendor/ -->\n"
+        "<!-- force-graph (MIT) and d3-force-3d (MIT) with the d3 modules it needs (ISC, MIT); "
+        "licences: ontoloom/viewer/vendor/ -->\n"
         f'<script id="ontoloom-assets" type="application/json">{_script_json(json.loads(licence))}</script>\n'
+        + layout
         + "".join(f"<script>{s}</script>\n" for s in scripts)
         + "</body></html>\n"
     )
