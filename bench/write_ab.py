@@ -1,5 +1,5 @@
-"""`make bench-history-cost`: the write cost of history — validated writes of two source trees of
-ontoloom (before and after a change), interleaved on one machine in one run.
+"""The write cost of a change (history, issue 36): validated writes of two source trees of
+ontoloom — before and after the change — interleaved on one machine in one run.
 
 Each tree runs in its own long-lived worker process (``PYTHONPATH=TREE/src``, this
 environment's packages), holding its own store of N synthetic entities (bench/run.py's graph,
@@ -10,7 +10,8 @@ first ``relate`` of a many-to-one relation, a reassignment, an ``update`` of one
 on a machine shared with other work the CPU time is the steadier figure. Printed: p50 per
 operation and tree over all rounds, and the change in per cent.
 
-    python bench/write_ab.py BEFORE_TREE AFTER_TREE [--entities 10000] [--rounds 6] [--repeat 40]
+    git worktree add --detach /tmp/before COMMIT
+    python bench/write_ab.py /tmp/before . [--entities 10000] [--rounds 6] [--repeat 40]
 """
 
 from __future__ import annotations
@@ -23,22 +24,38 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 OPERATIONS = ("create", "relate", "reassign", "update", "blocks")
+Op = Callable[[int], object]
+
+
+def operations(g: Any, ids: list[str], first: int, people: int, tasks: int) -> dict[str, Op]:
+    """The timed writes of one round, each of its own new task ``ids[i]``."""
+    return {
+        "create": lambda i: g.create(
+            "Task", {"title": "New task", "status": "open", "priority": "high"}, id=ids[i]
+        ),
+        "relate": lambda i: g.relate(ids[i], "assigned_to", f"pers_{i % people:08x}"),
+        "reassign": lambda i: g.relate(ids[i], "assigned_to", f"pers_{(i + 1) % people:08x}"),
+        "update": lambda i: g.update(ids[i], {"status": "done"}),
+        "blocks": lambda i: g.relate(ids[i], "blocks", f"task_{(first + i) * 7919 % tasks:08x}"),
+    }
 
 
 def worker(entities: int) -> None:
     """One tree's side: read 'round K R' lines, answer each with the samples as JSON."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from run import synthetic_quads
-
     from ontoloom.api import Graph
     from ontoloom.store.base import Delta
+    from run import synthetic_quads
 
-    with tempfile.TemporaryDirectory() as tmp, Graph.open(
-        Path(tmp) / "d", write=True, create=True
-    ) as g:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Graph.open(Path(tmp) / "d", write=True, create=True) as g,
+    ):
         g.writes.commit(Delta(adds=set(synthetic_quads(g, entities))), trusted="bench")
         people, projects = max(1, entities // 20), max(1, entities // 50)
         tasks = entities - people - projects
@@ -48,21 +65,8 @@ def worker(entities: int) -> None:
             _, k, r = line.split()
             rnd, repeat = int(k), int(r)
             ids = [f"task_r{rnd}n{i}" for i in range(repeat)]
-            ops = {
-                "create": lambda i: g.create(
-                    "Task", {"title": "New task", "status": "open", "priority": "high"}, id=ids[i]
-                ),
-                "relate": lambda i: g.relate(ids[i], "assigned_to", f"pers_{i % people:08x}"),
-                "reassign": lambda i: g.relate(
-                    ids[i], "assigned_to", f"pers_{(i + 1) % people:08x}"
-                ),
-                "update": lambda i: g.update(ids[i], {"status": "done"}),
-                "blocks": lambda i: g.relate(
-                    ids[i], "blocks", f"task_{(rnd * repeat + i) * 7919 % tasks:08x}"
-                ),
-            }
             out: dict[str, list[list[float]]] = {}
-            for name, op in ops.items():
+            for name, op in operations(g, ids, rnd * repeat, people, tasks).items():
                 samples = []
                 for i in range(repeat):
                     wall, cpu = time.perf_counter(), time.process_time()
@@ -115,15 +119,19 @@ def main() -> None:
         p.stdin.close()
         p.wait()
     print(f"{args.entities} entities, {args.rounds} rounds x {args.repeat} each, interleaved")
-    print(f"{'operation':10} {'wall p50 before':>16} {'after':>8} {'change':>7}   "
-          f"{'cpu p50 before':>15} {'after':>8} {'change':>7}")
+    print(
+        f"{'operation':10} {'wall p50 before':>16} {'after':>8} {'change':>7}   "
+        f"{'cpu p50 before':>15} {'after':>8} {'change':>7}"
+    )
     for op in OPERATIONS:
         row = [op]
         for i in (0, 1):
             b = statistics.median(s[i] for s in samples["before"][op]) * 1000
             a = statistics.median(s[i] for s in samples["after"][op]) * 1000
             row += [f"{b:.2f} ms", f"{a:.2f} ms", f"{(a / b - 1) * 100:+.0f}%"]
-        print(f"{row[0]:10} {row[1]:>16} {row[2]:>8} {row[3]:>7}   {row[4]:>15} {row[5]:>8} {row[6]:>7}")
+        print(
+            f"{row[0]:10} {row[1]:>16} {row[2]:>8} {row[3]:>7}   {row[4]:>15} {row[5]:>8} {row[6]:>7}"
+        )
 
 
 if __name__ == "__main__":

@@ -54,6 +54,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, ValidationFailed
@@ -135,6 +136,7 @@ def _literal(at: dt.datetime) -> Literal:
     return now_literal(at) if at.microsecond else Literal(_iso(at), datatype=_DATETIME)
 
 
+@lru_cache(maxsize=256)
 def _iso(at: dt.datetime) -> str:
     return at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
 
@@ -366,22 +368,22 @@ class Timeline:
         self.schema = schema
         self.ids = ids
         self.now = now
-        self._read: dict[Term, list[Version]] = {}  # node → its versions as stored (one read)
+        # (node, predicate) → the stored versions of that node's facts of that predicate
+        self._read: dict[tuple[Term, Term], list[Version]] = {}
 
-    def _versions(self, nodes: Iterable[Term], predicate: Term | None = None) -> list[Version]:
-        """The stored versions with one of ``nodes`` as subject (of ``predicate``), each
-        node's read once per write."""
-        nodes = list(dict.fromkeys(nodes))
-        missing = [n for n in nodes if n not in self._read]
-        if missing:
-            by_subject: dict[Term, list[Version]] = defaultdict(list)
-            for v in versions_about(self.backend, missing):
-                by_subject[v.subject].append(v)
-            for n in missing:
-                self._read[n] = by_subject.get(n, [])
-        return [
-            v for n in nodes for v in self._read[n] if predicate is None or v.predicate == predicate
-        ]
+    def _versions(self, nodes: Iterable[Term], predicates: Iterable[Term]) -> list[Version]:
+        """The stored versions with one of ``nodes`` as subject and one of ``predicates``,
+        each (node, predicate) read once per write."""
+        pairs = [(n, p) for n in dict.fromkeys(nodes) for p in set(predicates)]
+        wanted = {pair for pair in pairs if pair not in self._read}
+        if wanted:
+            for pair in wanted:
+                self._read[pair] = []
+            read = versions_about(self.backend, {n for n, _ in wanted}, {p for _, p in wanted})
+            for v in read:
+                if (v.subject, v.predicate) in wanted:
+                    self._read[v.subject, v.predicate].append(v)
+        return [v for pair in pairs for v in self._read[pair]]
 
     def derive(
         self,
@@ -419,7 +421,8 @@ class Timeline:
         if removes:
             replaced = {(q.subject, q.predicate) for q in [*adds, *past]}
             removed = {(q.subject, q.predicate, q.object) for q in removes}
-            for v in self._versions(subject(q.subject) for q in removes):
+            subjects = (subject(q.subject) for q in removes)
+            for v in self._versions(subjects, {q.predicate for q in removes}):
                 if v.node in purged or (v.subject, v.predicate, v.object) not in removed:
                     continue
                 if (v.subject, v.predicate) in replaced:
@@ -474,7 +477,7 @@ class Timeline:
             if spec.cardinality in ("many_to_one", "one_to_one"):
                 others = [
                     changed.get(o.node, o)
-                    for o in self._versions([v.subject], v.predicate)
+                    for o in self._versions([v.subject], [v.predicate])
                     if o.node not in purged
                 ]
                 others += [o for o in opened if o is not v and o.predicate == v.predicate]
@@ -536,7 +539,7 @@ class Timeline:
             seen.add((node, lo, hi))
             edges = [
                 changed.get(o.node, o)
-                for o in self._versions([node], new.predicate)
+                for o in self._versions([node], [new.predicate])
                 if o.node not in purged
             ]
             edges += [o for o in opened if o.subject == node and o.predicate == new.predicate]
