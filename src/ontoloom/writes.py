@@ -296,8 +296,9 @@ class WritePath:
         quads = (*derived.adds, *derived.removes)
         if any(q.graph_name != HISTORY for q in quads):
             return True
-        nodes = {q.subject for q in quads if isinstance(q.subject, NamedNode)}
-        if len(nodes) < len({q.subject for q in quads}) or not all(map(_version_node, nodes)):
+        subjects = {q.subject for q in quads}
+        nodes = {n for n in subjects if isinstance(n, NamedNode) and _version_node(n)}
+        if len(nodes) < len(subjects):
             return True
         paths = {q.predicate for q in derived.adds}
         values = {q.object for q in derived.adds}
