@@ -95,9 +95,10 @@ class Changes:
         """Whether what this write states ends before now: history only, never current."""
         return self.valid_to is not None and self.valid_to <= self._start
 
-    def with_history(self) -> Delta:
-        """The delta with its history: versions opened, ended and erased
-        (:class:`ontoloom.history.Timeline`), for the one commit.
+    def history(self) -> Delta:
+        """The history of the delta: versions opened, ended and erased
+        (:class:`ontoloom.history.Timeline`), derived from the delta itself, committed with
+        it in the one store operation (:meth:`ontoloom.writes.WritePath.commit`, ``derived``).
 
         :raises ValidationFailed: a rule broken at some instant; nothing is stored."""
         from ontoloom.history import Timeline
@@ -111,8 +112,10 @@ class Changes:
             past=self._past,
             purged=self._purged,
         )
+        if not self._purged:
+            return derived
         erased = Delta(removes={q for v in self._purged for q in g.backend.around([v])})
-        return self.delta.merge(erased).merge(derived)
+        return erased.merge(derived)
 
     def purge(self, quads: Iterable[Quad]) -> int:
         """Erase every version of these facts from history; returns how many there were."""

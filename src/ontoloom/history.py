@@ -53,23 +53,29 @@ import datetime as dt
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ontoloom.errors import BadInput, ValidationFailed
 from ontoloom.findings import Finding
 from ontoloom.model import now_literal, value_to_json
 from ontoloom.store.base import Delta
-from ontoloom.terms import Literal, NamedNode, Quad, Term, spo
+from ontoloom.terms import Literal, NamedNode, Quad, Term, spo, subject
 from ontoloom.terms import node as held
 from ontoloom.vocab import (
     FACTS,
     HISTORY,
     OL,
-    PROV,
-    RDF,
+    PROV_GENERATED,
+    RDF_OBJECT,
+    RDF_PREDICATE,
+    RDF_STATEMENT,
+    RDF_SUBJECT,
     RDF_TYPE,
-    SCHEMA,
+    RETIRED,
+    VALID_FROM,
+    VALID_THROUGH,
     VERSION_BASE,
     XSD,
     is_open_relation,
@@ -91,14 +97,7 @@ __all__ = [
     "valid_at",
 ]
 
-RDF_STATEMENT = NamedNode(RDF + "Statement")
-RDF_SUBJECT = NamedNode(RDF + "subject")
-RDF_PREDICATE = NamedNode(RDF + "predicate")
-RDF_OBJECT = NamedNode(RDF + "object")
-VALID_FROM = NamedNode(SCHEMA + "validFrom")
-VALID_THROUGH = NamedNode(SCHEMA + "validThrough")
-RECORDED = NamedNode(PROV + "generatedAtTime")
-RETIRED = NamedNode(PROV + "invalidatedAtTime")
+RECORDED = PROV_GENERATED
 _DATETIME = NamedNode(XSD + "dateTime")
 _OBSERVATION_ORDER = NamedNode(OL + "observation_order")
 
@@ -137,6 +136,7 @@ def _literal(at: dt.datetime) -> Literal:
     return now_literal(at) if at.microsecond else Literal(_iso(at), datatype=_DATETIME)
 
 
+@lru_cache(maxsize=256)
 def _iso(at: dt.datetime) -> str:
     return at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
 
@@ -212,20 +212,22 @@ class Version:
         }
 
 
-def version_quads(v: Version) -> set[Quad]:
+def version_quads(v: Version, times: dict[dt.datetime, Literal] | None = None) -> set[Quad]:
+    """The quads that state ``v`` (``times``: its times as literals, made once a write)."""
     g = HISTORY
+    term = (times or {}).get
     quads = {
         Quad(v.node, RDF_TYPE, RDF_STATEMENT, g),
         Quad(v.node, RDF_SUBJECT, v.subject, g),
         Quad(v.node, RDF_PREDICATE, v.predicate, g),
         Quad(v.node, RDF_OBJECT, v.object, g),
-        Quad(v.node, VALID_FROM, _literal(v.valid_from), g),
-        Quad(v.node, RECORDED, _literal(v.recorded), g),
+        Quad(v.node, VALID_FROM, term(v.valid_from) or _literal(v.valid_from), g),
+        Quad(v.node, RECORDED, term(v.recorded) or _literal(v.recorded), g),
     }
     if v.valid_to is not None:
-        quads.add(Quad(v.node, VALID_THROUGH, _literal(v.valid_to), g))
+        quads.add(Quad(v.node, VALID_THROUGH, term(v.valid_to) or _literal(v.valid_to), g))
     if v.retired is not None:
-        quads.add(Quad(v.node, RETIRED, _literal(v.retired), g))
+        quads.add(Quad(v.node, RETIRED, term(v.retired) or _literal(v.retired), g))
     return quads
 
 
@@ -265,6 +267,28 @@ def read_versions(
         )
         found.update(r["v"] for r in rows)
     return versions_of(backend.around(sorted(found, key=str)))
+
+
+def versions_about(
+    backend: Backend, nodes: Iterable[Term], predicates: set[Term] | None = None
+) -> list[Version]:
+    """The versions with one of ``nodes`` as their subject (of one of ``predicates`` when
+    given), read by the store's own indexes: the version nodes by ``rdf:subject`` from the
+    object side, their predicates, then the quads of those that match — pattern reads of
+    microseconds each, where planning a SPARQL query costs a hundred. What a write reads of
+    history (:class:`Timeline`)."""
+    found: list[Term] = [
+        subject(q.subject)
+        for q in backend.around(nodes, RDF_SUBJECT, incoming=True)
+        if q.graph_name == HISTORY
+    ]
+    if found and predicates is not None:
+        found = [
+            subject(q.subject)
+            for q in backend.around(found, RDF_PREDICATE)
+            if q.graph_name == HISTORY and q.object in predicates
+        ]
+    return versions_of(backend.around(sorted(set(found), key=str))) if found else []
 
 
 def versions_of(quads: Iterable[Quad]) -> list[Version]:
@@ -327,13 +351,39 @@ def _refused(
 
 class Timeline:
     """The history a staged delta makes: its new versions, the versions it ends, and the
-    rules each instant must keep."""
+    rules each instant must keep.
+
+    Derived from the delta itself: a version is opened for each fact the delta adds, with no
+    read; the versions a delta ends are those of the facts it removes (a replaced many-to-one
+    value, an updated property, an unrelate), found by pattern reads of their subjects'
+    versions. The rules per instant read only the versions they judge, by pattern, each
+    subject once per write: a create reads nothing, a relate of a many-to-one relation its
+    subject's versions of it, a relate of an acyclic one the versions along the path back.
+    The version quads are made here from a delta the write path validates; what a shape
+    could still find in them is judged by :meth:`ontoloom.writes.WritePath.commit`
+    (``derived``)."""
 
     def __init__(self, backend: Backend, schema: Schema, ids: IdSpace, now: dt.datetime) -> None:
         self.backend = backend
         self.schema = schema
         self.ids = ids
         self.now = now
+        # (node, predicate) → the stored versions of that node's facts of that predicate
+        self._read: dict[tuple[Term, Term], list[Version]] = {}
+
+    def _versions(self, nodes: Iterable[Term], predicates: Iterable[Term]) -> list[Version]:
+        """The stored versions with one of ``nodes`` as subject and one of ``predicates``,
+        each (node, predicate) read once per write."""
+        pairs = [(n, p) for n in dict.fromkeys(nodes) for p in set(predicates)]
+        wanted = {pair for pair in pairs if pair not in self._read}
+        if wanted:
+            for pair in wanted:
+                self._read[pair] = []
+            read = versions_about(self.backend, {n for n, _ in wanted}, {p for _, p in wanted})
+            for v in read:
+                if (v.subject, v.predicate) in wanted:
+                    self._read[v.subject, v.predicate].append(v)
+        return [v for pair in pairs for v in self._read[pair]]
 
     def derive(
         self,
@@ -351,65 +401,73 @@ class Timeline:
         :raises ValidationFailed: an end before a start, or a rule broken at some instant.
         """
         delta = delta.normalized()
-        adds = [q for q in delta.adds if versioned(q, self.ids)]
-        removes = [q for q in delta.removes if versioned(q, self.ids)]
+        ids = self.ids
+        adds = [q for q in delta.adds if versioned(q, ids)]
+        removes = [q for q in delta.removes if versioned(q, ids)]
         past = list(past)
+        if not adds and not removes and not past:
+            return Delta()
         start = valid_from or self.now
         if (adds or past) and valid_to is not None and valid_to <= start:
             raise BadInput(
                 f"--valid-to {_iso(valid_to)} is not after the start {_iso(start)} "
                 "(--valid-from, by default now): a fact's validity ends after it starts"
             )
-        replaced = {(q.subject, q.predicate) for q in [*adds, *past]}
         purged = set(purged)
-        existing = [
-            v
-            for v in read_versions(self.backend, {spo(q)[0] for q in removes})
-            if v.node not in purged
-        ]
-        out = Delta()
+        now_term = _literal(self.now)
+        new: set[Quad] = set()
+        gone: set[Quad] = set()
         touched: list[Version] = []
-        removed = {(q.subject, q.predicate, q.object) for q in removes}
-        for v in existing:
-            if (v.subject, v.predicate, v.object) not in removed:
-                continue
-            if (v.subject, v.predicate) in replaced:
-                end = start
-            else:
-                end = valid_from or valid_to or self.now
-            if v.valid_to is not None and v.valid_to <= end:
-                continue  # already over by then
-            if end < v.valid_from:
-                _refused(
-                    self.ids.id_of(v.subject),
-                    vocab_name(v.predicate),
-                    "history",
-                    _iso(end),
-                    f"this would end the version valid from {_iso(v.valid_from)} at "
-                    f"{_iso(end)}, before it began: give a later date (or `--purge` to "
-                    "erase a mistaken fact)",
-                )
-            ended = Version(
-                v.node, v.subject, v.predicate, v.object, v.valid_from, end, v.recorded, self.now
-            )
-            out = out.merge(Delta(adds=version_quads(ended), removes=set(v.quads)))
-            touched.append(ended)
+        if removes:
+            replaced = {(q.subject, q.predicate) for q in [*adds, *past]}
+            removed = {(q.subject, q.predicate, q.object) for q in removes}
+            subjects = (subject(q.subject) for q in removes)
+            for v in self._versions(subjects, {q.predicate for q in removes}):
+                if v.node in purged or (v.subject, v.predicate, v.object) not in removed:
+                    continue
+                if (v.subject, v.predicate) in replaced:
+                    end = start
+                else:
+                    end = valid_from or valid_to or self.now
+                if v.valid_to is not None and v.valid_to <= end:
+                    continue  # already over by then
+                if end < v.valid_from:
+                    _refused(
+                        self.ids.id_of(v.subject),
+                        vocab_name(v.predicate),
+                        "history",
+                        _iso(end),
+                        f"this would end the version valid from {_iso(v.valid_from)} at "
+                        f"{_iso(end)}, before it began: give a later date (or `--purge` to "
+                        "erase a mistaken fact)",
+                    )
+                # its end and when that was recorded: the quads that say otherwise go
+                gone |= {q for q in v.quads if q.predicate in (VALID_THROUGH, RETIRED)}
+                new.add(Quad(v.node, VALID_THROUGH, _literal(end), HISTORY))
+                new.add(Quad(v.node, RETIRED, now_term, HISTORY))
+                touched.append(replace(v, valid_to=end, retired=self.now))
         retired = self.now if valid_to is not None else None
         opened = [
             Version(_node(s, p, o, start, self.now), s, p, o, start, valid_to, self.now, retired)
             for s, p, o in (spo(q) for q in [*adds, *past])
         ]
+        times = {start: _literal(start), self.now: now_term}
+        if valid_to is not None:
+            times[valid_to] = _literal(valid_to)
         for v in opened:
-            out = out.merge(Delta(adds=version_quads(v)))
+            new |= version_quads(v, times)
         self.check(opened, touched, purged)
-        return out
+        return Delta(adds=new - gone, removes=gone - new)
 
     # -- rules per point in time ---------------------------------------------------------------
     def check(self, opened: list[Version], ended: list[Version], purged: set[NamedNode]) -> None:
         """A many-to-one relation has one version valid at any instant; an acyclic relation
-        has no cycle whose versions are all valid at a common instant.
+        has no cycle whose versions are all valid at a common instant. Only versions of a
+        relation with either rule read anything.
 
         :raises ValidationFailed: naming the relation, the versions and the instant."""
+        if all(v.predicate == RDF_TYPE or isinstance(v.object, Literal) for v in opened):
+            return  # types and property values: no rule per instant judges them
         relations = {spec.iri: spec for spec in self.schema.relations.values()}
         changed = {v.node: v for v in ended}
         for v in opened:
@@ -419,7 +477,7 @@ class Timeline:
             if spec.cardinality in ("many_to_one", "one_to_one"):
                 others = [
                     changed.get(o.node, o)
-                    for o in read_versions(self.backend, [v.subject], predicate=v.predicate)
+                    for o in self._versions([v.subject], [v.predicate])
                     if o.node not in purged
                 ]
                 others += [o for o in opened if o is not v and o.predicate == v.predicate]
@@ -481,7 +539,7 @@ class Timeline:
             seen.add((node, lo, hi))
             edges = [
                 changed.get(o.node, o)
-                for o in read_versions(self.backend, [node], predicate=new.predicate)
+                for o in self._versions([node], [new.predicate])
                 if o.node not in purged
             ]
             edges += [o for o in opened if o.subject == node and o.predicate == new.predicate]

@@ -698,7 +698,7 @@ class Session:
         """Validate and commit staged changes, with their history (one delta, one commit).
 
         :raises ValidationFailed: nothing stored."""
-        return self.writes.commit(changes.with_history())
+        return self.writes.commit(changes.delta, derived=changes.history())
 
     def _timed(self, valid_from: When, valid_to: When) -> Changes:
         start, end = parse_time(valid_from, "--valid-from"), parse_time(valid_to, "--valid-to")

@@ -73,6 +73,18 @@ INFERRED = NamedNode(GRAPH_BASE + "inferred")
 PROPOSAL_BASE = "https://ontoloom.dev/proposal/"
 # Fact versions are named under theirs.
 VERSION_BASE = "https://ontoloom.dev/version/"
+# What a version states (ontoloom.history): the statement reified, and its two times.
+RDF_STATEMENT = NamedNode(RDF + "Statement")
+RDF_SUBJECT = NamedNode(RDF + "subject")
+RDF_PREDICATE = NamedNode(RDF + "predicate")
+RDF_OBJECT = NamedNode(RDF + "object")
+VALID_FROM = NamedNode(SCHEMA + "validFrom")
+VALID_THROUGH = NamedNode(SCHEMA + "validThrough")
+RETIRED = NamedNode(PROV + "invalidatedAtTime")
+VERSION_PREDICATES = frozenset(
+    {RDF_TYPE, RDF_SUBJECT, RDF_PREDICATE, RDF_OBJECT, VALID_FROM, VALID_THROUGH}
+    | {PROV_GENERATED, RETIRED}
+)
 
 STORE_NODE = ol("store")
 GENERATION = ol("generation")

@@ -40,7 +40,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import cast
 
 from ontoloom.errors import (
@@ -55,12 +55,14 @@ from ontoloom.findings import Finding
 from ontoloom.model import IdSpace
 from ontoloom.reporting import finding_from_result
 from ontoloom.schema import RelationSpec, Schema, is_acyclic
-from ontoloom.secret_text import holds_secret
+from ontoloom.secret_text import NO_SECRETS_JUDGES, holds_secret, secret_property, secret_value
 from ontoloom.shacl import Result
+from ontoloom.shacl.components.sparql import SPARQLConstraintComponent
+from ontoloom.shacl.native import digest
 from ontoloom.shacl.neighbourhood import Changed, Walker
-from ontoloom.shacl.reach import GLOBAL, UNBOUNDED, Reach, merge, reach_of
+from ontoloom.shacl.reach import ANY, GLOBAL, UNBOUNDED, Reach, merge, reach_of
 from ontoloom.shacl.redact import redacted
-from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures
+from ontoloom.shacl.shapes import Shape, ShapesError, UnsupportedFeatures
 from ontoloom.store import lock_timeout, scratch, write_ids
 from ontoloom.store.base import Backend, Checkpoints, Delta
 from ontoloom.store.journal import step
@@ -68,9 +70,20 @@ from ontoloom.store.overlay import NotReadable, Overlay
 from ontoloom.store.rdfio import check_literal_sizes
 from ontoloom.terms import BlankNode, NamedNode, Quad, Term
 from ontoloom.terms import node as held
-from ontoloom.vocab import META, SCHEMA_GRAPH
+from ontoloom.vocab import (
+    HISTORY,
+    META,
+    OL,
+    RDF_STATEMENT,
+    RDF_SUBJECT,
+    SCHEMA_GRAPH,
+    VERSION_BASE,
+    VERSION_PREDICATES,
+)
 
 __all__ = ["Cycle", "WritePath"]
+
+NO_SECRETS = NamedNode(OL + "NoSecrets")
 
 _LARGE = 1000  # focus nodes beyond which the scratch store is validated whole
 _COPY_ALL = 20  # a bulk delta copies the whole store when it has ≤ this many quads per node
@@ -178,6 +191,7 @@ class WritePath:
         *,
         trusted: str | None = None,
         write_id: str | None = None,
+        derived: Delta | None = None,
     ) -> int:
         """Validate and commit ``delta``; return the new store generation.
 
@@ -186,11 +200,22 @@ class WritePath:
         delta still goes through here, so the listeners see it. ``write_id`` is stored with
         the commit (default: the next of the block in force, numbered from its second
         commit on, :func:`ontoloom.store.write_ids.take`); every attempt carries it.
+        ``derived``: what ontoloom's own code made of ``delta`` — its history
+        (:class:`ontoloom.history.Timeline`), versions in the history graph — committed with
+        it in the same store operation, and validated only as far as a shape can read it
+        (:meth:`_reads_derived`): most writes judge its values by the secret rule alone.
 
         :raises ValidationFailed: with the findings; nothing is stored.
         :raises OutcomeUnknown: whether it committed cannot be told now (never retried).
         """
-        delta = delta.normalized()
+        source = delta.normalized()  # what the caller wrote
+        if derived is not None and not derived.is_empty():
+            derived = derived.normalized()
+            delta = Delta(
+                adds=source.adds | derived.adds, removes=source.removes | derived.removes
+            ).normalized()
+        else:
+            derived, delta = None, source
         if delta.is_empty():
             return self.backend.generation()
         if any(q.graph_name == META for q in (*delta.adds, *delta.removes)):
@@ -230,7 +255,9 @@ class WritePath:
             if schema_at != self.schema_at:
                 self._read_schema(schema_at)
             if trusted is None:
-                findings = self._findings(delta, tolerate)
+                # the derived part is validated with the rest only where a shape reads it
+                read = derived is None or self._reads_derived(derived)
+                findings = self._findings(delta if read else source, tolerate)
                 if findings:
                     raise ValidationFailed(findings)
             try:
@@ -251,11 +278,85 @@ class WritePath:
             listener(delta, generation)
         return generation
 
+    def _reads_derived(self, derived: Delta) -> bool:
+        """Whether validating ``derived`` with the delta it was made from could find
+        anything validating that delta alone does not — then it is validated with it.
+
+        ``derived`` is versions (:mod:`ontoloom.history`): nodes named under their own base in
+        the history graph, stating a fact (already in the delta, or an existing relation's
+        ends) and times ontoloom wrote. No shape reads them when the schema is blind to
+        versions (:attr:`blind_to_versions`) and no quad names a version node as its object
+        (no walk reaches one); then only ol:NoSecrets targets them — every node — and its
+        judges are asked of each derived quad here, as its SELECTs would be, and each
+        version node's name as :func:`_secret_names` asks a subject's. Exact: anything
+        short of that (another graph, another node, a judge that finds a secret) is
+        validated whole, as any delta."""
+        if not self.blind_to_versions:
+            return True
+        quads = (*derived.adds, *derived.removes)
+        if any(q.graph_name != HISTORY for q in quads):
+            return True
+        subjects = {q.subject for q in quads}
+        nodes = {n for n in subjects if isinstance(n, NamedNode) and _version_node(n)}
+        if len(nodes) < len(subjects):
+            return True
+        paths = {q.predicate for q in derived.adds}
+        values = {q.object for q in derived.adds}
+        if any(map(_secret_path, paths)) or any(map(_secret_value, values)):
+            return True
+        if any(holds_secret(n.value) for n in nodes):
+            return True
+        # A version stated here for the first time has a name no quad can hold yet (a digest
+        # of its fact and the commit's time); one that was stored before might be named by
+        # some quad (an import can name anything): a walk could then reach it.
+        stored = nodes - {q.subject for q in derived.adds if q.predicate == RDF_SUBJECT}
+        return any(True for _ in self.backend.around(stored, incoming=True))
+
+    @cached_property
+    def blind_to_versions(self) -> bool:
+        """Whether no shape but ol:NoSecrets can read a version's quads
+        (:meth:`_reads_derived`): none is global, none selects a version node (as an instance
+        of rdf:Statement or a superclass the schema gives it, by its name, as the subject of
+        a version's predicate, by a SPARQL-based target), none selects the objects of a
+        version's predicate, no walk steps back along one (or any predicate) to a version
+        node; and ol:NoSecrets is the judged secret rule, nothing more."""
+        shapes = self.schema.shapes
+        hierarchy = self.schema.hierarchy
+        for top in shapes.targeted():
+            reach = self.reaches[top.node]
+            if top.node == NO_SECRETS and _judged_only(top):
+                continue
+            if reach.is_global or reach.focus_incoming & VERSION_PREDICATES:
+                return False
+            if any(
+                s.backwards and (s.predicate == ANY or s.predicate in VERSION_PREDICATES)
+                for s in reach.steps
+            ):
+                return False
+            for target in top.targets:
+                term = target.term
+                if (
+                    target.kind in ("sparqlTarget", "targetSubjectsOf", "targetObjectsOf")
+                    and (target.kind == "sparqlTarget" or term in VERSION_PREDICATES)
+                ) or (target.kind == "targetClass" and RDF_STATEMENT in hierarchy.subclasses(term)):
+                    return False
+                if target.kind == "targetNode" and _version_node(term):
+                    return False
+                if target.kind not in (
+                    "targetClass",
+                    "targetNode",
+                    "targetSubjectsOf",
+                    "targetObjectsOf",
+                    "sparqlTarget",
+                ):
+                    return False
+        return True
+
     def _read_schema(self, schema_at: int) -> None:
         """Read the store's schema again (it is at ``schema_at``), and tell the listeners."""
         if self.schema_at is not None or schema_at != 0:
             self.schema = Schema.load([q.triple for q in self.backend.quads(SCHEMA_GRAPH)])
-            for name in ("reaches", "groups"):  # made from the schema
+            for name in ("reaches", "groups", "blind_to_versions"):  # made from the schema
                 self.__dict__.pop(name, None)
             for listener in self.on_schema:
                 listener(self.schema)
@@ -607,6 +708,38 @@ class WritePath:
             kind="cycle",
             cycle=tuple(ids),
         )
+
+
+def _version_node(term: Term) -> bool:
+    return isinstance(term, NamedNode) and term.value.startswith(VERSION_BASE)
+
+
+def _judged_only(shape: Shape) -> bool:
+    """Whether ``shape`` is the secret rule as shapes/core.ttl writes it: SPARQL
+    constraints that each have a judge (:data:`ontoloom.secret_text.NO_SECRETS_JUDGES`),
+    nothing else."""
+    return (
+        shape.path is None
+        and not shape.properties
+        and bool(shape.constraints)
+        and set(NO_SECRETS_JUDGES.values()) == {secret_property, secret_value}
+        and all(
+            isinstance(c, SPARQLConstraintComponent) and digest(c.select) in NO_SECRETS_JUDGES
+            for c in shape.constraints
+        )
+    )
+
+
+# ol:NoSecrets' two judges: one judges a triple by its predicate alone, the other by its
+# object alone (so each is asked once per term, and remembered: most terms recur).
+@lru_cache(maxsize=8192)
+def _secret_path(path: Term) -> bool:
+    return secret_property(path, path) is not None
+
+
+@lru_cache(maxsize=8192)
+def _secret_value(value: Term) -> bool:
+    return secret_value(value, value) is not None
 
 
 def _reach(edges: dict[Term, list[Term]], start: Term) -> set[Term]:
