@@ -85,10 +85,12 @@ __all__ = [
     "TIME_FORMS",
     "Timeline",
     "Version",
+    "facts_at",
     "format_time",
     "parse_time",
     "read_versions",
     "valid_at",
+    "when",
 ]
 
 RDF_STATEMENT = NamedNode(RDF + "Statement")
@@ -304,6 +306,43 @@ def valid_at(
     versions: Iterable[Version], at: dt.datetime, known: dt.datetime | None = None
 ) -> list[Version]:
     return [v for v in versions if v.holds(at, known)]
+
+
+def when(
+    as_of: str | dt.datetime | None, recorded_as_of: str | dt.datetime | None
+) -> tuple[dt.datetime, dt.datetime | None]:
+    """The instant a question in time asks about and what the store knew (None: all it
+    knows now): ``as_of`` defaults to ``recorded_as_of``.
+
+    :raises BadInput: a date that does not parse (naming its option and the accepted forms),
+        neither given, or an ``--as-of`` later than ``--recorded-as-of``."""
+    known = parse_time(recorded_as_of, "--recorded-as-of")
+    at = parse_time(as_of, "--as-of") or known
+    if at is None:
+        raise BadInput(f"give --as-of DATE or --recorded-as-of DATE: {TIME_FORMS}")
+    if known is not None and at > known:
+        raise BadInput(
+            f"--as-of is after --recorded-as-of: the store cannot have known then what "
+            f"held later; give {TIME_FORMS} with --as-of no later than --recorded-as-of"
+        )
+    return at, known
+
+
+def facts_at(backend: Backend, at: dt.datetime, known: dt.datetime | None = None) -> list[Quad]:
+    """The graph as it was: every fact with a version valid at ``at`` as the store knew it
+    at ``known`` (None: now), as the plain triple of the facts graph it was then.
+
+    It reads the whole history graph (one pass, no index narrows "valid at T"): its cost
+    grows with the number of versions, which is why ``get`` and ``relations`` in time read
+    only the versions of one entity (:func:`read_versions`)."""
+    return sorted(
+        {
+            Quad(v.subject, v.predicate, v.object, FACTS)
+            for v in versions_of(backend.quads(HISTORY))
+            if v.holds(at, known) and isinstance(v.subject, NamedNode)
+        },
+        key=str,
+    )
 
 
 def _node(s: Term, p: Term, o: Term, start: dt.datetime, recorded: dt.datetime) -> NamedNode:
