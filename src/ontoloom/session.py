@@ -853,7 +853,8 @@ class Session:
         # it), so that it is still an entity to list, traverse and search — with only the
         # facts that held then.
         typed = {q.subject for q in facts if q.predicate == RDF_TYPE}
-        ends: set[Term] = {q.subject for q in facts if isinstance(q.subject, NamedNode)} | {
+        ends: set[Term] = {q.subject for q in facts if isinstance(q.subject, NamedNode)}
+        ends |= {
             q.object
             for q in facts
             if isinstance(q.object, NamedNode) and self.ids.is_instance(q.object)
