@@ -332,14 +332,33 @@ def facts_at(backend: Backend, at: dt.datetime, known: dt.datetime | None = None
     """The graph as it was: every fact with a version valid at ``at`` as the store knew it
     at ``known`` (None: now), as the plain triple of the facts graph it was then.
 
-    It reads the whole history graph (one pass, no index narrows "valid at T"): its cost
-    grows with the number of versions, which is why ``get`` and ``relations`` in time read
-    only the versions of one entity (:func:`read_versions`)."""
+    One query over the whole history graph, the instant compared in the engine
+    (:meth:`Version.holds`, as SPARQL): its cost grows with the number of versions, which is
+    why ``get`` and ``relations`` in time read only the versions of one entity
+    (:func:`read_versions`)."""
+    then = str(_literal(at))
+    recorded = f"&& ?r <= {_literal(known)}" if known is not None else ""
+    # the end as the store knew it: unknown then when it was retired after ``known``
+    unknown_end = f"|| (BOUND(?x) && ?x > {_literal(known)})" if known is not None else ""
+    rows = backend.select(
+        f"SELECT ?v ?s ?p ?o WHERE {{ GRAPH {HISTORY} {{ "
+        f"?v {RDF_SUBJECT} ?s ; {RDF_PREDICATE} ?p ; {RDF_OBJECT} ?o ; "
+        f"{VALID_FROM} ?f ; {RECORDED} ?r . "
+        f"OPTIONAL {{ ?v {VALID_THROUGH} ?t }} OPTIONAL {{ ?v {RETIRED} ?x }} "
+        f"FILTER(?f <= {then} {recorded} && (!BOUND(?t) || {then} < ?t {unknown_end})) }} }}"
+    )
+    held = [
+        (r["v"], r["s"], r["p"], r["o"])
+        for r in rows
+        if isinstance(r["s"], NamedNode) and isinstance(r["p"], NamedNode)
+    ]
+    # literals as they were written (:mod:`ontoloom.store.lexical`), read off the versions
+    stated = backend.as_written(Quad(v, RDF_OBJECT, o, HISTORY) for v, _, _, o in held)
     return sorted(
         {
-            Quad(v.subject, v.predicate, v.object, FACTS)
-            for v in versions_of(backend.quads(HISTORY))
-            if v.holds(at, known) and isinstance(v.subject, NamedNode)
+            Quad(s, p, q.object, FACTS)
+            for (_, s, p, _), q in zip(held, stated, strict=True)
+            if isinstance(s, NamedNode) and isinstance(p, NamedNode)
         },
         key=str,
     )
