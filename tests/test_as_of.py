@@ -148,6 +148,14 @@ def test_a_bad_date_or_as_of_after_recorded_as_of_is_a_usage_error(
     assert "--as-of is after --recorded-as-of" in later.output and FORMS in later.output
 
 
+def test_an_entity_that_did_not_exist_then_is_not_found_then(cli: Cli) -> None:
+    reassigned(cli)
+    gone = cli("traverse", "task_ship", "--as-of", "2020-08-01")
+    assert gone.exit_code != 0 and "as it was at 2020-08-01" in gone.output
+    assert "ontoloom history" in gone.output and "Traceback" not in gone.output
+    assert cli("traverse", "task_ship").exit_code == 0
+
+
 def test_query_as_of_refuses_infer_and_still_refuses_updates(cli: Cli) -> None:
     reassigned(cli)
     both = cli("query", "ASK { ?s ?p ?o }", "--as-of", "2020-10-01", "--infer")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ontoloom.errors import BadInput, ValidationFailed
+from ontoloom.errors import BadInput, NotFound, ValidationFailed
 from ontoloom.ops.spec import Operation
 
 if TYPE_CHECKING:
@@ -182,7 +182,14 @@ def _then(handler: Any) -> Any:
         if not _in_time(a):
             return handler(g, a)
         with g.at_time(a.get("as_of"), a.get("recorded_as_of")) as past:
-            return handler(past, a)
+            try:
+                return handler(past, a)
+            except NotFound as exc:
+                when = a.get("as_of") or a.get("recorded_as_of")
+                raise NotFound(
+                    f"{exc.message} — in the graph as it was at {when}: nothing about it "
+                    "held then (`ontoloom history ID` lists its versions)"
+                ) from None
 
     in_time.__doc__ = handler.__doc__
     return in_time
