@@ -638,9 +638,16 @@ def main() -> None:
             "mcp",
             "long",
             "endpoint",
+            "history",
         ],
         action="append",
     )
+    parser.add_argument(
+        "--history-sizes",
+        default="10000,100000",
+        help="entities with --history-versions versions each, for `get --as-of`",
+    )
+    parser.add_argument("--history-versions", type=int, default=10, help="versions per entity")
     parser.add_argument(
         "--endpoint-sizes", default="1000,10000", help="entities, embedded vs oxigraph serve"
     )
@@ -824,6 +831,8 @@ def main() -> None:
             "vs 1st size: generation time"
         )
 
+    if "history" in (args.only or []):  # opt-in: large stores
+        bench_all_history(args)
     if "mcp" in (args.only or []):  # opt-in: it installs and starts peer servers
         import mcp_bench
 
@@ -939,6 +948,133 @@ def bench_all_writes(args: argparse.Namespace) -> None:
         ours = next(r[2] for r in rows if r[0] == "create" and r[1] == n)
         theirs = next(r[2] for r in rows if r[0] == "pyshacl focus" and r[1] == n)
         print(f"validated create vs pySHACL focus validation at {n}: {theirs / ours:.0f}x faster")
+
+
+def history_quads(g: Graph, n: int, versions: int) -> list[Quad]:
+    """``versions`` versions of facts for each of the n entities of :func:`synthetic_quads`,
+    as the write path records them (:func:`ontoloom.history.version_quads`): its type since
+    the start, and the rest a value replaced month by month (a task's status and who it is
+    assigned to in turn, a person's or project's name), the last one open — the one the
+    current graph holds."""
+    import datetime as dt
+
+    from ontoloom.history import Version, version_quads
+
+    start = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
+    month = [start + dt.timedelta(days=30 * k) for k in range(versions + 1)]
+    ol = lambda local: NamedNode(OL + local)  # noqa: E731
+    people, projects = max(1, n // 20), max(1, n // 50)
+    out: list[Quad] = []
+    number = itertools.count()
+
+    def add(s: NamedNode, p: NamedNode, o: NamedNode | Literal, k: int, last: bool) -> None:
+        node = NamedNode(f"https://ontoloom.dev/version/b{next(number):023x}")
+        end = None if last else month[k + 1]
+        v = Version(node, s, p, o, month[k], end, month[k], None if last else month[k + 1])
+        out.extend(version_quads(v))
+
+    def entity(
+        s: NamedNode, kind: str, changes: list[tuple[NamedNode, NamedNode | Literal]]
+    ) -> None:
+        add(s, RDF_TYPE, ol(kind), 0, True)
+        for k, (p, o) in enumerate(changes, start=1):
+            add(s, p, o, k, k == len(changes))
+
+    rest = versions - 1
+    for i in range(people):
+        names = [
+            (ol("name"), Literal(f"Person {i}" + ("" if k == rest - 1 else f" v{k}")))
+            for k in range(rest)
+        ]
+        entity(g.ids.iri(f"pers_{i:08x}"), "Person", names)
+    for i in range(projects):
+        names = [
+            (ol("name"), Literal(f"Project {i}" + ("" if k == rest - 1 else f" v{k}")))
+            for k in range(rest)
+        ]
+        entity(g.ids.iri(f"proj_{i:08x}"), "Project", names)
+    for i in range(n - people - projects):
+        changes: list[tuple[NamedNode, NamedNode | Literal]] = []
+        for k in range(rest):
+            if k % 2:
+                who = (i + rest - 1 - k) % people
+                changes.append((ol("assigned_to"), g.ids.iri(f"pers_{who:08x}")))
+            else:
+                changes.append((ol("status"), Literal(STATUSES[(i + k) % 5])))
+        entity(g.ids.iri(f"task_{i:08x}"), "Task", changes)
+    return out
+
+
+def _disk(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def bench_history(n: int, versions: int, repeat: int) -> dict[str, float]:
+    """`get --as-of` (in process: the get_entity operation on an open graph, as the MCP
+    server runs it) at random entities and
+    instants of a store whose n entities have ``versions`` versions each, loaded in bulk (the
+    current graph, then the history, each one trusted commit); and the store's bytes on disk
+    per version (after the history, less before it, over the versions)."""
+    from ontoloom.ops import operations
+    from ontoloom.store import store_path
+
+    rng = random.Random(11)
+    with tempfile.TemporaryDirectory() as tmp:
+        data_dir = Path(tmp) / "d"
+        with Graph.open(data_dir, write=True, create=True) as g:
+            g.writes.commit(Delta(adds=set(synthetic_quads(g, n))), trusted="bench: synthetic data")
+        before = _disk(store_path(data_dir))
+        with Graph.open(data_dir, write=True) as g:
+            start = time.perf_counter()
+            history = history_quads(g, n, versions)
+            g.writes.commit(Delta(adds=set(history)), trusted="bench: synthetic history")
+            loaded = time.perf_counter() - start
+            count = len({q.subject for q in history})
+        after = _disk(store_path(data_dir))
+        people, projects = max(1, n // 20), max(1, n // 50)
+        tasks = n - people - projects
+        with Graph.open(data_dir) as g:
+            get = operations(g.schema)["get_entity"].handler  # as an owner (MCP) runs it
+            asks = [
+                (f"task_{rng.randrange(tasks):08x}", f"2025-{rng.randrange(1, 13):02d}-15")
+                for _ in range(repeat)
+            ]
+            samples = timed_each(
+                lambda pair: get(g, {"id": pair.split()[0], "as_of": pair.split()[1]}),
+                [f"{i} {d}" for i, d in asks],
+            )
+            now = timed_each(lambda i: get(g, {"id": i}), [i for i, _ in asks])
+            snapshot = timed(lambda: g.then("2025-06-15"), 3)
+        return {
+            "versions": count,
+            "load s": loaded,
+            "as-of p50": statistics.median(samples),
+            "as-of p95": percentile(samples, 0.95),
+            "now p50": statistics.median(now),
+            "bytes/version": (after - before) / count,
+            "then s": statistics.median(snapshot),
+        }
+
+
+def bench_all_history(args: argparse.Namespace) -> None:
+    print(
+        f"\n{'get --as-of':<26}{'entities':>10}{'versions':>10}{'p50 ms':>9}{'p95 ms':>9}"
+        f"{'get now p50':>13}{'disk B/version':>16}{'load s':>8}{'graph then s':>14}",
+        flush=True,
+    )
+    for n in (int(x) for x in args.history_sizes.split(",")):
+        r = bench_history(n, args.history_versions, args.repeat)
+        print(
+            f"{'get_entity, open graph':<26}{n:>10}{int(r['versions']):>10}"
+            f"{r['as-of p50'] * 1000:>9.2f}{r['as-of p95'] * 1000:>9.2f}"
+            f"{r['now p50'] * 1000:>13.2f}{r['bytes/version']:>16.0f}{r['load s']:>8.1f}"
+            f"{r['then s']:>14.2f}",
+            flush=True,
+        )
+    print(
+        "target: get --as-of p50 ≤ 5 ms at 100k entities with 10 versions each; graph then: "
+        "the whole graph at one instant (what list/traverse/search/query --as-of build)"
+    )
 
 
 if __name__ == "__main__":

@@ -782,9 +782,19 @@ def history(entity_id: str) -> None:
 @click.option(
     "--depth", type=click.IntRange(1, 5), default=1, show_default=True, help="Hops (1-5)."
 )
+@_AS_OF
+@_RECORDED_AS_OF
 @_common
-def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> None:
-    """Everything reachable from an entity within DEPTH hops, with distance and path.
+def traverse(
+    entity_id: str,
+    rel: str | None,
+    direction: str,
+    depth: int,
+    as_of: str | None,
+    recorded_as_of: str | None,
+) -> None:
+    """Everything reachable from an entity within DEPTH hops, with distance and path (with
+    --as-of or --recorded-as-of: over the graph as it was then).
 
     Each edge of a path is drawn the way it runs: `a -blocks-> b`, and `a <-blocks- b` for
     an edge from b to a (what --direction in follows).
@@ -794,7 +804,15 @@ def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> Non
       ontoloom traverse task_a1b2c3d4 --rel blocks --depth 3
     """
     found = _value(
-        "traverse", {"id": entity_id, "rel": rel, "direction": direction, "depth": depth}
+        "traverse",
+        {
+            "id": entity_id,
+            "rel": rel,
+            "direction": direction,
+            "depth": depth,
+            "as_of": as_of,
+            "recorded_as_of": recorded_as_of,
+        },
     )
 
     def text() -> None:
@@ -823,11 +841,19 @@ def traverse(entity_id: str, rel: str | None, direction: str, depth: int) -> Non
     "--limit", type=int, help="A page of at most this many, in id order (1-1000); default: all."
 )
 @click.option("--after", metavar="ID", help="Start the page after this id (a page's last id).")
+@_AS_OF
+@_RECORDED_AS_OF
 @_common
 def list_(
-    type_name: str | None, where: tuple[str, ...], limit: int | None, after: str | None
+    type_name: str | None,
+    where: tuple[str, ...],
+    limit: int | None,
+    after: str | None,
+    as_of: str | None,
+    recorded_as_of: str | None,
 ) -> None:
-    """List entities, optionally by type and property values.
+    """List entities, optionally by type and property values (with --as-of or
+    --recorded-as-of: the entities as they were then).
 
     All of them by type and id; with --limit, one page in id order whose cost does not
     grow with the graph, and a note on stderr giving the next page's --after.
@@ -841,7 +867,15 @@ def list_(
     if limit is None and after is not None:
         limit = 100
     page = _run(
-        "list_entities", {"type": type_name, "where": filters, "limit": limit, "after": after}
+        "list_entities",
+        {
+            "type": type_name,
+            "where": filters,
+            "limit": limit,
+            "after": after,
+            "as_of": as_of,
+            "recorded_as_of": recorded_as_of,
+        },
     )
     found = page.value
     if page.cursor is not None:
@@ -1353,6 +1387,14 @@ def plan_apply(file: Path, dry_run: bool) -> None:
     metavar="SECONDS",
     help="Stop the query after this long (exit 2).",
 )
+@click.option(
+    "--as-of",
+    metavar="DATE",
+    help="Run it over the graph as it was then (the facts valid then, in a temporary store): "
+    + _TIME_FORMS
+    + ".",
+)
+@_RECORDED_AS_OF
 @_common
 def query(
     query_spec: str | None,
@@ -1361,6 +1403,8 @@ def query(
     list_queries: bool,
     infer: bool,
     timeout: float,
+    as_of: str | None,
+    recorded_as_of: str | None,
 ) -> None:
     """Run a read-only SPARQL query: text, a .rq file, a named query, or - (standard input).
 
@@ -1376,6 +1420,7 @@ def query(
       ontoloom query open-tasks-by-project
       ontoloom query neighbourhood --param start=task_a1b2c3d4 --param hops=2 --format json
       ontoloom query 'SELECT ?t WHERE { ?t a ol:Task }' --format csv --timeout 60
+      ontoloom query 'SELECT ?t ?who WHERE { ?t ol:assigned_to ?who }' --as-of 2026-10-15
     """
     from ontoloom.query import named_queries, resolve_query
 
@@ -1415,6 +1460,8 @@ def query(
         "format": fmt,
         "timeout": timeout,
         "infer": infer,
+        "as_of": as_of,
+        "recorded_as_of": recorded_as_of,
     }
     found = resolve_query(query_spec, read_files=True)  # a .rq file is read here
     if found.name != "(inline)" and found.name not in named_queries():
@@ -1795,11 +1842,20 @@ def schema_add_shapes(file: Path, fmt: str | None) -> None:
 )
 @click.option("--rel", help="Only objects with a relation of this kind (either direction).")
 @click.option("--limit", type=int, default=10, show_default=True)
+@_AS_OF
+@_RECORDED_AS_OF
 @_common
 def search(
-    text: str, types: tuple[str, ...], tags: tuple[str, ...], rel: str | None, limit: int
+    text: str,
+    types: tuple[str, ...],
+    tags: tuple[str, ...],
+    rel: str | None,
+    limit: int,
+    as_of: str | None,
+    recorded_as_of: str | None,
 ) -> None:
-    """Search the graph in words (BM25): ids, titles, every property, tags, relations.
+    """Search the graph in words (BM25): ids, titles, every property, tags, relations (with
+    --as-of or --recorded-as-of: over the graph as it was then).
 
     Any text is a safe query: quotes, colons, AND/OR/NOT, * and ^ are just words.
 
@@ -1811,7 +1867,15 @@ def search(
     """
     found = _run(
         "search",
-        {"query": text, "type": list(types), "tag": list(tags), "rel": rel, "limit": limit},
+        {
+            "query": text,
+            "type": list(types),
+            "tag": list(tags),
+            "rel": rel,
+            "limit": limit,
+            "as_of": as_of,
+            "recorded_as_of": recorded_as_of,
+        },
     )
     hits = found.value
 

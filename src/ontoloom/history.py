@@ -91,10 +91,12 @@ __all__ = [
     "TIME_FORMS",
     "Timeline",
     "Version",
+    "facts_at",
     "format_time",
     "parse_time",
     "read_versions",
     "valid_at",
+    "when",
 ]
 
 RECORDED = PROV_GENERATED
@@ -328,6 +330,62 @@ def valid_at(
     versions: Iterable[Version], at: dt.datetime, known: dt.datetime | None = None
 ) -> list[Version]:
     return [v for v in versions if v.holds(at, known)]
+
+
+def when(
+    as_of: str | dt.datetime | None, recorded_as_of: str | dt.datetime | None
+) -> tuple[dt.datetime, dt.datetime | None]:
+    """The instant a question in time asks about and what the store knew (None: all it
+    knows now): ``as_of`` defaults to ``recorded_as_of``.
+
+    :raises BadInput: a date that does not parse (naming its option and the accepted forms),
+        neither given, or an ``--as-of`` later than ``--recorded-as-of``."""
+    known = parse_time(recorded_as_of, "--recorded-as-of")
+    at = parse_time(as_of, "--as-of") or known
+    if at is None:
+        raise BadInput(f"give --as-of DATE or --recorded-as-of DATE: {TIME_FORMS}")
+    if known is not None and at > known:
+        raise BadInput(
+            f"--as-of is after --recorded-as-of: the store cannot have known then what "
+            f"held later; give {TIME_FORMS} with --as-of no later than --recorded-as-of"
+        )
+    return at, known
+
+
+def facts_at(backend: Backend, at: dt.datetime, known: dt.datetime | None = None) -> list[Quad]:
+    """The graph as it was: every fact with a version valid at ``at`` as the store knew it
+    at ``known`` (None: now), as the plain triple of the facts graph it was then.
+
+    One query over the whole history graph, the instant compared in the engine
+    (:meth:`Version.holds`, as SPARQL): its cost grows with the number of versions, which is
+    why ``get`` and ``relations`` in time read only the versions of one entity
+    (:func:`read_versions`)."""
+    then = str(_literal(at))
+    recorded = f"&& ?r <= {_literal(known)}" if known is not None else ""
+    # the end as the store knew it: unknown then when it was retired after ``known``
+    unknown_end = f"|| (BOUND(?x) && ?x > {_literal(known)})" if known is not None else ""
+    rows = backend.select(
+        f"SELECT ?v ?s ?p ?o WHERE {{ GRAPH {HISTORY} {{ "
+        f"?v {RDF_SUBJECT} ?s ; {RDF_PREDICATE} ?p ; {RDF_OBJECT} ?o ; "
+        f"{VALID_FROM} ?f ; {RECORDED} ?r . "
+        f"OPTIONAL {{ ?v {VALID_THROUGH} ?t }} OPTIONAL {{ ?v {RETIRED} ?x }} "
+        f"FILTER(?f <= {then} {recorded} && (!BOUND(?t) || {then} < ?t {unknown_end})) }} }}"
+    )
+    held = [
+        (r["v"], r["s"], r["p"], r["o"])
+        for r in rows
+        if isinstance(r["s"], NamedNode) and isinstance(r["p"], NamedNode)
+    ]
+    # literals as they were written (:mod:`ontoloom.store.lexical`), read off the versions
+    stated = backend.as_written(Quad(v, RDF_OBJECT, o, HISTORY) for v, _, _, o in held)
+    return sorted(
+        {
+            Quad(s, p, q.object, FACTS)
+            for (_, s, p, _), q in zip(held, stated, strict=True)
+            if isinstance(s, NamedNode) and isinstance(p, NamedNode)
+        },
+        key=str,
+    )
 
 
 def _node(s: Term, p: Term, o: Term, start: dt.datetime, recorded: dt.datetime) -> NamedNode:

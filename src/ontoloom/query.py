@@ -133,6 +133,7 @@ def run_query(
     timeout: float = DEFAULT_TIMEOUT,
     infer: bool = False,
     timeout_option: str = "--timeout",
+    then: list[Quad] | None = None,
 ) -> tuple[str, bytes | list[dict[str, Any]]]:
     """Run a read-only query under a deadline, over the store (and, with ``infer``, the
     inferred graph). Returns (kind, result): kind is select, ask or graph; for ``table``
@@ -141,6 +142,9 @@ def run_query(
 
     The query runs in a child process (:mod:`ontoloom.store.isolated`), stopped at the
     deadline; ``timeout_option`` names the setting to raise in that message.
+
+    With ``then`` (the graph as it was: :meth:`Session.then`) the query runs over those quads
+    in a temporary store instead of the store, under the same deadline and rules.
 
     :raises UnsupportedQuery: for SPARQL updates, and for a SERVICE call the instance does
         not allow (:func:`check_services`).
@@ -173,7 +177,12 @@ def run_query(
     check_services(text, load_config(graph.data_dir) if graph.data_dir else Config(None))
     if graph.data_dir is None:
         raise BadInput("a query runs over the store of a data dir; this graph has none")
-    dataset: list[Quad] | None = None
+    dataset: list[Quad] | None = then
+    if infer and then is not None:
+        raise BadInput(
+            "--infer reads the inferred graph of now, which has no history: query the graph "
+            "as it was (--as-of/--recorded-as-of) without --infer"
+        )
     if infer:  # the stored quads as written, and what inference adds, in a scratch store
         from ontoloom.infer import inferred_quads
         from ontoloom.vocab import META

@@ -26,7 +26,16 @@ from typing import Any, Protocol, TypeVar
 from ontoloom.changes import Changes, RelateOutcome
 from ontoloom.config import load_config, resolve_data_dir
 from ontoloom.errors import BadInput, Busy, NotFound, OwnerTookOver
-from ontoloom.history import TIME_FORMS, Version, format_time, parse_time, read_versions, valid_at
+from ontoloom.history import (
+    TIME_FORMS,
+    Version,
+    facts_at,
+    format_time,
+    parse_time,
+    read_versions,
+    valid_at,
+    when,
+)
 from ontoloom.locate import owner_alive
 from ontoloom.model import (
     OBSERVATION_ORDER,
@@ -48,9 +57,10 @@ from ontoloom.search import Hits, SearchIndex, touched_by
 from ontoloom.store import Backend, Delta, Row, open_backend
 from ontoloom.store.lock import kept_by_owner
 from ontoloom.suggest import did_you_mean
-from ontoloom.terms import Literal, NamedNode, Term
+from ontoloom.terms import Literal, NamedNode, Quad, Term
 from ontoloom.vocab import (
     DCTERMS_MODIFIED,
+    FACTS,
     OL,
     PROV_GENERATED,
     RDF_TYPE,
@@ -802,21 +812,68 @@ class Session:
     ) -> tuple[NamedNode, list[Version], dict[Term, str]]:
         """The versions about an entity valid at ``as_of`` as the store knew them at
         ``recorded_as_of``, and the types of the objects they name (then)."""
-        known = parse_time(recorded_as_of, "--recorded-as-of")
-        at = parse_time(as_of, "--as-of") or known
-        if at is None:
-            raise BadInput("give --as-of DATE or --recorded-as-of DATE")
-        if known is not None and at > known:
-            raise BadInput(
-                f"--as-of is after --recorded-as-of: the store cannot have known then what "
-                f"held later; give {TIME_FORMS} with --as-of no later than --recorded-as-of"
-            )
+        at, known = when(as_of, recorded_as_of)
         node = self.ids.iri(check_id(entity_id))
         found = valid_at(read_versions(self.backend, [node]), at, known)
         found += valid_at(read_versions(self.backend, [node], incoming=True), at, known)
         if not found and not self._ever(node):
             self.get(entity_id)  # no such entity, now or ever: NotFound
         return node, found, self._types_then(found, at, known)
+
+    @contextmanager
+    def at_time(self: _S, as_of: When = None, recorded_as_of: When = None) -> Iterator[_S]:
+        """The graph as it was at ``as_of`` (default: ``recorded_as_of``), as the store knew
+        it at ``recorded_as_of`` (default: now): a read-only session over a temporary
+        in-memory store holding the schema and every fact valid then (:func:`facts_at`),
+        with its own search index — so that ``traverse``, ``list`` and ``search`` read it
+        exactly as they read the current graph. Records are current facts (their history
+        is the git history of their files) and are not in it; nor are creation and change
+        stamps, which have no history.
+
+        :raises BadInput: a bad date, or ``as_of`` after ``recorded_as_of``."""
+        import tempfile
+
+        from ontoloom.store import scratch
+
+        then = self.then(as_of, recorded_as_of)
+        with tempfile.TemporaryDirectory(prefix="ontoloom-as-of-") as tmp:
+            past = type(self)(scratch(then), Path(tmp), self.ids.base)
+            try:
+                yield past
+            finally:
+                past._close_index()
+
+    def then(self, as_of: When = None, recorded_as_of: When = None) -> list[Quad]:
+        """The quads of the graph as it was (see :meth:`at_time`): the schema graph as it is
+        now, and the facts valid at ``as_of`` as known at ``recorded_as_of``."""
+        at, known = when(as_of, recorded_as_of)
+        facts = facts_at(self.backend, at, known)
+        # A fact may be dated before an end of it was written (a task recorded today, assigned
+        # since October): an end with no type then keeps the type it has had (as `get` names
+        # it), so that it is still an entity to list, traverse and search — with only the
+        # facts that held then.
+        typed = {q.subject for q in facts if q.predicate == RDF_TYPE}
+        ends: set[Term] = {q.subject for q in facts if isinstance(q.subject, NamedNode)}
+        ends |= {
+            q.object
+            for q in facts
+            if isinstance(q.object, NamedNode) and self.ids.is_instance(q.object)
+        }
+        untyped = ends - typed
+        named = {
+            Quad(v.subject, RDF_TYPE, v.object, FACTS)
+            for v in read_versions(self.backend, untyped, predicate=RDF_TYPE)
+            if isinstance(v.subject, NamedNode) and isinstance(v.object, NamedNode)
+        }
+        untyped -= {q.subject for q in named}
+        for i in range(0, len(untyped), 400):
+            listed = " ".join(str(n) for n in sorted(untyped, key=str)[i : i + 400])
+            for row in self.backend.select(
+                f"SELECT ?n ?t WHERE {{ VALUES ?n {{ {listed} }} ?n {RDF_TYPE} ?t }}"
+            ):
+                if isinstance(row["n"], NamedNode) and isinstance(row["t"], NamedNode):
+                    named.add(Quad(row["n"], RDF_TYPE, row["t"], FACTS))
+        return [*self.backend.quads(SCHEMA_GRAPH), *facts, *sorted(named, key=str)]
 
     def _ever(self, node: NamedNode) -> bool:
         return bool(read_versions(self.backend, [node], predicate=RDF_TYPE))

@@ -90,6 +90,10 @@ def _infer(g: Graph, a: dict[str, Any]) -> Any:
     return infer(g)
 
 
+def _in_time(a: dict[str, Any]) -> bool:
+    return a.get("as_of") is not None or a.get("recorded_as_of") is not None
+
+
 def _query_text(g: Graph, a: dict[str, Any]) -> Any:
     """A query's results as the command line prints them: SPARQL results (or RDF) as text,
     or for ``table`` the columns and each row's cells as the graph names them (ids, not
@@ -106,6 +110,7 @@ def _query_text(g: Graph, a: dict[str, Any]) -> Any:
         a.get("format", "table"),
         timeout=a.get("timeout", 30.0),
         infer=bool(a.get("infer")),
+        then=g.then(a.get("as_of"), a.get("recorded_as_of")) if _in_time(a) else None,
     )
     if isinstance(result, list):
         columns = list(result[0]) if result else []

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ontoloom.errors import BadInput, ValidationFailed
+from ontoloom.errors import BadInput, NotFound, ValidationFailed
 from ontoloom.ops.spec import Operation
 
 if TYPE_CHECKING:
@@ -174,6 +174,27 @@ def _relations(g: Graph, a: dict[str, Any]) -> Any:
     return [r.to_json() for r in found]
 
 
+def _then(handler: Any) -> Any:
+    """``handler`` as it reads the current graph, and — given ``as_of`` or
+    ``recorded_as_of`` — the same read over the graph as it was then (:meth:`Graph.at_time`)."""
+
+    def in_time(g: Graph, a: dict[str, Any]) -> Any:
+        if not _in_time(a):
+            return handler(g, a)
+        with g.at_time(a.get("as_of"), a.get("recorded_as_of")) as past:
+            try:
+                return handler(past, a)
+            except NotFound as exc:
+                when = a.get("as_of") or a.get("recorded_as_of")
+                raise NotFound(
+                    f"{exc.message} — in the graph as it was at {when}: nothing about it "
+                    "held then (`ontoloom history ID` lists its versions)"
+                ) from None
+
+    in_time.__doc__ = handler.__doc__
+    return in_time
+
+
 def _traverse(g: Graph, a: dict[str, Any]) -> Any:
     return g.traverse(a["id"], a.get("rel"), a.get("direction", "out"), a.get("depth", 1))
 
@@ -274,6 +295,7 @@ def _query(g: Graph, a: dict[str, Any]) -> Any:
         fmt,
         timeout=a.get("timeout", DEFAULT_TIMEOUT),
         timeout_option="the timeout argument",
+        then=g.then(a.get("as_of"), a.get("recorded_as_of")) if _in_time(a) else None,
     )
     assert isinstance(raw, bytes)
     if kind == "graph":  # CONSTRUCT / DESCRIBE: the triples as Turtle
@@ -450,7 +472,8 @@ def typed_operations(schema: Schema, scope: Scope | None = None) -> list[Operati
             "list_entities",
             "List entities",
             "Entities, optionally of one type and with given property values: a page of "
-            "`limit` in id order; when more follow, a note gives the `after` of the next page.",
+            "`limit` in id order; when more follow, a note gives the `after` of the next page. "
+            "With as_of or recorded_as_of, the entities as they were then.",
             {
                 "type": {"type": "string", "enum": all_types, "description": "Only this type."},
                 "where": {
@@ -468,8 +491,10 @@ def typed_operations(schema: Schema, scope: Scope | None = None) -> list[Operati
                     "type": "string",
                     "description": "The id the previous page ended at (from its note).",
                 },
+                "as_of": _AS_OF,
+                "recorded_as_of": _RECORDED_AS_OF,
             },
-            _list,
+            _then(_list),
         ),
         Operation(
             "relate",
@@ -537,21 +562,24 @@ def typed_operations(schema: Schema, scope: Scope | None = None) -> list[Operati
             "traverse",
             "Traverse the graph",
             "Everything reachable from an entity within depth hops, each with its distance "
-            "and path (cycle-safe).",
+            "and path (cycle-safe); with as_of or recorded_as_of, over the graph as it was then.",
             {
                 "id": _ID,
                 "rel": _rel(rels_read, "Follow only this relation."),
                 "direction": {"type": "string", "enum": ["out", "in"], "default": "out"},
                 "depth": {"type": "integer", "minimum": 1, "maximum": 5, "default": 1},
+                "as_of": _AS_OF,
+                "recorded_as_of": _RECORDED_AS_OF,
             },
-            _traverse,
+            _then(_traverse),
             required=("id",),
         ),
         Operation(
             "search",
             "Search the graph",
             "Search in words (BM25) over ids, titles, every property, tags and relations. "
-            "Any text is a safe query.",
+            "Any text is a safe query. With as_of or recorded_as_of, over the graph as it was "
+            "then.",
             {
                 "query": _string("Words to look for, or an id."),
                 "type": type_filter,
@@ -561,8 +589,10 @@ def typed_operations(schema: Schema, scope: Scope | None = None) -> list[Operati
                 },
                 "rel": _rel(rels_read, "Only objects with a relation of this kind."),
                 "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10},
+                "as_of": _AS_OF,
+                "recorded_as_of": _RECORDED_AS_OF,
             },
-            _search,
+            _then(_search),
             required=("query",),
         ),
         Operation(
@@ -617,6 +647,11 @@ def typed_operations(schema: Schema, scope: Scope | None = None) -> list[Operati
                     "default": "json",
                     "description": "SELECT/ASK results format (SPARQL 1.1 JSON, XML, CSV, TSV).",
                 },
+                "as_of": _string(
+                    "Run the query over the graph as it was at this time: the facts valid "
+                    f"then (and the schema), in a temporary store. {_FORMS}"
+                ),
+                "recorded_as_of": _RECORDED_AS_OF,
             },
             _query,
             required=("query",),
