@@ -48,3 +48,28 @@ def test_a_graph_answer_reads_as_the_reference_writes_it() -> None:
         '  "relations": [\n    {\n      "from": "Ada",\n      "to": "Bob",\n'
         '      "relationType": "knows"\n    }\n  ]\n}'
     )
+
+
+def test_output_schemas_are_declared_draft_07_as_the_reference_declares_them() -> None:
+    """The official client checks every structured result against the tool's output schema;
+    an undeclared one is read as 2020-12, which its jsonschema checks ten times slower. The
+    reference server's zod schemas are draft-07; so are these, and they hold as such."""
+    import jsonschema
+
+    from ontoloom.ops.describe import tool_list
+    from ontoloom.schema import Schema
+
+    declared = {
+        t["name"]: t["outputSchema"] for t in tool_list(Schema.load()) if "outputSchema" in t
+    }
+    assert {"create_entities", "search_nodes", "open_nodes", "read_graph"} <= declared.keys()
+    for schema in declared.values():
+        assert schema["$schema"] == "http://json-schema.org/draft-07/schema#"
+        jsonschema.Draft7Validator.check_schema(schema)
+    answer = {
+        "entities": [{"name": "Ada", "entityType": "person", "observations": []}],
+        "relations": [{"from": "Ada", "to": "Bob", "relationType": "knows"}],
+    }
+    jsonschema.validate(answer, declared["open_nodes"])
+    broken = {**answer, "relations": [{"from": "Ada", "to": 3, "relationType": "knows"}]}
+    assert not jsonschema.Draft7Validator(declared["open_nodes"]).is_valid(broken)

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from ontoloom.api import Graph
 
-__all__ = ["Access", "Handler", "Operation"]
+__all__ = ["OUTPUT_DIALECT", "Access", "Handler", "Operation"]
+
+OUTPUT_DIALECT = "http://json-schema.org/draft-07/schema#"
 
 # How an operation opens the store; "create" is a write that makes the store when there is
 # none.
@@ -66,7 +68,11 @@ class Operation:
             },
         }
         if self.output_schema is not None:
-            out["outputSchema"] = self.output_schema
+            # Declared draft-07, as the reference memory server's (zod) schemas are: a client
+            # checks every structured result against it, and the official Python client's
+            # jsonschema checks an undeclared (2020-12) schema ten times slower — a dozen
+            # milliseconds of a drop-in search's answer, where the schema says the same.
+            out["outputSchema"] = {"$schema": OUTPUT_DIALECT, **self.output_schema}
         return out
 
     def input_schema(self) -> dict[str, Any]:
