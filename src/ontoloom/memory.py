@@ -94,10 +94,6 @@ MAX_PAGE = 1000
 GENERIC_TYPE = "Thing"
 _LABEL_KEYS = ("name", "title")
 _LABEL_PREDICATES = frozenset(vocab_iri(k) for k in _LABEL_KEYS)
-_BY_LABEL = (
-    f"SELECT DISTINCT ?e ?n WHERE {{ VALUES ?p {{ {' '.join(map(str, _LABEL_PREDICATES))} }} "
-    f"?e ?p ?n . ?e {RDF_TYPE} ?t }}"
-)
 # CLI advice in messages (`ontoloom …`, -p key=value): an agent on MCP cannot follow it.
 _CLAUSE = re.compile(r"(: |; |, or |, | \()")
 _CLI_ADVICE = re.compile(r"`ontoloom|(?:^|\s)-p \S")
@@ -212,11 +208,7 @@ class Memory:
                 if exists(name):
                     self._names.setdefault(name, name)
                     return [name]
-        label = Literal(name)
-        found = {
-            self.graph.ids.id_of(row["e"])
-            for row in self.graph.backend.select(_BY_LABEL, {"n": label})
-        }
+        found = self._labelled(name)
         if changes is not None:
             # staged here (an index, not a scan of the delta: a batch stays linear)
             found |= self._staged.get(changes, {}).get(name, set())
@@ -224,6 +216,15 @@ class Memory:
         for i in found:
             self._names.setdefault(i, name)
         return sorted(found)
+
+    def _labelled(self, name: str) -> set[str]:
+        """Ids of the typed objects whose name or title is ``name``: pattern reads (a query
+        planned for one name cost more than reading its few quads)."""
+        backend, label = self.graph.backend, Literal(name)
+        named = {
+            q.subject for p in _LABEL_PREDICATES for q in backend.around([label], p, incoming=True)
+        }
+        return {self.graph.ids.id_of(e) for e in named if any(backend.around([e], RDF_TYPE))}
 
     def _one(self, name: str, changes: Changes | None = None) -> str | None:
         """The one object ``name`` denotes, None when there is none.

@@ -6,7 +6,7 @@ optional pages of ``read_graph`` (and a summary mode) past the whole-graph answe
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import TYPE_CHECKING, Any
 
@@ -72,6 +72,11 @@ def _per_entity(key: str, values: str, name_help: str, values_help: str) -> dict
         "required": ["entityName", values],
     }
     return {key: {"type": "array", "items": item}}
+
+
+def _one_item(key: str) -> Callable[[Mapping[str, Any]], bool]:
+    """A call whose list under ``key`` holds one item: one object's reads and one commit."""
+    return lambda a: isinstance(a.get(key), list) and len(a[key]) == 1
 
 
 def _done(message: str) -> dict[str, Any]:
@@ -217,6 +222,7 @@ def memory_operations() -> list[Operation]:
             _in_agent_terms(_create_entities),
             required=("entities",),
             idempotent=False,
+            one_object=_one_item("entities"),
             output_schema={
                 "type": "object",
                 "properties": {"entities": {"type": "array", "items": _ENTITY}},

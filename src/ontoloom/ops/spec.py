@@ -5,7 +5,7 @@ routes them, the CLI and the owner call them by name."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -40,12 +40,18 @@ class Operation:
     changes_schema: bool = False
     # Reads or writes one object (a few store reads and one commit): an event loop may run
     # it itself when the graph is free at once, sparing two thread hand-offs of the call.
-    one_object: bool = False
+    # A function of the arguments where that depends on them (one entity of a list).
+    one_object: bool | Callable[[Mapping[str, Any]], bool] = False
     # The text form of a result (an MCP tool's text content); by default its JSON.
     render: Callable[[Any], str] | None = None
     # Offered to agents as a tool (MCP, /api); False: only the command line and the pages
     # call it (it answers a document for the caller to write, or reads the instance's files).
     tool: bool = True
+
+    def on_one_object(self, arguments: Mapping[str, Any]) -> bool:
+        """Whether a call with these arguments reads or writes one object (``one_object``)."""
+        one = self.one_object
+        return one(arguments) if callable(one) else one
 
     @property
     def read_only(self) -> bool:
