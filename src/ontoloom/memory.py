@@ -61,7 +61,7 @@ from ontoloom.model import (
 from ontoloom.schema import ENTITY, RelationSpec
 from ontoloom.search import js_lower
 from ontoloom.secret_text import holds_secret, redaction
-from ontoloom.terms import Literal, NamedNode, Quad
+from ontoloom.terms import Literal, NamedNode, Quad, subject
 from ontoloom.vocab import (
     FACTS,
     OL,
@@ -222,7 +222,9 @@ class Memory:
         planned for one name cost more than reading its few quads)."""
         backend, label = self.graph.backend, Literal(name)
         named = {
-            q.subject for p in _LABEL_PREDICATES for q in backend.around([label], p, incoming=True)
+            subject(q.subject)
+            for p in _LABEL_PREDICATES
+            for q in backend.around([label], p, incoming=True)
         }
         return {self.graph.ids.id_of(e) for e in named if any(backend.around([e], RDF_TYPE))}
 
