@@ -27,6 +27,7 @@ from test_native import names, values
 
 EX = "https://example.org/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 SUBCLASS = NamedNode("http://www.w3.org/2000/01/rdf-schema#subClassOf")
 
@@ -43,6 +44,7 @@ LITERALS = [
     Literal("01", datatype=NamedNode(XSD + "integer")),  # kept by the store as "1"
     Literal("1.0", datatype=NamedNode(XSD + "decimal")),
     Literal("true", datatype=NamedNode(XSD + "boolean")),
+    Literal("x", datatype=NamedNode(EX + "code")),  # a datatype no cast checks
 ]
 INTEGER = NamedNode(XSD + "integer")
 HEAD = "@prefix sh: <http://www.w3.org/ns/shacl#> .\n"
@@ -95,6 +97,11 @@ constraints = st.one_of(
     st.lists(st.sampled_from([*NODES, *CLASSES, *LITERALS]), max_size=4).map(
         lambda vs: f"sh:in ( {' '.join(turtle(v) for v in vs)} )"
     ),
+    # read where every lexical form is well formed (string, langString, EX code); the
+    # integer's lexical space is checked by its query
+    st.sampled_from(
+        [XSD + "string", RDF + "langString", EX + "code", XSD + "integer", XSD + "boolean"]
+    ).map(lambda d: f"sh:datatype <{d}>"),
 )
 
 
@@ -175,6 +182,32 @@ def kept_as_written(term: Term) -> bool:
     [NODES[0], NODES[1]],
     True,
 )
+# sh:datatype read: a plain string is no rdf:langString, a tagged one no xsd:string, and a
+# datatype no cast checks takes its own literals only
+@example(
+    [Quad(NODES[0], RDF_TYPE, CLASSES[0], GRAPHS[0]), Quad(NODES[0], PREDICATES[0], Literal("a"))],
+    [],
+    f"{HEAD}<{EX}S> sh:targetClass {CLASSES[0]} ; sh:path {PREDICATES[0]} ; "
+    f"sh:datatype <{RDF}langString> .",
+    [NODES[0]],
+    True,
+)
+@example(
+    [Quad(NODES[0], PREDICATES[0], LITERALS[2], GRAPHS[0])],
+    [],
+    f"{HEAD}<{EX}S> sh:targetSubjectsOf {PREDICATES[0]} ; sh:path {PREDICATES[0]} ; "
+    f"sh:datatype <{XSD}string> .",
+    [NODES[0]],
+    True,
+)
+@example(
+    [Quad(NODES[0], PREDICATES[0], v, GRAPHS[1]) for v in (LITERALS[0], LITERALS[-1], NODES[1])],
+    [],
+    f"{HEAD}<{EX}S> sh:targetNode {NODES[0]} ; sh:property [ sh:path {PREDICATES[0]} ; "
+    f"sh:datatype <{EX}code> ] .",
+    [NODES[0]],
+    True,
+)
 # the default graph: seen alone by `validate` (no union), and within the union
 @example(
     [Quad(NODES[0], RDF_TYPE, CLASSES[0], DefaultGraph())],
@@ -219,7 +252,8 @@ def test_read_units_find_what_their_queries_find(data, pairs, shapes_ttl, focus,
 
 def test_a_create_of_the_shipped_schema_plans_no_query_for_its_counts_and_lists() -> None:
     """The readers serve the case they exist for: a new task's minCount, maxCount and sh:in
-    units, and ol:NoSecrets' judged pattern, are read, not queried."""
+    units, its observations' datatype, and ol:NoSecrets' judged pattern, are read, not
+    queried."""
     from ontoloom.schema import Schema
 
     ol = "https://ontoloom.dev/ns#"
@@ -229,6 +263,7 @@ def test_a_create_of_the_shipped_schema_plans_no_query_for_its_counts_and_lists(
             Quad(task, RDF_TYPE, NamedNode(ol + "Task"), GRAPHS[0]),
             Quad(task, NamedNode(ol + "title"), Literal("t"), GRAPHS[0]),
             Quad(task, NamedNode(ol + "status"), Literal("nope"), GRAPHS[0]),
+            Quad(task, NamedNode(ol + "observations"), Literal("seen"), GRAPHS[0]),
         ]
     )
     asked: list[str] = []
@@ -248,6 +283,14 @@ def test_a_create_of_the_shipped_schema_plans_no_query_for_its_counts_and_lists(
         and u.constraint.name in ("minCount", "maxCount", "in")
     ]
     assert units and all(u.direct is not None for u in units)
+    # the drop-in's observations (ol:ObservationsAreStrings, sh:datatype xsd:string)
+    observations = [
+        u
+        for u in validator.plan(hierarchy)[0]
+        if u.top.node == NamedNode(ol + "ObservationsAreStrings")
+    ]
+    assert [u.constraint.name for u in observations] == ["datatype"]
+    assert observations[0].direct is not None
 
 
 @settings(max_examples=300, deadline=None)

@@ -748,3 +748,17 @@ def test_a_server_keeps_its_own_stdio_when_a_forwarded_command_swaps_the_streams
         timeout=60,
     )
     assert '"id":1' in proc.stdout.replace(" ", ""), (proc.returncode, proc.stderr[-2000:])
+
+
+def test_a_drop_in_create_of_one_entity_is_a_one_object_call_and_of_several_is_not() -> None:
+    """create_entities of one entity (what an agent sends most) is done on the event loop
+    as create_entity is; a list of several, or a malformed call, goes to the worker thread."""
+    from ontoloom.ops import static_operations
+
+    ops = static_operations()
+    one = {"name": "A", "entityType": "person", "observations": []}
+    assert ops["create_entity"].on_one_object({})
+    assert ops["create_entities"].on_one_object({"entities": [one]})
+    assert not ops["create_entities"].on_one_object({"entities": [one, {**one, "name": "B"}]})
+    assert not ops["create_entities"].on_one_object({"entities": "A"})
+    assert not ops["search_nodes"].on_one_object({"query": "A"})

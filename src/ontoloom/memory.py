@@ -49,11 +49,19 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ontoloom.errors import BadInput, NotFound, ValidationFailed
 from ontoloom.findings import Finding
-from ontoloom.model import OBSERVATIONS, Entity, Relation, check_id, value_to_json, vocab_iri
+from ontoloom.model import (
+    OBSERVATIONS,
+    Entity,
+    Relation,
+    check_id,
+    is_id,
+    value_to_json,
+    vocab_iri,
+)
 from ontoloom.schema import ENTITY, RelationSpec
 from ontoloom.search import js_lower
 from ontoloom.secret_text import holds_secret, redaction
-from ontoloom.terms import Literal, NamedNode, Quad
+from ontoloom.terms import Literal, NamedNode, Quad, subject
 from ontoloom.vocab import (
     FACTS,
     OL,
@@ -86,10 +94,6 @@ MAX_PAGE = 1000
 GENERIC_TYPE = "Thing"
 _LABEL_KEYS = ("name", "title")
 _LABEL_PREDICATES = frozenset(vocab_iri(k) for k in _LABEL_KEYS)
-_BY_LABEL = (
-    f"SELECT DISTINCT ?e ?n WHERE {{ VALUES ?p {{ {' '.join(map(str, _LABEL_PREDICATES))} }} "
-    f"?e ?p ?n . ?e {RDF_TYPE} ?t }}"
-)
 # CLI advice in messages (`ontoloom …`, -p key=value): an agent on MCP cannot follow it.
 _CLAUSE = re.compile(r"(: |; |, or |, | \()")
 _CLI_ADVICE = re.compile(r"`ontoloom|(?:^|\s)-p \S")
@@ -199,17 +203,12 @@ class Memory:
         if not isinstance(name, str) or not name.strip():
             raise BadInput("a name is a non-empty string")
         exists = changes.exists if changes is not None else self.graph.exists
-        try:
-            if exists(check_id(name)):
-                self._names.setdefault(name, name)
-                return [name]
-        except BadInput:
-            pass
-        label = Literal(name)
-        found = {
-            self.graph.ids.id_of(row["e"])
-            for row in self.graph.backend.select(_BY_LABEL, {"n": label})
-        }
+        if is_id(name):
+            with contextlib.suppress(BadInput):  # an id no IRI can hold: a name
+                if exists(name):
+                    self._names.setdefault(name, name)
+                    return [name]
+        found = self._labelled(name)
         if changes is not None:
             # staged here (an index, not a scan of the delta: a batch stays linear)
             found |= self._staged.get(changes, {}).get(name, set())
@@ -217,6 +216,17 @@ class Memory:
         for i in found:
             self._names.setdefault(i, name)
         return sorted(found)
+
+    def _labelled(self, name: str) -> set[str]:
+        """Ids of the typed objects whose name or title is ``name``: pattern reads (a query
+        planned for one name cost more than reading its few quads)."""
+        backend, label = self.graph.backend, Literal(name)
+        named = {
+            subject(q.subject)
+            for p in _LABEL_PREDICATES
+            for q in backend.around([label], p, incoming=True)
+        }
+        return {self.graph.ids.id_of(e) for e in named if any(backend.around([e], RDF_TYPE))}
 
     def _one(self, name: str, changes: Changes | None = None) -> str | None:
         """The one object ``name`` denotes, None when there is none.
@@ -346,7 +356,9 @@ class Memory:
                 nodes = sorted(self._nodes(ids), key=_oldest_first)
                 if summary:
                     return self._summary(nodes, ids)
-                return self._graph_json(nodes, self.graph.relations_among(ids, outgoing_only=True))
+                return self._graph_json(
+                    nodes, self.graph.relations_among(ids, outgoing_only=True, types=False)
+                )
         size = limit if limit is not None else FULL_READ
         after = _decode_cursor(cursor) if cursor else None
         # A keyset page: ids after the cursor, one more than the page to tell whether more
@@ -357,7 +369,9 @@ class Memory:
         out = (
             self._summary(nodes, self._all_ids())
             if summary
-            else self._graph_json(nodes, self.graph.relations_among(page_ids, outgoing_only=True))
+            else self._graph_json(
+                nodes, self.graph.relations_among(page_ids, outgoing_only=True, types=False)
+            )
         )
         if more:
             out["nextCursor"] = _encode_cursor(page_ids[-1])
@@ -382,7 +396,9 @@ class Memory:
 
     def _summary(self, nodes: list[_Node], all_ids: list[str]) -> dict[str, Any]:
         types = Counter(n.entity_type for n in self._nodes(all_ids))
-        rels = Counter(r.rel for r in self.graph.relations_among(all_ids, outgoing_only=True))
+        rels = Counter(
+            r.rel for r in self.graph.relations_among(all_ids, outgoing_only=True, types=False)
+        )
         return {
             "entities": [
                 {
@@ -440,7 +456,7 @@ class Memory:
         for found in self._find_all(names):
             if found not in ids:
                 ids.append(found)
-        return self._graph_json(self._nodes(ids), self.graph.relations_among(ids))
+        return self._graph_json(self._nodes(ids), self.graph.relations_among(ids, types=False))
 
     def _find_all(self, names: list[str]) -> list[str]:
         """:meth:`_find` of each name, in order, asked of the store in two queries whatever
@@ -449,10 +465,7 @@ class Memory:
         for name in names:
             if not isinstance(name, str) or not name.strip():
                 raise BadInput("a name is a non-empty string")
-        as_ids: dict[str, str] = {}
-        for name in names:
-            with contextlib.suppress(BadInput):  # not an id: a name
-                as_ids[name] = check_id(name)
+        as_ids = {name: name for name in names if is_id(name)}  # the others are names only
         existing: set[str] = set()
         for chunk in _chunks(sorted(set(as_ids.values())), 400):
             listed = " ".join(str(self.graph.ids.iri(i)) for i in chunk)
@@ -735,7 +748,7 @@ class Memory:
         deleted = []
         for name in dict.fromkeys(names):
             for entity_id in self._find(name, changes):
-                for r in self.graph.relations_among([entity_id]):
+                for r in self.graph.relations_among([entity_id], types=False):
                     spec = None if r.open else self.graph.schema.relations.get(r.rel)
                     if spec is not None:
                         _drop_wording(changes, r.from_id, spec, r.to_id)

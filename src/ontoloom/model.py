@@ -68,6 +68,21 @@ def new_id(type_name: str) -> str:
     return f"{type_name.lower()[:4]}_{secrets.token_hex(4)}"
 
 
+def is_id(value: Any) -> bool:
+    """Whether :func:`check_id` accepts ``value``, without the message a refusal carries:
+    a name tried as an id first (the drop-in's names) costs a pattern match.
+
+    >>> is_id("task_a1b2c3d4"), is_id("Person 42"), is_id("")
+    (True, False, False)
+    """
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= MAX_ID_LENGTH
+        and _ID_RE.match(value) is not None
+        and not holds_token(value)
+    )
+
+
 def check_id(value: str) -> str:
     """Validate a given id: letters or digits first, then letters, digits, ``_ . : / @ + -``.
 

@@ -512,7 +512,7 @@ class Session:
             out.extend(self._relations(self.backend.select(query, {"o": node})))
         return sorted(set(out), key=lambda r: (r.from_id != entity_id, r.rel, r.from_id, r.to_id))
 
-    def _relations(self, rows: Iterable[Row]) -> list[Relation]:
+    def _relations(self, rows: Iterable[Row], *, types: bool = True) -> list[Relation]:
         rows = [
             r
             for r in rows
@@ -521,14 +521,14 @@ class Session:
             and isinstance(r["p"], NamedNode)
             and r["p"].value.startswith(OL)
         ]
-        types = self._types({r["s"] for r in rows} | {r["o"] for r in rows})
+        ends = self._types({r["s"] for r in rows} | {r["o"] for r in rows}) if types else {}
         return [
             Relation(
                 from_id=self.ids.id_of(r["s"]),
                 rel=vocab_name(r["p"]),
                 to_id=self.ids.id_of(r["o"]),
-                from_type=types.get(r["s"]),
-                to_type=types.get(r["o"]),
+                from_type=ends.get(r["s"]),
+                to_type=ends.get(r["o"]),
                 open=is_open_relation(r["p"]),
             )
             for r in rows
@@ -642,10 +642,12 @@ class Session:
         return found
 
     def relations_among(
-        self, entity_ids: Iterable[str], *, outgoing_only: bool = False
+        self, entity_ids: Iterable[str], *, outgoing_only: bool = False, types: bool = True
     ) -> list[Relation]:
         """Relations with at least one end among ``entity_ids`` (only those leaving them with
-        ``outgoing_only``), declared or not, ordered by source, relation and target."""
+        ``outgoing_only``), declared or not, ordered by source, relation and target; without
+        their ends' types when ``types`` is false (a query over every end the fewer: the
+        drop-in names the ends, it never types them)."""
         nodes = [self.ids.iri(i) for i in entity_ids]
         found: set[Relation] = set()
         for i in range(0, len(nodes), 400):
@@ -653,7 +655,7 @@ class Session:
             fwd = f"{{ VALUES ?s {{ {listed} }} ?s ?p ?o }}"
             where = fwd if outgoing_only else f"{fwd} UNION {{ VALUES ?o {{ {listed} }} ?s ?p ?o }}"
             query = f"SELECT DISTINCT ?s ?p ?o WHERE {{ {where} FILTER(isIRI(?o) && ?p != {RDF_TYPE}) }}"
-            found.update(self._relations(self.backend.select(query)))
+            found.update(self._relations(self.backend.select(query), types=types))
         return sorted(found, key=lambda r: (r.from_id, r.rel, r.to_id))
 
     def _entities_by_id(self, nodes: Iterable[Term]) -> list[Entity]:

@@ -226,7 +226,7 @@ def build_server(data_dir: Path, scope: Scope | None = None) -> Server:
         caller = scope_now()
         known = static_operations().get(name)
         result = None
-        if known is not None and known.one_object:
+        if known is not None and known.on_one_object(arguments or {}):
             # A call on one object, with the graph free in this process: done here, in
             # milliseconds, rather than handed to a worker thread and back. Anything that
             # would wait (the graph busy, another process owning it) goes to the thread.

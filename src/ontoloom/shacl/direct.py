@@ -8,6 +8,9 @@ prepared queries). So these units are decided here, with their queries' semantic
 
 * sh:minCount, sh:maxCount and sh:in on a predicate path: values are distinct stored terms,
   sh:in compares terms (sameTerm);
+* sh:datatype on a predicate path, for a datatype whose every lexical form is well formed
+  (xsd:string, rdf:langString, a datatype no cast or pattern checks): a value is a literal
+  of that datatype (a language-tagged one for rdf:langString, none other);
 * a judged SPARQL constraint of a node shape (:mod:`.native`): the rows of its pattern
   ``$this ?path ?value``, each judged as the query's rows are;
 
@@ -35,6 +38,7 @@ from ontoloom.shacl.components.cardinality import (
     MinCountConstraintComponent,
 )
 from ontoloom.shacl.components.other import InConstraintComponent
+from ontoloom.shacl.components.value_type import DatatypeConstraintComponent
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.native import Judge, digest, judged
 from ontoloom.shacl.shapes import RDF_TYPE, Shape
@@ -126,7 +130,38 @@ def reader(
                         yield {"this": node, name: value}
 
         return listed
+    if isinstance(constraint, DatatypeConstraintComponent) and violation.value:
+        fits = _datatype_test(constraint)
+        if fits is None:
+            return None
+        name = violation.value.lstrip("?")
+
+        def typed(around: Around) -> Iterator[Row]:
+            for node in targeted(around):
+                for value in sorted(around.values(node, predicate), key=str):
+                    if not fits(value):
+                        yield {"this": node, name: value}
+
+        return typed
     return None
+
+
+_LANG_STRING = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#langString")
+_XSD_STRING = NamedNode("http://www.w3.org/2001/XMLSchema#string")
+
+
+def _datatype_test(constraint: DatatypeConstraintComponent) -> Callable[[Term], bool] | None:
+    """Whether a value fits the datatype, as the compiled test decides it, where that test
+    reads the term alone: for xsd:string, rdf:langString and datatypes without a lexical
+    check (:meth:`DatatypeConstraintComponent.well_formed` is ``true``); None for the rest,
+    whose lexical forms a cast or pattern checks."""
+    datatype = constraint.datatype
+    if datatype == _LANG_STRING:
+        return lambda v: isinstance(v, Literal) and bool(v.language)
+    if datatype != _XSD_STRING and constraint.well_formed("?x") != "true":
+        return None
+    # (a language-tagged literal's datatype is rdf:langString)
+    return lambda v: isinstance(v, Literal) and v.datatype == datatype
 
 
 def judged_reader(top: Shape, judge: Judge, hierarchy: Hierarchy) -> Reader | None:
