@@ -1,13 +1,18 @@
-"""The commonest constraints of a write's few focus nodes, decided by the quads around them
-instead of a planned query.
+"""Units decided from the quads instead of by a planned query: the quads around a write's
+few focus nodes, or every quad of a graph validated whole (``ontoloom validate``).
 
 A focused run first reads every quad from its focus nodes, and the quads into them with the
 predicate of an objects-of target in play (pattern reads). Those quads are all that some units'
-queries read — which focus nodes the shape targets, and their values — and planning such a query cost a write more than evaluating it (pyoxigraph has no
-prepared queries). So these units are decided here, with their queries' semantics:
+queries read — which focus nodes the shape targets, and their values — and planning such a
+query cost a write more than evaluating it (pyoxigraph has no prepared queries). A graph
+validated whole is held in memory as written (:meth:`Around.whole`); its shapes' units, one
+query each, cost more to plan and to scan the targets again than to read. So these units
+are decided here, with their queries' semantics:
 
-* sh:minCount, sh:maxCount and sh:in on a predicate path: values are distinct stored terms,
-  sh:in compares terms (sameTerm);
+* a constraint component that offers a check over quads
+  (:meth:`~ontoloom.shacl.components.Constraint.quad_check`: sh:minCount, sh:maxCount,
+  sh:in, sh:hasValue, sh:datatype, sh:nodeKind, and sh:class where every quad is at hand), on
+  a node shape or a predicate path: values are distinct terms, compared as terms (sameTerm);
 * a judged SPARQL constraint of a node shape (:mod:`.native`): the rows of its pattern
   ``$this ?path ?value``, each judged as the query's rows are;
 
@@ -16,39 +21,40 @@ node, subjects-of, objects-of, or a SPARQL target whose query is known by its ex
 (:data:`EVERY_SUBJECT`, ol:NoSecrets' target).
 
 Everything else runs its compiled SPARQL: other components and paths, nested shapes, other
-SPARQL targets, and every run with a focus node that is a blank node or a literal the store
-keeps in another form ("01"^^xsd:integer): the query's answer names such a node as the store
-has it. ``tests/test_direct.py`` holds these readers to the compiled queries and to
-whole-store validation.
+SPARQL targets, and every focused run with a focus node that is a blank node or a literal the
+store keeps in another form ("01"^^xsd:integer): the query's answer names such a node as the
+store has it. ``tests/test_direct.py`` holds these readers to the compiled queries and to
+whole-store validation; the W3C, DASH and pySHACL suites and the differential tests hold
+whole validation to the spec and to pySHACL.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ontoloom.shacl.compiler import Violation
 from ontoloom.shacl.components import Constraint
-from ontoloom.shacl.components.cardinality import (
-    MaxCountConstraintComponent,
-    MinCountConstraintComponent,
-)
-from ontoloom.shacl.components.other import InConstraintComponent
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.native import Judge, digest, judged
 from ontoloom.shacl.shapes import RDF_TYPE, Shape
 from ontoloom.store.base import Backend, Row
-from ontoloom.terms import BlankNode, Literal, NamedNode, Term, spo
+from ontoloom.terms import BlankNode, Literal, NamedNode, Statement, Term, spo
+from ontoloom.vocab import RDFS
 
 __all__ = ["EVERY_SUBJECT", "Around", "Reader", "judged_reader", "reader"]
 
 
+_SUBCLASS_OF = NamedNode(RDFS + "subClassOf")
+
+
 @dataclass
 class Around:
-    """The quads from and to some focus nodes, as the store keeps them."""
+    """The quads from and to some focus nodes, as the store keeps them; or every quad of a
+    graph, as written (``focus`` None: every target is a focus node)."""
 
-    focus: list[Term]
+    focus: list[Term] | None
     out: dict[Term, dict[Term, set[Term]]] = field(default_factory=dict)  # s → p → objects
     # (o, p) of some quad into a focus node, for the predicates of objects-of targets: the
     # only incoming quads a reader asks about (a class node has one per instance)
@@ -56,6 +62,40 @@ class Around:
     # Whether every focus node is written as the store keeps it, so that these quads can
     # answer for a query that names the focus nodes in VALUES.
     exact: bool = True
+    _instances: dict[Term, list[Term]] | None = field(default=None, repr=False)
+    # a whole graph's focus nodes per kind of targets, found once for all units of a shape
+    _targeted: dict[object, list[Term]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def whole(cls, statements: Iterable[Statement]) -> Around:
+        """Every statement of a graph (their graph names aside), as written."""
+        out: dict[Term, dict[Term, set[Term]]] = {}
+        for t in statements:
+            s, p, o = t.subject, t.predicate, t.object
+            by_predicate = out.get(s)
+            if by_predicate is None:
+                out[s] = {p: {o}}
+                continue
+            objects = by_predicate.get(p)
+            if objects is None:
+                by_predicate[p] = {o}
+            else:
+                objects.add(o)
+        return cls(None, out)
+
+    def subclass_pairs(self) -> list[tuple[Term, Term]]:
+        """Every (subclass, class) the graph states, as ``?s rdfs:subClassOf ?o`` finds them."""
+        return [(s, o) for s, by in self.out.items() for o in by.get(_SUBCLASS_OF, ())]
+
+    def instances(self, cls: Term) -> list[Term]:
+        """The subjects typed ``cls`` (of a whole graph)."""
+        if self._instances is None:
+            found: dict[Term, list[Term]] = {}
+            for s, by in self.out.items():
+                for t in by.get(RDF_TYPE, ()):
+                    found.setdefault(t, []).append(s)
+            self._instances = found
+        return self._instances.get(cls, [])
 
     @classmethod
     def read(cls, data: Backend, focus: list[Term], objects_of: Iterable[Term] = ()) -> Around:
@@ -82,8 +122,18 @@ _NO_VALUES: dict[Term, set[Term]] = {}
 #: "every subject" (ol:NoSecrets' target).
 EVERY_SUBJECT = digest("SELECT DISTINCT ?this WHERE { ?this ?p ?o }")
 
-#: The rows a unit's focused query would return, from the quads around the focus nodes.
-Reader = Callable[[Around], Iterator[Row]]
+
+@dataclass(frozen=True)
+class Reader:
+    """The rows a unit's focused query would return, from the quads around the focus nodes
+    (or, from a whole graph's, those of its query over every target)."""
+
+    read: Callable[[Around], Iterator[Row]]
+    # It reads quads of the value nodes too: only an Around holding every quad may answer.
+    whole_only: bool = False
+
+    def __call__(self, around: Around) -> Iterator[Row]:
+        return self.read(around)
 
 
 def reader(
@@ -98,35 +148,26 @@ def reader(
     path = shape.path
     if nested or violation.distinct or violation.per_focus or violation.path:
         return None
-    if path is None or not path.is_predicate or path.iri is None:
+    if path is not None and (not path.is_predicate or path.iri is None):
+        return None
+    check = constraint.quad_check(hierarchy)
+    if check is None:
         return None
     targeted = _targets(top, hierarchy)
     if targeted is None:
         return None
-    predicate = path.iri
-    if isinstance(constraint, MinCountConstraintComponent | MaxCountConstraintComponent):
-        n, fewer = constraint.n, isinstance(constraint, MinCountConstraintComponent)
+    predicate = None if path is None else path.iri
+    name = violation.value.lstrip("?") if violation.value else None
 
-        def counted(around: Around) -> Iterator[Row]:
-            for node in targeted(around):
-                count = len(around.values(node, predicate))
-                if (count < n) if fewer else (count > n):
-                    yield {"this": node}
+    def read(around: Around) -> Iterator[Row]:
+        nodes: list[tuple[Term, Collection[Term]]] = [
+            (node, (node,) if predicate is None else around.values(node, predicate))
+            for node in targeted(around)
+        ]
+        for node, value in check(nodes, around):
+            yield {"this": node} if value is None or name is None else {"this": node, name: value}
 
-        return counted
-    if isinstance(constraint, InConstraintComponent) and violation.value:
-        # A member the store would keep in another form matches no stored value, here as in
-        # the query (which compares it by lexical form and datatype).
-        allowed, name = set(constraint.allowed), violation.value.lstrip("?")
-
-        def listed(around: Around) -> Iterator[Row]:
-            for node in targeted(around):
-                for value in sorted(around.values(node, predicate), key=str):
-                    if value not in allowed:
-                        yield {"this": node, name: value}
-
-        return listed
-    return None
+    return Reader(read, whole_only=constraint.reads_value_quads)
 
 
 def judged_reader(top: Shape, judge: Judge, hierarchy: Hierarchy) -> Reader | None:
@@ -146,7 +187,7 @@ def judged_reader(top: Shape, judge: Judge, hierarchy: Hierarchy) -> Reader | No
         )
         return judged(matched, judge)
 
-    return rows
+    return Reader(rows)
 
 
 def _targets(top: Shape, hierarchy: Hierarchy) -> Callable[[Around], Iterable[Term]] | None:
@@ -175,7 +216,35 @@ def _targets(top: Shape, hierarchy: Hierarchy) -> Callable[[Around], Iterable[Te
         else:
             return None
 
-    def targeted(around: Around) -> Iterator[Term]:
+    ordered = sorted(classes, key=str)
+    kinds = (tuple(sorted(nodes, key=str)), tuple(ordered), tuple(subjects_of), tuple(objects_of))
+    key = (*kinds, every_subject)
+
+    def targeted(around: Around) -> Iterable[Term]:
+        if around.focus is None:
+            known = around._targeted.get(key)
+            if known is None:
+                known = around._targeted[key] = _every(around)
+            return known
+        return _focused(around)
+
+    def _every(around: Around) -> list[Term]:
+        """A whole graph's focus nodes of these targets, each once."""
+        found: dict[Term, None] = dict.fromkeys(kinds[0])
+        if every_subject:
+            found.update(dict.fromkeys(around.out))
+        for cls in ordered:
+            found.update(dict.fromkeys(around.instances(cls)))
+        if subjects_of or objects_of:
+            for s, by in around.out.items():
+                if any(p in by for p in subjects_of):
+                    found[s] = None
+                for p in objects_of:
+                    found.update(dict.fromkeys(by.get(p, ())))
+        return list(found)
+
+    def _focused(around: Around) -> Iterator[Term]:
+        assert around.focus is not None
         for node in around.focus:
             if (
                 (every_subject and node in around.out)

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, cast
 
+from ontoloom.shacl.direct import Around
 from ontoloom.shacl.engine import Report, Validator
 from ontoloom.shacl.rules import RuleSet
 from ontoloom.shacl.shapes import ShapesError, ShapeSet, Unsupported, UnsupportedFeatures, sh
@@ -45,10 +47,15 @@ def validate_graphs(
         and ``allow_unsupported`` is false.
     """
     shapes = list(shapes)
+    data = data if isinstance(data, list) else list(data)
     shape_set = ShapeSet(shapes, prefixes=prefixes, inferred=inferred)
-    quads = _in_graph(data, DefaultGraph())
-    quads += _in_graph(shapes, SHAPES_GRAPH)
-    backend: Backend = scratch(quads, union=False)
+
+    def copy() -> Backend:
+        quads = _in_graph(data, DefaultGraph())
+        quads += _in_graph(shapes, SHAPES_GRAPH)
+        return scratch(quads, union=False)
+
+    backend = _when_asked(copy)
     notes: list[str] = []
     not_run: list[Unsupported] = []
     rules = None
@@ -71,9 +78,12 @@ def validate_graphs(
     unsupported = list(dict.fromkeys([*not_run, *validator.unsupported()]))
     if unsupported and not allow_unsupported:
         raise UnsupportedFeatures(unsupported, shape_set.describe)
+    whole = None
     if rules is not None:
         backend = rules.run(backend, validator.hierarchy(backend))
-    report = validator.validate(backend, allow_unsupported=True)
+    else:  # the data as written, in memory: what the shapes' quad checks read
+        whole = Around.whole(data)
+    report = validator.validate(backend, allow_unsupported=True, whole=whole)
     report.unsupported, report.notes = unsupported, notes
     return report
 
@@ -99,6 +109,25 @@ def infer_graphs(
         raise UnsupportedFeatures(rules.unsupported, shape_set.describe)
     hierarchy = Validator(shape_set, extra_classes=extra_classes).hierarchy(backend)
     return [q.triple for q in rules.run(backend, hierarchy).quads()]
+
+
+class _Deferred:
+    """A backend made when first asked for anything: a graph whose every shape is decided
+    from its quads in memory is never copied into a store."""
+
+    def __init__(self, make: Callable[[], Backend]) -> None:
+        self._make: Callable[[], Backend] | None = make
+        self._backend: Backend | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._backend is None:
+            assert self._make is not None
+            self._backend, self._make = self._make(), None
+        return getattr(self._backend, name)
+
+
+def _when_asked(make: Callable[[], Backend]) -> Backend:
+    return cast(Backend, _Deferred(make))
 
 
 def _in_graph(statements: Iterable[Statement], graph: GraphName) -> list[Quad]:

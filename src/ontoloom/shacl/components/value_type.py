@@ -2,14 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Iterable, Iterator
+from typing import TYPE_CHECKING
+
 from ontoloom.shacl.compiler import Compiler, Source, Violation
-from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.components import Constraint, QuadCheck
 from ontoloom.shacl.components.params import Params
+from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.render import Renderer
-from ontoloom.shacl.shapes import Shape, ShapeSet
-from ontoloom.terms import NamedNode, Term
+from ontoloom.shacl.shapes import RDF_TYPE, Shape, ShapeSet
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term
 from ontoloom.vocab import RDF, SH, XSD
+
+if TYPE_CHECKING:
+    from ontoloom.shacl.direct import Around
+
+
+def _each_value(
+    bad: Callable[[Term], bool],
+) -> QuadCheck:
+    """A check of each value node on its own: the violating ones, in a stable order."""
+
+    def check(
+        nodes: list[tuple[Term, Collection[Term]]], around: Around
+    ) -> Iterator[tuple[Term, Term | None]]:
+        for node, values in nodes:
+            for value in sorted((v for v in values if bad(v)), key=str):
+                yield node, value
+
+    return check
 
 
 class ClassConstraintComponent(Constraint):
@@ -38,6 +60,24 @@ class ClassConstraintComponent(Constraint):
             return Violation(f"{values} MINUS {{ {cx.instance_of(v, self.cls)} }}", value=v)
         # nested (the focus bound outside), each value node of the path is looked up
         return Violation(f"{values} FILTER NOT EXISTS {{ {cx.instance_of(v, self.cls)} }}", value=v)
+
+    reads_value_quads = True  # the value nodes' types
+
+    def quad_check(self, hierarchy: Hierarchy) -> QuadCheck | None:
+        if isinstance(self.cls, BlankNode):
+            return None  # the query cannot name it (the shape is not compiled)
+        # the classes the query lists: the class and its subclasses, blank ones aside
+        classes = {c for c in hierarchy.subclasses(self.cls) if not isinstance(c, BlankNode)}
+
+        def check(
+            nodes: list[tuple[Term, Collection[Term]]], around: Around
+        ) -> Iterator[tuple[Term, Term | None]]:
+            for node, values in nodes:
+                bad = [v for v in values if classes.isdisjoint(around.values(v, RDF_TYPE))]
+                for value in sorted(bad, key=str):
+                    yield node, value
+
+        return check
 
 
 # Datatypes whose lexical space SPARQL casts can check (ill-formed literals violate sh:datatype).
@@ -119,6 +159,39 @@ class DatatypeConstraintComponent(Constraint):
             return f'REGEX({lexical}, "{_PATTERNS[dt]}")'
         return "true"
 
+    def quad_check(self, hierarchy: Hierarchy) -> QuadCheck:
+        datatype = self.datatype
+        if datatype.value == RDF + "langString":
+            return _each_value(lambda v: not (isinstance(v, Literal) and v.language))
+        expression = self.well_formed("?l")
+        if expression == "true":
+            return _each_value(
+                lambda v: not (isinstance(v, Literal) and not v.language and v.datatype == datatype)
+            )
+
+        def check(
+            nodes: list[tuple[Term, Collection[Term]]], around: Around
+        ) -> Iterator[tuple[Term, Term | None]]:
+            typed = [
+                v.value
+                for _, values in nodes
+                for v in values
+                if isinstance(v, Literal) and not v.language and v.datatype == datatype
+            ]
+            formed = well_formed(datatype, expression, typed)
+            return _each_value(
+                lambda v: (
+                    not (
+                        isinstance(v, Literal)
+                        and not v.language
+                        and v.datatype == datatype
+                        and formed[v.value]
+                    )
+                )
+            )(nodes, around)
+
+        return check
+
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
         if self.datatype.value == RDF + "langString":
@@ -131,6 +204,35 @@ class DatatypeConstraintComponent(Constraint):
         return Violation(f"{values} FILTER(!({ok}))", value=v)
 
 
+_formed: dict[tuple[NamedNode, str], bool] = {}
+
+
+def well_formed(datatype: NamedNode, expression: str, lexicals: Iterable[str]) -> dict[str, bool]:
+    """Whether each lexical form is in the datatype's lexical space, as the compiled query
+    judges it: ``expression`` (of ``?l``, a plain literal of the lexical form) evaluated by
+    the store's engine itself, once for all forms not judged before."""
+    out: dict[str, bool] = {}
+    todo: list[str] = []
+    for lexical in lexicals:
+        known = _formed.get((datatype, lexical))
+        if known is None:
+            todo.append(lexical)
+        else:
+            out[lexical] = known
+    if todo:
+        from ontoloom.store import scratch
+
+        todo = list(dict.fromkeys(todo))
+        listed = " ".join(str(Literal(lexical)) for lexical in todo)
+        query = f"SELECT ?l WHERE {{ VALUES ?l {{ {listed} }} FILTER({expression}) }}"
+        good = {row["l"].value for row in scratch().select(query) if row["l"] is not None}
+        if len(_formed) > 65536:
+            _formed.clear()
+        for lexical in todo:
+            out[lexical] = _formed[(datatype, lexical)] = lexical in good
+    return out
+
+
 _NODE_KINDS = {
     "BlankNode": "isBlank({v})",
     "IRI": "isIRI({v})",
@@ -138,6 +240,16 @@ _NODE_KINDS = {
     "BlankNodeOrIRI": "!isLiteral({v})",
     "BlankNodeOrLiteral": "!isIRI({v})",
     "IRIOrLiteral": "!isBlank({v})",
+}
+
+
+_KIND_TESTS: dict[str, Callable[[Term], bool]] = {  # violates: the _NODE_KINDS test fails
+    "BlankNode": lambda v: not isinstance(v, BlankNode),
+    "IRI": lambda v: not isinstance(v, NamedNode),
+    "Literal": lambda v: not isinstance(v, Literal),
+    "BlankNodeOrIRI": lambda v: isinstance(v, Literal),
+    "BlankNodeOrLiteral": lambda v: isinstance(v, NamedNode),
+    "IRIOrLiteral": lambda v: isinstance(v, BlankNode),
 }
 
 
@@ -172,6 +284,9 @@ class NodeKindConstraintComponent(Constraint):
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
         return Violation(f"{values} FILTER(!({self.test.format(v=v)}))", value=v)
+
+    def quad_check(self, hierarchy: Hierarchy) -> QuadCheck:
+        return _each_value(_KIND_TESTS[self.kind.value[len(SH) :]])
 
 
 COMPONENTS: list[type[Constraint]] = [
