@@ -200,7 +200,9 @@ TOKEN_KINDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("an OpenShift token", ("sha256~",), "sha256~[A-Za-z0-9_-]{43}"),
     ("a Flutterwave key", ("FLWSECK",), "FLWSECK(_TEST)?-[a-hA-H0-9]{12,}"),
 )
-_TOKENS = [(kind, sieve, re.compile(pattern)) for kind, sieve, pattern in TOKEN_KINDS]
+# Compiled when a sieve word first lets text through (re keeps them): every command line
+# imports this module, and most text holds no sieve word.
+_TOKENS = TOKEN_KINDS
 
 
 def _trie(words: set[str]) -> str:
@@ -224,7 +226,7 @@ def _token_kind(text: str) -> str | None:
     if _ANY_SIEVE.search(text) is None:
         return None
     for kind, sieve, pattern in _TOKENS:
-        if any(word in text for word in sieve) and pattern.search(text):
+        if any(word in text for word in sieve) and re.search(pattern, text):
             return kind
     return None
 
@@ -455,9 +457,9 @@ def _secret_spans(text: str) -> Iterator[tuple[int, int, bool]]:
     token's prefix names its kind; a password's says part of it."""
     for _, sieve, pattern in _TOKENS:
         if any(word in text for word in sieve):
-            for m in pattern.finditer(text):
+            for m in re.finditer(pattern, text):
                 # a leading boundary group is the character before the token: kept
-                start = m.end(1) if pattern.pattern.startswith("(^|") else m.start()
+                start = m.end(1) if pattern.startswith("(^|") else m.start()
                 yield start, m.end(), True
     for m in _WRITTEN_ANYWHERE.finditer(text):
         if _is_secret_value(m.group(VALUE_GROUP)):

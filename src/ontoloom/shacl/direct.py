@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from ontoloom.shacl.compiler import Violation
 from ontoloom.shacl.components import Constraint
@@ -46,7 +47,13 @@ from ontoloom.vocab import RDFS
 __all__ = ["EVERY_SUBJECT", "Around", "Reader", "judged_reader", "reader"]
 
 
-_SUBCLASS_OF = NamedNode(RDFS + "subClassOf")
+_T = TypeVar("_T")
+_SUBCLASS_OF = RDFS + "subClassOf"
+_TYPE = RDF_TYPE.value
+
+#: A node's quads: predicate IRI (a string: its hash is kept, a term's is computed anew at
+#: every lookup) → objects.
+Quads = dict[str, set[Term]]
 
 
 @dataclass
@@ -55,7 +62,7 @@ class Around:
     graph, as written (``focus`` None: every target is a focus node)."""
 
     focus: list[Term] | None
-    out: dict[Term, dict[Term, set[Term]]] = field(default_factory=dict)  # s → p → objects
+    out: dict[Term, Quads] = field(default_factory=dict)  # s → p → objects
     # (o, p) of some quad into a focus node, for the predicates of objects-of targets: the
     # only incoming quads a reader asks about (a class node has one per instance)
     incoming: set[tuple[Term, Term]] = field(default_factory=set)
@@ -64,14 +71,17 @@ class Around:
     exact: bool = True
     _instances: dict[Term, list[Term]] | None = field(default=None, repr=False)
     # a whole graph's focus nodes per kind of targets, found once for all units of a shape
-    _targeted: dict[object, list[Term]] = field(default_factory=dict, repr=False)
+    _targeted: dict[object, list[tuple[Term, Quads]]] = field(default_factory=dict, repr=False)
+    _memo: dict[object, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
     def whole(cls, statements: Iterable[Statement]) -> Around:
         """Every statement of a graph (their graph names aside), as written."""
-        out: dict[Term, dict[Term, set[Term]]] = {}
+        # (typed as Any: pyoxigraph types a subject or object as possibly an RDF-star triple,
+        # which ontoloom's parsers refuse; narrowing each would cost a call per quad)
+        out: dict[Any, dict[str, set[Any]]] = {}
         for t in statements:
-            s, p, o = t.subject, t.predicate, t.object
+            s, p, o = t.subject, t.predicate.value, t.object
             by_predicate = out.get(s)
             if by_predicate is None:
                 out[s] = {p: {o}}
@@ -92,18 +102,28 @@ class Around:
         if self._instances is None:
             found: dict[Term, list[Term]] = {}
             for s, by in self.out.items():
-                for t in by.get(RDF_TYPE, ()):
+                for t in by.get(_TYPE, ()):
                     found.setdefault(t, []).append(s)
             self._instances = found
         return self._instances.get(cls, [])
+
+    def memo(self, key: object, find: Callable[[], list[_T]]) -> list[_T]:
+        """``find()``, kept for ``key`` where the Around holds a whole graph (the same for
+        every unit that asks), found anew for a write's few nodes."""
+        if self.focus is not None:
+            return find()
+        known = self._memo.get(key)
+        if known is None:
+            known = self._memo[key] = find()
+        return known
 
     @classmethod
     def read(cls, data: Backend, focus: list[Term], objects_of: Iterable[Term] = ()) -> Around:
         """The quads from the focus nodes, and those into them with one of ``objects_of``
         (the predicates of the objects-of targets in play)."""
-        out: dict[Term, dict[Term, set[Term]]] = {}
+        out: dict[Term, Quads] = {}
         for s, p, o in map(spo, data.around(focus)):
-            out.setdefault(s, defaultdict(set))[p].add(o)
+            out.setdefault(s, defaultdict(set))[p.value].add(o)
         incoming: set[tuple[Term, Term]] = {
             (o, p)
             for predicate in objects_of
@@ -112,11 +132,11 @@ class Around:
         return cls(focus, out, incoming, all(_kept_as_written(f) for f in focus))
 
     def values(self, node: Term, predicate: Term) -> set[Term]:
-        return self.out.get(node, _NO_VALUES).get(predicate, _NONE)
+        return self.out.get(node, _NO_VALUES).get(predicate.value, _NONE)
 
 
 _NONE: set[Term] = set()
-_NO_VALUES: dict[Term, set[Term]] = {}
+_NO_VALUES: Quads = {}
 
 #: sparqlTarget queries whose meaning is known, by the SHA-256 of their text as written:
 #: "every subject" (ol:NoSecrets' target).
@@ -156,14 +176,22 @@ def reader(
     targeted = _targets(top, hierarchy)
     if targeted is None:
         return None
-    predicate = None if path is None else path.iri
+    predicate = None if path is None or path.iri is None else path.iri.value
     name = violation.value.lstrip("?") if violation.value else None
+    per_value = constraint.per_value
 
     def read(around: Around) -> Iterator[Row]:
-        nodes: list[tuple[Term, Collection[Term]]] = [
-            (node, (node,) if predicate is None else around.values(node, predicate))
-            for node in targeted(around)
-        ]
+        nodes: list[tuple[Term, Collection[Term]]]
+        if predicate is None:
+            nodes = [(node, (node,)) for node, _ in targeted(around)]
+        elif per_value:  # a focus node without values holds: only those with some are read
+            # (the units of one property shape read the same: found once for a whole graph)
+            nodes = around.memo(
+                (targeted.key, predicate),
+                lambda: [(n, vs) for n, by in targeted(around) if (vs := by.get(predicate))],
+            )
+        else:
+            nodes = [(node, by.get(predicate, _NONE)) for node, by in targeted(around)]
         for node, value in check(nodes, around):
             yield {"this": node} if value is None or name is None else {"this": node, name: value}
 
@@ -180,9 +208,9 @@ def judged_reader(top: Shape, judge: Judge, hierarchy: Hierarchy) -> Reader | No
 
     def rows(around: Around) -> Iterator[Row]:
         matched = (
-            {"this": node, "path": path, "value": value}
-            for node in targeted(around)
-            for path, values in around.out.get(node, _NO_VALUES).items()
+            {"this": node, "path": NamedNode(path), "value": value}
+            for node, by in targeted(around)
+            for path, values in by.items()
             for value in sorted(values, key=str)
         )
         return judged(matched, judge)
@@ -190,9 +218,20 @@ def judged_reader(top: Shape, judge: Judge, hierarchy: Hierarchy) -> Reader | No
     return Reader(rows)
 
 
-def _targets(top: Shape, hierarchy: Hierarchy) -> Callable[[Around], Iterable[Term]] | None:
-    """Which focus nodes the shape targets, as its focused query tests them; None when a
-    target is of a kind tested only by running it."""
+@dataclass(frozen=True)
+class _Targeted:
+    """The focus nodes a shape's targets reach in an Around, each with its quads."""
+
+    key: object  # the targets, told apart
+    find: Callable[[Around], list[tuple[Term, Quads]]]
+
+    def __call__(self, around: Around) -> list[tuple[Term, Quads]]:
+        return self.find(around)
+
+
+def _targets(top: Shape, hierarchy: Hierarchy) -> _Targeted | None:
+    """Which focus nodes the shape targets, as its focused query tests them, each with its
+    quads; None when a target is of a kind tested only by running it."""
     nodes: set[Term] = set()
     classes: set[Term] = set()
     subjects_of: list[Term] = []
@@ -220,28 +259,33 @@ def _targets(top: Shape, hierarchy: Hierarchy) -> Callable[[Around], Iterable[Te
     kinds = (tuple(sorted(nodes, key=str)), tuple(ordered), tuple(subjects_of), tuple(objects_of))
     key = (*kinds, every_subject)
 
-    def targeted(around: Around) -> Iterable[Term]:
+    subjects_iris = [p.value for p in subjects_of]
+    objects_iris = [p.value for p in objects_of]
+
+    def targeted(around: Around) -> list[tuple[Term, Quads]]:
         if around.focus is None:
             known = around._targeted.get(key)
             if known is None:
                 known = around._targeted[key] = _every(around)
             return known
-        return _focused(around)
+        out = around.out
+        return [(node, out.get(node, _NO_VALUES)) for node in _focused(around)]
 
-    def _every(around: Around) -> list[Term]:
-        """A whole graph's focus nodes of these targets, each once."""
+    def _every(around: Around) -> list[tuple[Term, Quads]]:
+        """A whole graph's focus nodes of these targets, each once, with their quads."""
         found: dict[Term, None] = dict.fromkeys(kinds[0])
         if every_subject:
             found.update(dict.fromkeys(around.out))
         for cls in ordered:
             found.update(dict.fromkeys(around.instances(cls)))
-        if subjects_of or objects_of:
+        if subjects_iris or objects_iris:
             for s, by in around.out.items():
-                if any(p in by for p in subjects_of):
+                if any(p in by for p in subjects_iris):
                     found[s] = None
-                for p in objects_of:
+                for p in objects_iris:
                     found.update(dict.fromkeys(by.get(p, ())))
-        return list(found)
+        out = around.out
+        return [(node, out.get(node, _NO_VALUES)) for node in found]
 
     def _focused(around: Around) -> Iterator[Term]:
         assert around.focus is not None
@@ -255,7 +299,7 @@ def _targets(top: Shape, hierarchy: Hierarchy) -> Callable[[Around], Iterable[Te
             ):
                 yield node
 
-    return targeted
+    return _Targeted(key, targeted)
 
 
 def _kept_as_written(term: Term) -> bool:

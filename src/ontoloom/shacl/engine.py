@@ -587,7 +587,7 @@ class _Profile:
         if any(isinstance(f, BlankNode) for f in focus):  # cannot profile blank nodes cheaply
             return cls(set(focus), {_ANY}, {_ANY}, {_ANY})
         around = Around.read(data, focus, objects_of)
-        out = {p for values in around.out.values() for p in values}
+        out: set[Term] = {NamedNode(p) for values in around.out.values() for p in values}
         types = {t for node in focus for t in around.values(node, RDF_TYPE)}
         into = {p for _, p in around.incoming}
         usable = around if around.exact else None

@@ -134,8 +134,9 @@ class InConstraintComponent(Constraint):
             nodes: list[tuple[Term, Collection[Term]]], around: object
         ) -> Iterator[tuple[Term, Term | None]]:
             for node, values in nodes:
-                for value in sorted((v for v in values if v not in allowed), key=str):
-                    yield node, value
+                found = [v for v in values if v not in allowed]
+                if found:
+                    yield from ((node, value) for value in sorted(found, key=str))
 
         return listed
 

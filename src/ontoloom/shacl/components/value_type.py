@@ -18,6 +18,8 @@ from ontoloom.vocab import RDF, SH, XSD
 if TYPE_CHECKING:
     from ontoloom.shacl.direct import Around
 
+_TYPE = RDF_TYPE.value
+
 
 def _each_value(
     bad: Callable[[Term], bool],
@@ -28,8 +30,9 @@ def _each_value(
         nodes: list[tuple[Term, Collection[Term]]], around: Around
     ) -> Iterator[tuple[Term, Term | None]]:
         for node, values in nodes:
-            for value in sorted((v for v in values if bad(v)), key=str):
-                yield node, value
+            found = [v for v in values if bad(v)]
+            if found:
+                yield from ((node, value) for value in sorted(found, key=str))
 
     return check
 
@@ -72,10 +75,11 @@ class ClassConstraintComponent(Constraint):
         def check(
             nodes: list[tuple[Term, Collection[Term]]], around: Around
         ) -> Iterator[tuple[Term, Term | None]]:
+            out = around.out
             for node, values in nodes:
-                bad = [v for v in values if classes.isdisjoint(around.values(v, RDF_TYPE))]
-                for value in sorted(bad, key=str):
-                    yield node, value
+                bad = [v for v in values if classes.isdisjoint(out.get(v, {}).get(_TYPE, ()))]
+                if bad:
+                    yield from ((node, value) for value in sorted(bad, key=str))
 
         return check
 
@@ -243,13 +247,14 @@ _NODE_KINDS = {
 }
 
 
-_KIND_TESTS: dict[str, Callable[[Term], bool]] = {  # violates: the _NODE_KINDS test fails
-    "BlankNode": lambda v: not isinstance(v, BlankNode),
-    "IRI": lambda v: not isinstance(v, NamedNode),
-    "Literal": lambda v: not isinstance(v, Literal),
-    "BlankNodeOrIRI": lambda v: isinstance(v, Literal),
-    "BlankNodeOrLiteral": lambda v: isinstance(v, NamedNode),
-    "IRIOrLiteral": lambda v: isinstance(v, BlankNode),
+# The kinds of term that fail each _NODE_KINDS test.
+_WRONG_KINDS: dict[str, tuple[type, ...]] = {
+    "BlankNode": (NamedNode, Literal),
+    "IRI": (BlankNode, Literal),
+    "Literal": (NamedNode, BlankNode),
+    "BlankNodeOrIRI": (Literal,),
+    "BlankNodeOrLiteral": (NamedNode,),
+    "IRIOrLiteral": (BlankNode,),
 }
 
 
@@ -286,7 +291,17 @@ class NodeKindConstraintComponent(Constraint):
         return Violation(f"{values} FILTER(!({self.test.format(v=v)}))", value=v)
 
     def quad_check(self, hierarchy: Hierarchy) -> QuadCheck:
-        return _each_value(_KIND_TESTS[self.kind.value[len(SH) :]])
+        wrong = _WRONG_KINDS[self.kind.value[len(SH) :]]
+
+        def check(
+            nodes: list[tuple[Term, Collection[Term]]], around: Around
+        ) -> Iterator[tuple[Term, Term | None]]:
+            for node, values in nodes:
+                found = [v for v in values if isinstance(v, wrong)]
+                if found:
+                    yield from ((node, value) for value in sorted(found, key=str))
+
+        return check
 
 
 COMPONENTS: list[type[Constraint]] = [
