@@ -305,10 +305,16 @@ AUTHORIZATION = (
 VALUE_GROUP = re.compile(WRITTEN).groups
 _WRITTEN_FIRST = re.compile(WRITTEN_FIRST, re.S)
 _WRITTEN_LAST = re.compile(WRITTEN_LAST, re.S)
-_VALUE_TESTS = [
-    re.compile(p)
-    for p in (PLACEHOLDER, REFERENCE, CODE_REFERENCE, COUNT, STRONG, PASSPHRASE, LETTERS)
-]
+
+
+@functools.cache
+def _value_tests() -> list[re.Pattern[str]]:  # compiled when a value is first judged
+    return [
+        re.compile(p)
+        for p in (PLACEHOLDER, REFERENCE, CODE_REFERENCE, COUNT, STRONG, PASSPHRASE, LETTERS)
+    ]
+
+
 _UNPRONOUNCEABLE = re.compile(UNPRONOUNCEABLE)
 _URL_PASSWORD = re.compile(URL_PASSWORD)
 _AUTHORIZATION = re.compile(AUTHORIZATION)
@@ -316,7 +322,7 @@ _WRITTEN_ANYWHERE = re.compile(WRITTEN)
 
 
 def _is_secret_value(value: str) -> bool:
-    placeholder, reference, code, count, strong, passphrase, letters = _VALUE_TESTS
+    placeholder, reference, code, count, strong, passphrase, letters = _value_tests()
     return (
         len(value) >= 3
         and not placeholder.search(value)
@@ -391,15 +397,23 @@ LONG_NAME = (
     "|sshkey|signingkey|encryptionkey|credential|cookie|bearer|authorization|connectionstring"
     "|mnemonic|seedphrase|otpseed)s?$"
 )
-_NAME_TESTS = [re.compile(p) for p in (NAMESPACE, CAMEL, SEPARATORS, SUFFIXES)]
-_NAME_MATCHES = [re.compile(p) for p in (KEY_NAME, SHORT_NAME, LONG_NAME)]
+
+
+@functools.cache
+def _name_tests() -> tuple[list[re.Pattern[str]], list[re.Pattern[str]]]:
+    """Compiled when a name first passes the sieve."""
+    return (
+        [re.compile(p) for p in (NAMESPACE, CAMEL, SEPARATORS, SUFFIXES)],
+        [re.compile(p) for p in (KEY_NAME, SHORT_NAME, LONG_NAME)],
+    )
 
 
 def _named_like_a_secret(name: str) -> bool:
     if not any(word in name.lower() for word in _NAME_SIEVE):
         return False
-    namespace, camel, separators, suffixes = _NAME_TESTS
-    key_name, short_name, long_name = _NAME_MATCHES
+    tests, matches = _name_tests()
+    namespace, camel, separators, suffixes = tests
+    key_name, short_name, long_name = matches
     local = namespace.sub("", name, count=1)
     split = separators.sub("_", camel.sub(r"\1 \2", local)).lower()
     tokens = suffixes.sub("", split)

@@ -609,6 +609,7 @@ def _validate_files(
             _meta_validate(shape_triples, prefixes)
         if ontology_triples or inference != "none":
             data_triples = _mix_and_infer(data_triples, ontology_triples, inference)
+        shape_set = ShapeSet(shape_triples, prefixes=prefixes, inferred=inference != "none")
         report = validate_graphs(
             data_triples,
             shape_triples,
@@ -617,6 +618,7 @@ def _validate_files(
             advanced=advanced,
             allow_unsupported=allow_unsupported,
             inferred=inference != "none",
+            shape_set=shape_set,
         )
     except UnsupportedFeatures as exc:
         raise BadInput(str(exc)) from None
@@ -624,7 +626,8 @@ def _validate_files(
         raise BadInput(f"validation failed: {exc}") from None
     except ShapesError as exc:
         raise BadInput(f"the shapes graph is not well-formed: {exc}") from None
-    shape_set = ShapeSet(shape_triples, prefixes=prefixes)
+    if inference != "none":  # the shapes as written, for the report (see ShapeSet.inferred)
+        shape_set = ShapeSet(shape_triples, prefixes=prefixes)
     report.results = redacted(report.results, shape_set)  # values of secret rules: never shown
     failing = _failing(report.results, shape_set, allow_warnings, allow_infos)
     outcome = Outcome(report, shape_set, conforms=not failing)

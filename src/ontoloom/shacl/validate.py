@@ -48,9 +48,11 @@ def validate_graphs(
     advanced: bool = False,
     allow_unsupported: bool = False,
     inferred: bool = False,
+    shape_set: ShapeSet | None = None,
 ) -> Report:
     """Validate ``data`` against ``shapes``; ``prefixes`` name terms in messages and errors.
-    Quads are read as triples (their graph aside), as parsers give them.
+    Quads are read as triples (their graph aside), as parsers give them. ``shape_set``:
+    ``shapes`` already parsed, as this would parse them (the caller keeps using it).
 
     ``advanced`` runs the SHACL-AF rules first (sh:rule, into the copy of the data being
     validated); without it, shapes' rules are not run and the report's notes say so.
@@ -64,23 +66,24 @@ def validate_graphs(
         and ``allow_unsupported`` is false.
     """
     with no_collection():
+        shapes = list(shapes)
+        if shape_set is None:
+            shape_set = ShapeSet(shapes, prefixes=prefixes, inferred=inferred)
         return _validate(
-            data, shapes, extra_classes, prefixes, advanced, allow_unsupported, inferred
+            data, shapes, shape_set, extra_classes, prefixes, advanced, allow_unsupported
         )
 
 
 def _validate(
     data: Iterable[Statement],
-    shapes: Iterable[Statement],
+    shapes: list[Statement],
+    shape_set: ShapeSet,
     extra_classes: Iterable[tuple[Term, Term]],
     prefixes: Mapping[str, str] | None,
     advanced: bool,
     allow_unsupported: bool,
-    inferred: bool,
 ) -> Report:
-    shapes = list(shapes)
     data = data if isinstance(data, list) else list(data)
-    shape_set = ShapeSet(shapes, prefixes=prefixes, inferred=inferred)
 
     def copy() -> Backend:
         quads = _in_graph(data, DefaultGraph())
