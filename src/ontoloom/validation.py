@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -461,6 +460,8 @@ def _mix_and_infer(
 def _meta_validate(shape_triples: Sequence[Statement], prefixes: dict[str, str]) -> None:
     """``-m``: the shapes graph against the SHACL shapes for SHACL (shacl-shacl), as
     pySHACL does before validating; a shapes graph that fails is an error."""
+    from importlib.resources import files  # (-m only: it imports tempfile, shutil…)
+
     asset = files("pyshacl") / "assets" / "shacl-shacl.ttl"
     meta = read_triples(data=asset.read_bytes(), format_name="turtle", bounded=False)
     report = validate_graphs(shape_triples, meta, prefixes=prefixes)
