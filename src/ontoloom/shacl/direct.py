@@ -107,6 +107,22 @@ class Around:
             self._instances = found
         return self._instances.get(cls, [])
 
+    def objects_kept_as_written(self, predicate: Term) -> bool:
+        """Whether a store would keep every literal object of ``predicate`` (of a whole
+        graph) as written: else two such focus nodes of an objects-of target may be one
+        node there ("01" and "1" as xsd:integer), as they are to pySHACL, and the shape is
+        left to the store's route, which hands them to pySHACL."""
+        key = ("kept", predicate.value)
+        known = self._memo.get(key)
+        if known is None:
+            known = self._memo[key] = all(
+                _kept_as_written(o)
+                for by in self.out.values()
+                for o in by.get(predicate.value, ())
+                if isinstance(o, Literal)
+            )
+        return bool(known)
+
     def memo(self, key: object, find: Callable[[], list[_T]]) -> list[_T]:
         """``find()``, kept for ``key`` where the Around holds a whole graph (the same for
         every unit that asks), found anew for a write's few nodes."""

@@ -473,7 +473,10 @@ class Validator:
         left = [shape.node for shape in selection.fallback]
         for top in selection.tops:
             units = by_top[top.node]
-            if any(unit.direct is None for unit in units):
+            if any(unit.direct is None for unit in units) or any(
+                t.kind == "targetObjectsOf" and not whole.objects_kept_as_written(t.term)
+                for t in top.targets
+            ):
                 left.append(top.node)
                 continue
             label = _shape_label(top.node)
