@@ -95,6 +95,12 @@ constraints = st.one_of(
     st.lists(st.sampled_from([*NODES, *CLASSES, *LITERALS]), max_size=4).map(
         lambda vs: f"sh:in ( {' '.join(turtle(v) for v in vs)} )"
     ),
+    st.sampled_from([*NODES, *CLASSES, *LITERALS]).map(lambda v: f"sh:hasValue {turtle(v)}"),
+    st.sampled_from(["integer", "decimal", "boolean", "string"]).map(
+        lambda d: f"sh:datatype <{XSD}{d}>"
+    ),
+    st.sampled_from(["IRI", "Literal", "BlankNodeOrIRI"]).map(lambda k: f"sh:nodeKind sh:{k}"),
+    st.sampled_from(CLASSES).map(lambda c: f"sh:class {c}"),
 )
 
 

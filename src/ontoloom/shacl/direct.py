@@ -53,7 +53,7 @@ _TYPE = RDF_TYPE.value
 
 #: A node's quads: predicate IRI (a string: its hash is kept, a term's is computed anew at
 #: every lookup) → objects.
-Quads = dict[str, set[Term]]
+Quads = dict[str, Collection[Term]]
 
 
 @dataclass
@@ -79,16 +79,20 @@ class Around:
         """Every statement of a graph (their graph names aside), as written."""
         # (typed as Any: pyoxigraph types a subject or object as possibly an RDF-star triple,
         # which ontoloom's parsers refuse; narrowing each would cost a call per quad)
-        out: dict[Any, dict[str, set[Any]]] = {}
+        # One value, the commonest, is a tuple: a third of a set's memory and time to make
+        # and to free, for a hundred thousand of them.
+        out: dict[Any, dict[str, Any]] = {}
         for t in statements:
             s, p, o = t.subject, t.predicate.value, t.object
             by_predicate = out.get(s)
             if by_predicate is None:
-                out[s] = {p: {o}}
+                out[s] = {p: (o,)}
                 continue
             objects = by_predicate.get(p)
             if objects is None:
-                by_predicate[p] = {o}
+                by_predicate[p] = (o,)
+            elif type(objects) is tuple:
+                by_predicate[p] = {objects[0], o}  # (one, when the triple is written twice)
             else:
                 objects.add(o)
         return cls(None, out)
@@ -137,7 +141,7 @@ class Around:
     def read(cls, data: Backend, focus: list[Term], objects_of: Iterable[Term] = ()) -> Around:
         """The quads from the focus nodes, and those into them with one of ``objects_of``
         (the predicates of the objects-of targets in play)."""
-        out: dict[Term, Quads] = {}
+        out: dict[Term, Any] = {}  # (sets of objects, by predicate)
         for s, p, o in map(spo, data.around(focus)):
             out.setdefault(s, defaultdict(set))[p.value].add(o)
         incoming: set[tuple[Term, Term]] = {
@@ -147,11 +151,11 @@ class Around:
         }
         return cls(focus, out, incoming, all(_kept_as_written(f) for f in focus))
 
-    def values(self, node: Term, predicate: Term) -> set[Term]:
+    def values(self, node: Term, predicate: Term) -> Collection[Term]:
         return self.out.get(node, _NO_VALUES).get(predicate.value, _NONE)
 
 
-_NONE: set[Term] = set()
+_NONE: Collection[Term] = ()
 _NO_VALUES: Quads = {}
 
 #: sparqlTarget queries whose meaning is known, by the SHA-256 of their text as written:
