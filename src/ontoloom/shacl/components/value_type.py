@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ontoloom.shacl.direct import Around
 
 _TYPE = RDF_TYPE.value
+_UNTYPED: dict[str, tuple[Term, ...]] = {}  # the quads of a node that has none
 
 
 def _each_value(
@@ -77,7 +78,7 @@ class ClassConstraintComponent(Constraint):
         ) -> Iterator[tuple[Term, Term | None]]:
             out = around.out
             for node, values in nodes:
-                bad = [v for v in values if classes.isdisjoint(out.get(v, {}).get(_TYPE, ()))]
+                bad = [v for v in values if classes.isdisjoint(out.get(v, _UNTYPED).get(_TYPE, ()))]
                 if bad:
                     yield from ((node, value) for value in sorted(bad, key=str))
 
