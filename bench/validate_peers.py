@@ -327,8 +327,18 @@ def _spawn(argv: list[str], timeout: float) -> tuple[int | None, float, float | 
     ):
         report = os.path.join(tmp, "launch")
         launcher = [sys.executable, "-S", os.path.abspath(__file__), "--launch", report, *argv]
+        # Every engine runs from its bytecode cache, as an installed package does: with
+        # PYTHONDONTWRITEBYTECODE set in the caller's environment, an editable install
+        # (ontoloom's, from the source tree) would compile every module it imports on every
+        # run, where the peers' wheels were compiled when pip installed them.
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         proc = subprocess.Popen(
-            launcher, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True
+            launcher,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
+            env=env,
         )
         timed_out = threading.Event()
 

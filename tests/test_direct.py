@@ -97,11 +97,14 @@ constraints = st.one_of(
     st.lists(st.sampled_from([*NODES, *CLASSES, *LITERALS]), max_size=4).map(
         lambda vs: f"sh:in ( {' '.join(turtle(v) for v in vs)} )"
     ),
-    # read where every lexical form is well formed (string, langString, EX code); the
-    # integer's lexical space is checked by its query
+    st.sampled_from([*NODES, *CLASSES, *LITERALS]).map(lambda v: f"sh:hasValue {turtle(v)}"),
+    # decided on the terms alone (string, langString, EX code) or by the store's casts
     st.sampled_from(
-        [XSD + "string", RDF + "langString", EX + "code", XSD + "integer", XSD + "boolean"]
+        [XSD + t for t in ("integer", "decimal", "boolean", "string")]
+        + [RDF + "langString", EX + "code"]
     ).map(lambda d: f"sh:datatype <{d}>"),
+    st.sampled_from(["IRI", "Literal", "BlankNodeOrIRI"]).map(lambda k: f"sh:nodeKind sh:{k}"),
+    st.sampled_from(CLASSES).map(lambda c: f"sh:class {c}"),
 )
 
 

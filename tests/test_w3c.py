@@ -26,7 +26,7 @@ def run(test: W3CTest, *, compiled_only: bool) -> None:
     expected = expected_report(test.graph, test.expected)
     assert isomorphic_reports(actual, expected), report_diff(actual, expected)
     if compiled_only:
-        assert set(report.engines.values()) <= {"sparql"}, report.engines
+        assert set(report.engines.values()) <= {"native", "sparql"}, report.engines
 
 
 @pytest.mark.parametrize("test", CORE, ids=lambda t: t.name)

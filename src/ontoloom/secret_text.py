@@ -200,7 +200,9 @@ TOKEN_KINDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("an OpenShift token", ("sha256~",), "sha256~[A-Za-z0-9_-]{43}"),
     ("a Flutterwave key", ("FLWSECK",), "FLWSECK(_TEST)?-[a-hA-H0-9]{12,}"),
 )
-_TOKENS = [(kind, sieve, re.compile(pattern)) for kind, sieve, pattern in TOKEN_KINDS]
+# Compiled when a sieve word first lets text through (re keeps them): every command line
+# imports this module, and most text holds no sieve word.
+_TOKENS = TOKEN_KINDS
 
 
 def _trie(words: set[str]) -> str:
@@ -224,7 +226,7 @@ def _token_kind(text: str) -> str | None:
     if _ANY_SIEVE.search(text) is None:
         return None
     for kind, sieve, pattern in _TOKENS:
-        if any(word in text for word in sieve) and pattern.search(text):
+        if any(word in text for word in sieve) and re.search(pattern, text):
             return kind
     return None
 
@@ -303,10 +305,16 @@ AUTHORIZATION = (
 VALUE_GROUP = re.compile(WRITTEN).groups
 _WRITTEN_FIRST = re.compile(WRITTEN_FIRST, re.S)
 _WRITTEN_LAST = re.compile(WRITTEN_LAST, re.S)
-_VALUE_TESTS = [
-    re.compile(p)
-    for p in (PLACEHOLDER, REFERENCE, CODE_REFERENCE, COUNT, STRONG, PASSPHRASE, LETTERS)
-]
+
+
+@functools.cache
+def _value_tests() -> list[re.Pattern[str]]:  # compiled when a value is first judged
+    return [
+        re.compile(p)
+        for p in (PLACEHOLDER, REFERENCE, CODE_REFERENCE, COUNT, STRONG, PASSPHRASE, LETTERS)
+    ]
+
+
 _UNPRONOUNCEABLE = re.compile(UNPRONOUNCEABLE)
 _URL_PASSWORD = re.compile(URL_PASSWORD)
 _AUTHORIZATION = re.compile(AUTHORIZATION)
@@ -314,7 +322,7 @@ _WRITTEN_ANYWHERE = re.compile(WRITTEN)
 
 
 def _is_secret_value(value: str) -> bool:
-    placeholder, reference, code, count, strong, passphrase, letters = _VALUE_TESTS
+    placeholder, reference, code, count, strong, passphrase, letters = _value_tests()
     return (
         len(value) >= 3
         and not placeholder.search(value)
@@ -389,15 +397,23 @@ LONG_NAME = (
     "|sshkey|signingkey|encryptionkey|credential|cookie|bearer|authorization|connectionstring"
     "|mnemonic|seedphrase|otpseed)s?$"
 )
-_NAME_TESTS = [re.compile(p) for p in (NAMESPACE, CAMEL, SEPARATORS, SUFFIXES)]
-_NAME_MATCHES = [re.compile(p) for p in (KEY_NAME, SHORT_NAME, LONG_NAME)]
+
+
+@functools.cache
+def _name_tests() -> tuple[list[re.Pattern[str]], list[re.Pattern[str]]]:
+    """Compiled when a name first passes the sieve."""
+    return (
+        [re.compile(p) for p in (NAMESPACE, CAMEL, SEPARATORS, SUFFIXES)],
+        [re.compile(p) for p in (KEY_NAME, SHORT_NAME, LONG_NAME)],
+    )
 
 
 def _named_like_a_secret(name: str) -> bool:
     if not any(word in name.lower() for word in _NAME_SIEVE):
         return False
-    namespace, camel, separators, suffixes = _NAME_TESTS
-    key_name, short_name, long_name = _NAME_MATCHES
+    tests, matches = _name_tests()
+    namespace, camel, separators, suffixes = tests
+    key_name, short_name, long_name = matches
     local = namespace.sub("", name, count=1)
     split = separators.sub("_", camel.sub(r"\1 \2", local)).lower()
     tokens = suffixes.sub("", split)
@@ -455,9 +471,9 @@ def _secret_spans(text: str) -> Iterator[tuple[int, int, bool]]:
     token's prefix names its kind; a password's says part of it."""
     for _, sieve, pattern in _TOKENS:
         if any(word in text for word in sieve):
-            for m in pattern.finditer(text):
+            for m in re.finditer(pattern, text):
                 # a leading boundary group is the character before the token: kept
-                start = m.end(1) if pattern.pattern.startswith("(^|") else m.start()
+                start = m.end(1) if pattern.startswith("(^|") else m.start()
                 yield start, m.end(), True
     for m in _WRITTEN_ANYWHERE.finditer(text):
         if _is_secret_value(m.group(VALUE_GROUP)):

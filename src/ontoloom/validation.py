@@ -10,11 +10,8 @@ libraries: the extra ontology (``-e``) is mixed into the data with pySHACL's own
 
 from __future__ import annotations
 
-import urllib.error
-import urllib.request
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +23,7 @@ from ontoloom.shacl.redact import redacted
 from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.report import report_triples, report_turtle
 from ontoloom.shacl.shapes import ShapesError, UnsupportedFeatures, ValidationFailure
-from ontoloom.shacl.validate import validate_graphs
+from ontoloom.shacl.validate import no_collection, validate_graphs
 from ontoloom.store.rdfio import holds_nothing, read_quads, read_triples
 from ontoloom.terms import (
     DefaultGraph,
@@ -73,6 +70,7 @@ _GRAPH_FORMATS = {"turtle": "turtle", "xml": "xml", "json-ld": "json-ld", "nt": 
 INFERENCE = ("none", "rdfs", "owlrl", "both")
 _SEVERITIES = {"Violation": SH + "Violation", "Warning": SH + "Warning", "Info": SH + "Info"}
 _FORMAT_HELP = "turtle, xml, json-ld, nt or n3"
+_TRIPLE_FORMATS = ("turtle", "ntriples", "rdfxml")
 
 
 @dataclass(frozen=True)
@@ -319,10 +317,14 @@ def _read(
         else:
             quads = read_quads(data=data, format_name=explicit, base_iri=base, prefixes=prefixes)
         default = DefaultGraph()
-        triples: list[Statement] = [
-            q if q.graph_name == default else Quad(q.subject, q.predicate, q.object, default)
-            for q in quads
-        ]
+        triples: list[Statement] = (
+            list(quads)  # formats without named graphs: every quad is in the default graph
+            if explicit in _TRIPLE_FORMATS
+            else [
+                q if q.graph_name == default else Quad(q.subject, q.predicate, q.object, default)
+                for q in quads
+            ]
+        )
     except ParseError as exc:
         message = exc.message.replace("<input>", label, 1)
         if not sure:
@@ -350,6 +352,9 @@ def _fetch(iri: str, importer: str) -> bytes:
             raise BadInput(f"{where}, which cannot be read ({exc.strerror or exc})") from None
     if not iri.startswith(("http:", "https:")):
         raise BadInput(f"{where}, which is no file: or http(s): IRI ontoloom can load")
+    import urllib.error
+    import urllib.request
+
     request = urllib.request.Request(
         iri, headers={"Accept": "text/turtle, application/rdf+xml;q=0.9, */*;q=0.1"}
     )
@@ -455,6 +460,8 @@ def _mix_and_infer(
 def _meta_validate(shape_triples: Sequence[Statement], prefixes: dict[str, str]) -> None:
     """``-m``: the shapes graph against the SHACL shapes for SHACL (shacl-shacl), as
     pySHACL does before validating; a shapes graph that fails is an error."""
+    from importlib.resources import files  # (-m only: it imports tempfile, shutil…)
+
     asset = files("pyshacl") / "assets" / "shacl-shacl.ttl"
     meta = read_triples(data=asset.read_bytes(), format_name="turtle", bounded=False)
     report = validate_graphs(shape_triples, meta, prefixes=prefixes)
@@ -543,6 +550,38 @@ def validate_files(
         cannot be guessed, ill-formed shapes, a shapes graph failing ``metashacl``, or
         features ontoloom does not evaluate (unless allowed).
     """
+    with no_collection():  # a file read and validated whole makes many objects, no cycles
+        return _validate_files(
+            data,
+            shapes,
+            data_format,
+            ontology=ontology,
+            inference=inference,
+            metashacl=metashacl,
+            imports=imports,
+            advanced=advanced,
+            abort=abort,
+            allow_warnings=allow_warnings,
+            allow_infos=allow_infos,
+            allow_unsupported=allow_unsupported,
+        )
+
+
+def _validate_files(
+    data: list[Source] | list[Path],
+    shapes: list[Source] | list[Path],
+    data_format: str | None,
+    *,
+    ontology: Sequence[Source],
+    inference: str,
+    metashacl: bool,
+    imports: bool,
+    advanced: bool,
+    abort: bool,
+    allow_warnings: bool,
+    allow_infos: bool,
+    allow_unsupported: bool,
+) -> Outcome:
     data_sources = [
         s if isinstance(s, Source) else Source(str(s), "-df/--data-file-format", data_format)
         for s in data
@@ -571,6 +610,7 @@ def validate_files(
             _meta_validate(shape_triples, prefixes)
         if ontology_triples or inference != "none":
             data_triples = _mix_and_infer(data_triples, ontology_triples, inference)
+        shape_set = ShapeSet(shape_triples, prefixes=prefixes, inferred=inference != "none")
         report = validate_graphs(
             data_triples,
             shape_triples,
@@ -579,6 +619,7 @@ def validate_files(
             advanced=advanced,
             allow_unsupported=allow_unsupported,
             inferred=inference != "none",
+            shape_set=shape_set,
         )
     except UnsupportedFeatures as exc:
         raise BadInput(str(exc)) from None
@@ -586,7 +627,8 @@ def validate_files(
         raise BadInput(f"validation failed: {exc}") from None
     except ShapesError as exc:
         raise BadInput(f"the shapes graph is not well-formed: {exc}") from None
-    shape_set = ShapeSet(shape_triples, prefixes=prefixes)
+    if inference != "none":  # the shapes as written, for the report (see ShapeSet.inferred)
+        shape_set = ShapeSet(shape_triples, prefixes=prefixes)
     report.results = redacted(report.results, shape_set)  # values of secret rules: never shown
     failing = _failing(report.results, shape_set, allow_warnings, allow_infos)
     outcome = Outcome(report, shape_set, conforms=not failing)

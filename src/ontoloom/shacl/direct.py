@@ -1,16 +1,18 @@
-"""The commonest constraints of a write's few focus nodes, decided by the quads around them
-instead of a planned query.
+"""Units decided from the quads instead of by a planned query: the quads around a write's
+few focus nodes, or every quad of a graph validated whole (``ontoloom validate``).
 
 A focused run first reads every quad from its focus nodes, and the quads into them with the
 predicate of an objects-of target in play (pattern reads). Those quads are all that some units'
-queries read — which focus nodes the shape targets, and their values — and planning such a query cost a write more than evaluating it (pyoxigraph has no
-prepared queries). So these units are decided here, with their queries' semantics:
+queries read — which focus nodes the shape targets, and their values — and planning such a
+query cost a write more than evaluating it (pyoxigraph has no prepared queries). A graph
+validated whole is held in memory as written (:meth:`Around.whole`); its shapes' units, one
+query each, cost more to plan and to scan the targets again than to read. So these units
+are decided here, with their queries' semantics:
 
-* sh:minCount, sh:maxCount and sh:in on a predicate path: values are distinct stored terms,
-  sh:in compares terms (sameTerm);
-* sh:datatype on a predicate path, for a datatype whose every lexical form is well formed
-  (xsd:string, rdf:langString, a datatype no cast or pattern checks): a value is a literal
-  of that datatype (a language-tagged one for rdf:langString, none other);
+* a constraint component that offers a check over quads
+  (:meth:`~ontoloom.shacl.components.Constraint.quad_check`: sh:minCount, sh:maxCount,
+  sh:in, sh:hasValue, sh:datatype, sh:nodeKind, and sh:class where every quad is at hand), on
+  a node shape or a predicate path: values are distinct terms, compared as terms (sameTerm);
 * a judged SPARQL constraint of a node shape (:mod:`.native`): the rows of its pattern
   ``$this ?path ?value``, each judged as the query's rows are;
 
@@ -19,55 +21,129 @@ node, subjects-of, objects-of, or a SPARQL target whose query is known by its ex
 (:data:`EVERY_SUBJECT`, ol:NoSecrets' target).
 
 Everything else runs its compiled SPARQL: other components and paths, nested shapes, other
-SPARQL targets, and every run with a focus node that is a blank node or a literal the store
-keeps in another form ("01"^^xsd:integer): the query's answer names such a node as the store
-has it. ``tests/test_direct.py`` holds these readers to the compiled queries and to
-whole-store validation.
+SPARQL targets, and every focused run with a focus node that is a blank node or a literal the
+store keeps in another form ("01"^^xsd:integer): the query's answer names such a node as the
+store has it. ``tests/test_direct.py`` holds these readers to the compiled queries and to
+whole-store validation; the W3C, DASH and pySHACL suites and the differential tests hold
+whole validation to the spec and to pySHACL.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from ontoloom.shacl.compiler import Violation
 from ontoloom.shacl.components import Constraint
-from ontoloom.shacl.components.cardinality import (
-    MaxCountConstraintComponent,
-    MinCountConstraintComponent,
-)
-from ontoloom.shacl.components.other import InConstraintComponent
-from ontoloom.shacl.components.value_type import DatatypeConstraintComponent
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.native import Judge, digest, judged
 from ontoloom.shacl.shapes import RDF_TYPE, Shape
 from ontoloom.store.base import Backend, Row
-from ontoloom.terms import BlankNode, Literal, NamedNode, Term, spo
+from ontoloom.terms import BlankNode, Literal, NamedNode, Statement, Term, spo
+from ontoloom.vocab import RDFS
 
 __all__ = ["EVERY_SUBJECT", "Around", "Reader", "judged_reader", "reader"]
 
 
+_T = TypeVar("_T")
+_SUBCLASS_OF = RDFS + "subClassOf"
+_TYPE = RDF_TYPE.value
+
+#: A node's quads: predicate IRI (a string: its hash is kept, a term's is computed anew at
+#: every lookup) → objects.
+Quads = dict[str, Collection[Term]]
+
+
 @dataclass
 class Around:
-    """The quads from and to some focus nodes, as the store keeps them."""
+    """The quads from and to some focus nodes, as the store keeps them; or every quad of a
+    graph, as written (``focus`` None: every target is a focus node)."""
 
-    focus: list[Term]
-    out: dict[Term, dict[Term, set[Term]]] = field(default_factory=dict)  # s → p → objects
+    focus: list[Term] | None
+    out: dict[Term, Quads] = field(default_factory=dict)  # s → p → objects
     # (o, p) of some quad into a focus node, for the predicates of objects-of targets: the
     # only incoming quads a reader asks about (a class node has one per instance)
     incoming: set[tuple[Term, Term]] = field(default_factory=set)
     # Whether every focus node is written as the store keeps it, so that these quads can
     # answer for a query that names the focus nodes in VALUES.
     exact: bool = True
+    _instances: dict[Term, list[Term]] | None = field(default=None, repr=False)
+    # a whole graph's focus nodes per kind of targets, found once for all units of a shape
+    _targeted: dict[object, list[tuple[Term, Quads]]] = field(default_factory=dict, repr=False)
+    _memo: dict[object, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def whole(cls, statements: Iterable[Statement]) -> Around:
+        """Every statement of a graph (their graph names aside), as written."""
+        # (typed as Any: pyoxigraph types a subject or object as possibly an RDF-star triple,
+        # which ontoloom's parsers refuse; narrowing each would cost a call per quad)
+        # One value, the commonest, is a tuple: a third of a set's memory and time to make
+        # and to free, for a hundred thousand of them.
+        out: dict[Any, dict[str, Any]] = {}
+        for t in statements:
+            s, p, o = t.subject, t.predicate.value, t.object
+            by_predicate = out.get(s)
+            if by_predicate is None:
+                out[s] = {p: (o,)}
+                continue
+            objects = by_predicate.get(p)
+            if objects is None:
+                by_predicate[p] = (o,)
+            elif type(objects) is tuple:
+                by_predicate[p] = {objects[0], o}  # (one, when the triple is written twice)
+            else:
+                objects.add(o)
+        return cls(None, out)
+
+    def subclass_pairs(self) -> list[tuple[Term, Term]]:
+        """Every (subclass, class) the graph states, as ``?s rdfs:subClassOf ?o`` finds them."""
+        return [(s, o) for s, by in self.out.items() for o in by.get(_SUBCLASS_OF, ())]
+
+    def instances(self, cls: Term) -> list[Term]:
+        """The subjects typed ``cls`` (of a whole graph)."""
+        if self._instances is None:
+            found: dict[Term, list[Term]] = {}
+            for s, by in self.out.items():
+                for t in by.get(_TYPE, ()):
+                    found.setdefault(t, []).append(s)
+            self._instances = found
+        return self._instances.get(cls, [])
+
+    def objects_kept_as_written(self, predicate: Term) -> bool:
+        """Whether a store would keep every literal object of ``predicate`` (of a whole
+        graph) as written: else two such focus nodes of an objects-of target may be one
+        node there ("01" and "1" as xsd:integer), as they are to pySHACL, and the shape is
+        left to the store's route, which hands them to pySHACL."""
+        key = ("kept", predicate.value)
+        known = self._memo.get(key)
+        if known is None:
+            known = self._memo[key] = all(
+                _kept_as_written(o)
+                for by in self.out.values()
+                for o in by.get(predicate.value, ())
+                if isinstance(o, Literal)
+            )
+        return bool(known)
+
+    def memo(self, key: object, find: Callable[[], list[_T]]) -> list[_T]:
+        """``find()``, kept for ``key`` where the Around holds a whole graph (the same for
+        every unit that asks), found anew for a write's few nodes."""
+        if self.focus is not None:
+            return find()
+        known = self._memo.get(key)
+        if known is None:
+            known = self._memo[key] = find()
+        return known
 
     @classmethod
     def read(cls, data: Backend, focus: list[Term], objects_of: Iterable[Term] = ()) -> Around:
         """The quads from the focus nodes, and those into them with one of ``objects_of``
         (the predicates of the objects-of targets in play)."""
-        out: dict[Term, dict[Term, set[Term]]] = {}
+        out: dict[Term, Any] = {}  # (sets of objects, by predicate)
         for s, p, o in map(spo, data.around(focus)):
-            out.setdefault(s, defaultdict(set))[p].add(o)
+            out.setdefault(s, defaultdict(set))[p.value].add(o)
         incoming: set[tuple[Term, Term]] = {
             (o, p)
             for predicate in objects_of
@@ -75,19 +151,29 @@ class Around:
         }
         return cls(focus, out, incoming, all(_kept_as_written(f) for f in focus))
 
-    def values(self, node: Term, predicate: Term) -> set[Term]:
-        return self.out.get(node, _NO_VALUES).get(predicate, _NONE)
+    def values(self, node: Term, predicate: Term) -> Collection[Term]:
+        return self.out.get(node, _NO_VALUES).get(predicate.value, _NONE)
 
 
-_NONE: set[Term] = set()
-_NO_VALUES: dict[Term, set[Term]] = {}
+_NONE: Collection[Term] = ()
+_NO_VALUES: Quads = {}
 
 #: sparqlTarget queries whose meaning is known, by the SHA-256 of their text as written:
 #: "every subject" (ol:NoSecrets' target).
 EVERY_SUBJECT = digest("SELECT DISTINCT ?this WHERE { ?this ?p ?o }")
 
-#: The rows a unit's focused query would return, from the quads around the focus nodes.
-Reader = Callable[[Around], Iterator[Row]]
+
+@dataclass(frozen=True)
+class Reader:
+    """The rows a unit's focused query would return, from the quads around the focus nodes
+    (or, from a whole graph's, those of its query over every target)."""
+
+    read: Callable[[Around], Iterator[Row]]
+    # It reads quads of the value nodes too: only an Around holding every quad may answer.
+    whole_only: bool = False
+
+    def __call__(self, around: Around) -> Iterator[Row]:
+        return self.read(around)
 
 
 def reader(
@@ -102,66 +188,34 @@ def reader(
     path = shape.path
     if nested or violation.distinct or violation.per_focus or violation.path:
         return None
-    if path is None or not path.is_predicate or path.iri is None:
+    if path is not None and (not path.is_predicate or path.iri is None):
+        return None
+    check = constraint.quad_check(hierarchy)
+    if check is None:
         return None
     targeted = _targets(top, hierarchy)
     if targeted is None:
         return None
-    predicate = path.iri
-    if isinstance(constraint, MinCountConstraintComponent | MaxCountConstraintComponent):
-        n, fewer = constraint.n, isinstance(constraint, MinCountConstraintComponent)
+    predicate = None if path is None or path.iri is None else path.iri.value
+    name = violation.value.lstrip("?") if violation.value else None
+    per_value = constraint.per_value
 
-        def counted(around: Around) -> Iterator[Row]:
-            for node in targeted(around):
-                count = len(around.values(node, predicate))
-                if (count < n) if fewer else (count > n):
-                    yield {"this": node}
+    def read(around: Around) -> Iterator[Row]:
+        nodes: list[tuple[Term, Collection[Term]]]
+        if predicate is None:
+            nodes = [(node, (node,)) for node, _ in targeted(around)]
+        elif per_value:  # a focus node without values holds: only those with some are read
+            # (the units of one property shape read the same: found once for a whole graph)
+            nodes = around.memo(
+                (targeted.key, predicate),
+                lambda: [(n, vs) for n, by in targeted(around) if (vs := by.get(predicate))],
+            )
+        else:
+            nodes = [(node, by.get(predicate, _NONE)) for node, by in targeted(around)]
+        for node, value in check(nodes, around):
+            yield {"this": node} if value is None or name is None else {"this": node, name: value}
 
-        return counted
-    if isinstance(constraint, InConstraintComponent) and violation.value:
-        # A member the store would keep in another form matches no stored value, here as in
-        # the query (which compares it by lexical form and datatype).
-        allowed, name = set(constraint.allowed), violation.value.lstrip("?")
-
-        def listed(around: Around) -> Iterator[Row]:
-            for node in targeted(around):
-                for value in sorted(around.values(node, predicate), key=str):
-                    if value not in allowed:
-                        yield {"this": node, name: value}
-
-        return listed
-    if isinstance(constraint, DatatypeConstraintComponent) and violation.value:
-        fits = _datatype_test(constraint)
-        if fits is None:
-            return None
-        name = violation.value.lstrip("?")
-
-        def typed(around: Around) -> Iterator[Row]:
-            for node in targeted(around):
-                for value in sorted(around.values(node, predicate), key=str):
-                    if not fits(value):
-                        yield {"this": node, name: value}
-
-        return typed
-    return None
-
-
-_LANG_STRING = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#langString")
-_XSD_STRING = NamedNode("http://www.w3.org/2001/XMLSchema#string")
-
-
-def _datatype_test(constraint: DatatypeConstraintComponent) -> Callable[[Term], bool] | None:
-    """Whether a value fits the datatype, as the compiled test decides it, where that test
-    reads the term alone: for xsd:string, rdf:langString and datatypes without a lexical
-    check (:meth:`DatatypeConstraintComponent.well_formed` is ``true``); None for the rest,
-    whose lexical forms a cast or pattern checks."""
-    datatype = constraint.datatype
-    if datatype == _LANG_STRING:
-        return lambda v: isinstance(v, Literal) and bool(v.language)
-    if datatype != _XSD_STRING and constraint.well_formed("?x") != "true":
-        return None
-    # (a language-tagged literal's datatype is rdf:langString)
-    return lambda v: isinstance(v, Literal) and v.datatype == datatype
+    return Reader(read, whole_only=constraint.reads_value_quads)
 
 
 def judged_reader(top: Shape, judge: Judge, hierarchy: Hierarchy) -> Reader | None:
@@ -174,19 +228,30 @@ def judged_reader(top: Shape, judge: Judge, hierarchy: Hierarchy) -> Reader | No
 
     def rows(around: Around) -> Iterator[Row]:
         matched = (
-            {"this": node, "path": path, "value": value}
-            for node in targeted(around)
-            for path, values in around.out.get(node, _NO_VALUES).items()
+            {"this": node, "path": NamedNode(path), "value": value}
+            for node, by in targeted(around)
+            for path, values in by.items()
             for value in sorted(values, key=str)
         )
         return judged(matched, judge)
 
-    return rows
+    return Reader(rows)
 
 
-def _targets(top: Shape, hierarchy: Hierarchy) -> Callable[[Around], Iterable[Term]] | None:
-    """Which focus nodes the shape targets, as its focused query tests them; None when a
-    target is of a kind tested only by running it."""
+@dataclass(frozen=True)
+class _Targeted:
+    """The focus nodes a shape's targets reach in an Around, each with its quads."""
+
+    key: object  # the targets, told apart
+    find: Callable[[Around], list[tuple[Term, Quads]]]
+
+    def __call__(self, around: Around) -> list[tuple[Term, Quads]]:
+        return self.find(around)
+
+
+def _targets(top: Shape, hierarchy: Hierarchy) -> _Targeted | None:
+    """Which focus nodes the shape targets, as its focused query tests them, each with its
+    quads; None when a target is of a kind tested only by running it."""
     nodes: set[Term] = set()
     classes: set[Term] = set()
     subjects_of: list[Term] = []
@@ -210,7 +275,40 @@ def _targets(top: Shape, hierarchy: Hierarchy) -> Callable[[Around], Iterable[Te
         else:
             return None
 
-    def targeted(around: Around) -> Iterator[Term]:
+    ordered = sorted(classes, key=str)
+    kinds = (tuple(sorted(nodes, key=str)), tuple(ordered), tuple(subjects_of), tuple(objects_of))
+    key = (*kinds, every_subject)
+
+    subjects_iris = [p.value for p in subjects_of]
+    objects_iris = [p.value for p in objects_of]
+
+    def targeted(around: Around) -> list[tuple[Term, Quads]]:
+        if around.focus is None:
+            known = around._targeted.get(key)
+            if known is None:
+                known = around._targeted[key] = _every(around)
+            return known
+        out = around.out
+        return [(node, out.get(node, _NO_VALUES)) for node in _focused(around)]
+
+    def _every(around: Around) -> list[tuple[Term, Quads]]:
+        """A whole graph's focus nodes of these targets, each once, with their quads."""
+        found: dict[Term, None] = dict.fromkeys(kinds[0])
+        if every_subject:
+            found.update(dict.fromkeys(around.out))
+        for cls in ordered:
+            found.update(dict.fromkeys(around.instances(cls)))
+        if subjects_iris or objects_iris:
+            for s, by in around.out.items():
+                if any(p in by for p in subjects_iris):
+                    found[s] = None
+                for p in objects_iris:
+                    found.update(dict.fromkeys(by.get(p, ())))
+        out = around.out
+        return [(node, out.get(node, _NO_VALUES)) for node in found]
+
+    def _focused(around: Around) -> Iterator[Term]:
+        assert around.focus is not None
         for node in around.focus:
             if (
                 (every_subject and node in around.out)
@@ -221,7 +319,7 @@ def _targets(top: Shape, hierarchy: Hierarchy) -> Callable[[Around], Iterable[Te
             ):
                 yield node
 
-    return targeted
+    return _Targeted(key, targeted)
 
 
 def _kept_as_written(term: Term) -> bool:

@@ -73,7 +73,8 @@ class Result:
 @dataclass
 class Report:
     results: list[Result] = field(default_factory=list)
-    engines: dict[str, str] = field(default_factory=dict)  # shape → "sparql" | "pyshacl"
+    # shape → "native" (read from the quads), "sparql" (its compiled queries) or "pyshacl"
+    engines: dict[str, str] = field(default_factory=dict)
     # Features the shapes use that were not evaluated (only when the caller allowed it).
     unsupported: list[Unsupported] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what else was not done, said as warnings
@@ -373,9 +374,12 @@ class Validator:
         hierarchy: Hierarchy | None = None,
         only: Collection[Term] | None = None,
         allow_unsupported: bool = False,
+        whole: Around | None = None,
     ) -> Report:
         """Validate ``data``; with ``focus``, only those nodes (as focus nodes of their targets);
-        with ``only``, only those targeted shapes.
+        with ``only``, only those targeted shapes. ``whole``: every quad of ``data``, as
+        written (a graph validated whole, held in memory): the shapes whose every unit can
+        be read from it are decided there, and ``data`` is asked only for the others.
 
         :raises UnsupportedFeatures: when the shapes use a feature ontoloom does not
             evaluate, unless ``allow_unsupported`` (then the report lists them).
@@ -383,11 +387,16 @@ class Validator:
         unsupported = self.unsupported(only)
         if unsupported and not allow_unsupported:
             raise UnsupportedFeatures(unsupported, self.shapes.describe)
+        report = Report(unsupported=unsupported)
+        if whole is not None and focus is None:
+            hierarchy = hierarchy or Hierarchy([*whole.subclass_pairs(), *self.extra_classes])
+            only = self._read_whole(report, whole, hierarchy, only)
+            if not only:
+                return report
         hierarchy = hierarchy or self.hierarchy(data)
         written, complete = _written_predicates(data)
         selection = self._selected(hierarchy, only, written if complete else frozenset())
         units, fallback = selection.units, selection.fallback
-        report = Report(unsupported=unsupported)
         focus_list = None if focus is None else list(dict.fromkeys(focus))
         if focus_list is not None and not focus_list:
             return report
@@ -451,6 +460,33 @@ class Validator:
             lambda shape, nodes: self._targeted(data, shape, nodes, hierarchy),
             self.renderer,
         )
+
+    def _read_whole(
+        self, report: Report, whole: Around, hierarchy: Hierarchy, only: Collection[Term] | None
+    ) -> list[Term]:
+        """Decide from a whole graph's quads the targeted shapes whose every unit has a
+        reader (``native`` in the report); the targeted shapes left for the store."""
+        selection = self._selected(hierarchy, only, frozenset())
+        by_top: dict[Term, list[Unit]] = {}
+        for unit in selection.units:
+            by_top.setdefault(unit.top.node, []).append(unit)
+        left = [shape.node for shape in selection.fallback]
+        for top in selection.tops:
+            units = by_top[top.node]
+            if any(unit.direct is None for unit in units) or any(
+                t.kind == "targetObjectsOf" and not whole.objects_kept_as_written(t.term)
+                for t in top.targets
+            ):
+                left.append(top.node)
+                continue
+            label = _shape_label(top.node)
+            report.engines[label] = "native"
+            started = time.perf_counter()
+            for unit in units:
+                assert unit.direct is not None
+                self._collect(report, unit, [(unit.focused, unit.direct(whole))], None)
+            report.seconds[label] = time.perf_counter() - started
+        return left
 
     def _collect(
         self,
@@ -554,7 +590,7 @@ class _Profile:
         if any(isinstance(f, BlankNode) for f in focus):  # cannot profile blank nodes cheaply
             return cls(set(focus), {_ANY}, {_ANY}, {_ANY})
         around = Around.read(data, focus, objects_of)
-        out = {p for values in around.out.values() for p in values}
+        out: set[Term] = {NamedNode(p) for values in around.out.values() for p in values}
         types = {t for node in focus for t in around.values(node, RDF_TYPE)}
         into = {p for _, p in around.incoming}
         usable = around if around.exact else None
@@ -634,6 +670,7 @@ class _Run:
             profile is not None
             and profile.around is not None
             and unit.direct is not None
+            and not unit.direct.whole_only
             and _stored_terms_decide(unit, written)
         ):
             batches.append((unit.focused, unit.direct(profile.around)))

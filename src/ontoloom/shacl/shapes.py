@@ -132,6 +132,7 @@ class ShapeSet:
         self.graph = TripleIndex(triples)
         self.prefixes = dict(prefixes or {})  # to name shapes in errors as the file wrote them
         self._shapes: dict[Term, Shape] = {}
+        self._parameters: dict[Term, dict[str, list[Term]]] = {}
         # The shapes graph's own class hierarchy: SHACL instances of rdfs:Class, sh:NodeShape…
         # OWL declares owl:Class a subclass of rdfs:Class; pySHACL assumes it too.
         self.classes = Hierarchy([*self.graph.pairs(RDFS_SUBCLASS), *_SYSTEM_CLASSES])
@@ -158,6 +159,20 @@ class ShapeSet:
     def is_instance(self, node: Term, cls: Term) -> bool:
         kinds = set(self.classes.subclasses(cls))
         return any(t in kinds for t in self.graph.objects(node, RDF_TYPE))
+
+    def parameters(self, node: Term) -> dict[str, list[Term]]:
+        """The sh: properties of ``node`` by local name, each with its values in the order
+        of the graph's triples: every component reads a shape's parameters from here (one
+        pass over the shape's triples, not one lookup per component and parameter)."""
+        found = self._parameters.get(node)
+        if found is None:
+            found = {}
+            for t in self.graph.triples_of(node):
+                iri = t.predicate.value
+                if iri.startswith(SH):
+                    found.setdefault(iri[len(SH) :], []).append(t.object)  # type: ignore[arg-type]
+            self._parameters[node] = found
+        return found
 
     def shape(self, node: Term) -> Shape:
         cached = self._shapes.get(node)

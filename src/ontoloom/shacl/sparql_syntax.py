@@ -13,7 +13,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -212,6 +211,8 @@ def _cache_dir() -> Path | None:
 
 
 def _write(path: Path, record: dict[str, Any]) -> None:
+    import tempfile  # (imported where used: a plain validation never writes the cache)
+
     with contextlib.suppress(OSError):
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -35,7 +35,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import signal
 import threading
 from collections.abc import Iterator
@@ -176,6 +175,8 @@ def deferred_signals() -> Iterator[None]:
 
 def drop(path: Path) -> None:
     """Remove a store directory that is not live (a checkpoint, or the store it replaced)."""
+    import shutil  # (imported where used: every command line imports this module)
+
     shutil.rmtree(path, ignore_errors=True)
 
 

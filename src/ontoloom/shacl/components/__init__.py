@@ -6,6 +6,7 @@ Each component class is named after its spec IRI and turns its parameters into a
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, ClassVar
 
 from ontoloom.terms import Literal, NamedNode, Term
@@ -13,12 +14,21 @@ from ontoloom.vocab import SH
 
 if TYPE_CHECKING:
     from ontoloom.shacl.compiler import Compiler, Source, Violation
+    from ontoloom.shacl.direct import Around
+    from ontoloom.shacl.hierarchy import Hierarchy
     from ontoloom.shacl.paths import Path
     from ontoloom.shacl.rdfgraph import TripleIndex
     from ontoloom.shacl.render import Renderer
     from ontoloom.shacl.shapes import Shape, ShapeSet
 
-__all__ = ["Constraint", "custom_components", "parse_constraints"]
+__all__ = ["Constraint", "QuadCheck", "custom_components", "parse_constraints"]
+
+#: A constraint decided over quads as written: the focus nodes, each with its value nodes,
+#: and the quads around them → the violations, each (focus node, value node or None when
+#: the focus node itself violates). The same semantics as the compiled query it stands for.
+QuadCheck = Callable[
+    [list[tuple[Term, Collection[Term]]], "Around"], Iterator[tuple[Term, Term | None]]
+]
 
 
 class Constraint:
@@ -43,6 +53,9 @@ class Constraint:
     # where the store keeps some literals in another form than written.
     reads_terms: ClassVar[bool] = True
     parameter_bindings: dict[str, Term] = {}  # noqa: RUF012 — custom components' parameters
+    # Whether its quad check reads quads of the value nodes (their types), beyond the focus
+    # nodes' own: only a run holding every quad of the data (whole validation) may use it.
+    reads_value_quads: ClassVar[bool] = False
 
     @property
     def component_iri(self) -> NamedNode:
@@ -61,6 +74,12 @@ class Constraint:
     ) -> Violation | None:
         """The violation pattern; ``source`` is given at top level (focus not yet bound)."""
         raise NotImplementedError
+
+    def quad_check(self, hierarchy: Hierarchy) -> QuadCheck | None:
+        """The constraint decided over the quads (:mod:`ontoloom.shacl.direct`) instead of
+        by its compiled query, with the query's semantics on the terms as written; None
+        when only the query decides it."""
+        return None
 
     def shape_refs(self) -> list[Term]:
         """Shapes this constraint validates value nodes against (for reach analysis)."""

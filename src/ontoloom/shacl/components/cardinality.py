@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterator
+
 from ontoloom.shacl.compiler import Compiler, Source, Violation
-from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.components import Constraint, QuadCheck
 from ontoloom.shacl.components.params import Params
+from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapeSet
@@ -35,6 +38,20 @@ class _Count(Constraint):
         assert shape.path is not None
         path = shape.path.sparql()
         return cx.count(focus, lambda f, v: f"{f} {path} {v} .", self.op, self.n, source)
+
+    def quad_check(self, hierarchy: Hierarchy) -> QuadCheck:
+        # distinct stored terms, as the query counts them (two written forms of one
+        # stored term are refused at the door)
+        n, fewer = self.n, self.op == "<"
+
+        def counted(
+            nodes: list[tuple[Term, Collection[Term]]], around: object
+        ) -> Iterator[tuple[Term, Term | None]]:
+            for node, values in nodes:
+                if (len(values) < n) if fewer else (len(values) > n):
+                    yield node, None
+
+        return counted
 
     def message(
         self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterator
+
 from ontoloom.shacl.compiler import Compiler, Source, Violation, same_term, term_sparql
-from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.components import Constraint, QuadCheck
 from ontoloom.shacl.components.params import Params
+from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.render import Renderer
 from ontoloom.shacl.shapes import Shape, ShapeSet
@@ -78,6 +81,18 @@ class HasValueConstraintComponent(Constraint):
             f"FILTER NOT EXISTS {{ {values} FILTER({cx.same_term(v, self.expected)}) }}"
         )
 
+    def quad_check(self, hierarchy: Hierarchy) -> QuadCheck:
+        expected = self.expected  # RDF term equality, on the terms as written
+
+        def missing(
+            nodes: list[tuple[Term, Collection[Term]]], around: object
+        ) -> Iterator[tuple[Term, Term | None]]:
+            for node, values in nodes:
+                if expected not in values:
+                    yield node, None
+
+        return missing
+
     def message(
         self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None
     ) -> str:
@@ -109,6 +124,21 @@ class InConstraintComponent(Constraint):
         values, v = cx.value_nodes(shape, focus)
         same = " || ".join(cx.same_term(v, a) for a in self.allowed) or "false"
         return Violation(f"{values} FILTER(!({same}))", value=v)
+
+    def quad_check(self, hierarchy: Hierarchy) -> QuadCheck:
+        # RDF term equality (sameTerm), on the terms as written: a member the store would
+        # keep in another form matches the value written so, as the query's record join does
+        allowed = set(self.allowed)
+
+        def listed(
+            nodes: list[tuple[Term, Collection[Term]]], around: object
+        ) -> Iterator[tuple[Term, Term | None]]:
+            for node, values in nodes:
+                found = [v for v in values if v not in allowed]
+                if found:
+                    yield from ((node, value) for value in sorted(found, key=str))
+
+        return listed
 
     def message(
         self, r: Renderer, focus: Term, value: Term | None, path: Path | Term | None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ontoloom.shacl.shapes import ShapesError, sh
+from ontoloom.shacl.shapes import ShapesError
 from ontoloom.terms import BlankNode, Literal, NamedNode, Term
 from ontoloom.vocab import RDF, XSD
 
@@ -40,6 +40,7 @@ class Params:
 
     def __init__(self, shapes: ShapeSet, shape: Shape) -> None:
         self.shapes, self.shape, self.g = shapes, shape, shapes.graph
+        self._values = shapes.parameters(shape.node)
 
     def error(self, local: str, problem: str, fix: str) -> ShapesError:
         return ShapesError(
@@ -47,7 +48,7 @@ class Params:
         )
 
     def values(self, local: str) -> list[Term]:
-        return self.g.objects(self.shape.node, sh(local))
+        return self._values.get(local, [])
 
     def at_most_one(self, local: str) -> Term | None:
         values = self.values(local)

@@ -2,14 +2,40 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Iterable, Iterator
+from typing import TYPE_CHECKING
+
 from ontoloom.shacl.compiler import Compiler, Source, Violation
-from ontoloom.shacl.components import Constraint
+from ontoloom.shacl.components import Constraint, QuadCheck
 from ontoloom.shacl.components.params import Params
+from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.render import Renderer
-from ontoloom.shacl.shapes import Shape, ShapeSet
-from ontoloom.terms import NamedNode, Term
+from ontoloom.shacl.shapes import RDF_TYPE, Shape, ShapeSet
+from ontoloom.terms import BlankNode, Literal, NamedNode, Term
 from ontoloom.vocab import RDF, SH, XSD
+
+if TYPE_CHECKING:
+    from ontoloom.shacl.direct import Around
+
+_TYPE = RDF_TYPE.value
+_UNTYPED: dict[str, tuple[Term, ...]] = {}  # the quads of a node that has none
+
+
+def _each_value(
+    bad: Callable[[Term], bool],
+) -> QuadCheck:
+    """A check of each value node on its own: the violating ones, in a stable order."""
+
+    def check(
+        nodes: list[tuple[Term, Collection[Term]]], around: Around
+    ) -> Iterator[tuple[Term, Term | None]]:
+        for node, values in nodes:
+            found = [v for v in values if bad(v)]
+            if found:
+                yield from ((node, value) for value in sorted(found, key=str))
+
+    return check
 
 
 class ClassConstraintComponent(Constraint):
@@ -38,6 +64,25 @@ class ClassConstraintComponent(Constraint):
             return Violation(f"{values} MINUS {{ {cx.instance_of(v, self.cls)} }}", value=v)
         # nested (the focus bound outside), each value node of the path is looked up
         return Violation(f"{values} FILTER NOT EXISTS {{ {cx.instance_of(v, self.cls)} }}", value=v)
+
+    reads_value_quads = True  # the value nodes' types
+
+    def quad_check(self, hierarchy: Hierarchy) -> QuadCheck | None:
+        if isinstance(self.cls, BlankNode):
+            return None  # the query cannot name it (the shape is not compiled)
+        # the classes the query lists: the class and its subclasses, blank ones aside
+        classes = {c for c in hierarchy.subclasses(self.cls) if not isinstance(c, BlankNode)}
+
+        def check(
+            nodes: list[tuple[Term, Collection[Term]]], around: Around
+        ) -> Iterator[tuple[Term, Term | None]]:
+            out = around.out
+            for node, values in nodes:
+                bad = [v for v in values if classes.isdisjoint(out.get(v, _UNTYPED).get(_TYPE, ()))]
+                if bad:
+                    yield from ((node, value) for value in sorted(bad, key=str))
+
+        return check
 
 
 # Datatypes whose lexical space SPARQL casts can check (ill-formed literals violate sh:datatype).
@@ -119,6 +164,40 @@ class DatatypeConstraintComponent(Constraint):
             return f'REGEX({lexical}, "{_PATTERNS[dt]}")'
         return "true"
 
+    def quad_check(self, hierarchy: Hierarchy) -> QuadCheck:
+        datatype = self.datatype
+        if datatype.value == RDF + "langString":
+            return _each_value(lambda v: not (isinstance(v, Literal) and v.language))
+        expression = self.well_formed("?l")
+        # (every lexical form casts to xsd:string: no query asked for it, on every write)
+        if expression == "true" or datatype.value == XSD + "string":
+            return _each_value(
+                lambda v: not (isinstance(v, Literal) and not v.language and v.datatype == datatype)
+            )
+
+        def check(
+            nodes: list[tuple[Term, Collection[Term]]], around: Around
+        ) -> Iterator[tuple[Term, Term | None]]:
+            typed = [
+                v.value
+                for _, values in nodes
+                for v in values
+                if isinstance(v, Literal) and not v.language and v.datatype == datatype
+            ]
+            formed = well_formed(datatype, expression, typed)
+            return _each_value(
+                lambda v: (
+                    not (
+                        isinstance(v, Literal)
+                        and not v.language
+                        and v.datatype == datatype
+                        and formed[v.value]
+                    )
+                )
+            )(nodes, around)
+
+        return check
+
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
         if self.datatype.value == RDF + "langString":
@@ -131,6 +210,35 @@ class DatatypeConstraintComponent(Constraint):
         return Violation(f"{values} FILTER(!({ok}))", value=v)
 
 
+_formed: dict[tuple[NamedNode, str], bool] = {}
+
+
+def well_formed(datatype: NamedNode, expression: str, lexicals: Iterable[str]) -> dict[str, bool]:
+    """Whether each lexical form is in the datatype's lexical space, as the compiled query
+    judges it: ``expression`` (of ``?l``, a plain literal of the lexical form) evaluated by
+    the store's engine itself, once for all forms not judged before."""
+    out: dict[str, bool] = {}
+    todo: list[str] = []
+    for lexical in lexicals:
+        known = _formed.get((datatype, lexical))
+        if known is None:
+            todo.append(lexical)
+        else:
+            out[lexical] = known
+    if todo:
+        from ontoloom.store import scratch
+
+        todo = list(dict.fromkeys(todo))
+        listed = " ".join(str(Literal(lexical)) for lexical in todo)
+        query = f"SELECT ?l WHERE {{ VALUES ?l {{ {listed} }} FILTER({expression}) }}"
+        good = {row["l"].value for row in scratch().select(query) if row["l"] is not None}
+        if len(_formed) > 65536:
+            _formed.clear()
+        for lexical in todo:
+            out[lexical] = _formed[(datatype, lexical)] = lexical in good
+    return out
+
+
 _NODE_KINDS = {
     "BlankNode": "isBlank({v})",
     "IRI": "isIRI({v})",
@@ -138,6 +246,17 @@ _NODE_KINDS = {
     "BlankNodeOrIRI": "!isLiteral({v})",
     "BlankNodeOrLiteral": "!isIRI({v})",
     "IRIOrLiteral": "!isBlank({v})",
+}
+
+
+# The kinds of term that fail each _NODE_KINDS test.
+_WRONG_KINDS: dict[str, tuple[type, ...]] = {
+    "BlankNode": (NamedNode, Literal),
+    "IRI": (BlankNode, Literal),
+    "Literal": (NamedNode, BlankNode),
+    "BlankNodeOrIRI": (Literal,),
+    "BlankNodeOrLiteral": (NamedNode,),
+    "IRIOrLiteral": (BlankNode,),
 }
 
 
@@ -172,6 +291,19 @@ class NodeKindConstraintComponent(Constraint):
     def pattern(self, cx: Compiler, shape: Shape, focus: str, source: Source | None) -> Violation:
         values, v = cx.value_nodes(shape, focus)
         return Violation(f"{values} FILTER(!({self.test.format(v=v)}))", value=v)
+
+    def quad_check(self, hierarchy: Hierarchy) -> QuadCheck:
+        wrong = _WRONG_KINDS[self.kind.value[len(SH) :]]
+
+        def check(
+            nodes: list[tuple[Term, Collection[Term]]], around: Around
+        ) -> Iterator[tuple[Term, Term | None]]:
+            for node, values in nodes:
+                found = [v for v in values if isinstance(v, wrong)]
+                if found:
+                    yield from ((node, value) for value in sorted(found, key=str))
+
+        return check
 
 
 COMPONENTS: list[type[Constraint]] = [
