@@ -15,6 +15,7 @@ from hypothesis import settings
 from endpoint_servers import (
     EndpointServer,
     EngineMissing,
+    OxigraphNamedServer,
     OxigraphServer,
     VirtuosoServer,
 )
@@ -211,6 +212,16 @@ def _oxigraph_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oxig
 
 
 @pytest.fixture(scope="session")
+def _oxigraph_named_session(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[OxigraphNamedServer]:
+    server = _session_engine(OxigraphNamedServer, tmp_path_factory)
+    yield server
+    server.stop()
+    shutil.rmtree(server.workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
 def _virtuoso_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtuosoServer]:
     server = _session_engine(VirtuosoServer, tmp_path_factory)
     yield server
@@ -232,6 +243,12 @@ def _fresh(server: _Engine) -> _Engine:
 def oxigraph_server(_oxigraph_session: OxigraphServer) -> OxigraphServer:
     """`oxigraph serve --union-default-graph` on loopback, emptied for this test."""
     return _fresh(_oxigraph_session)
+
+
+@pytest.fixture
+def oxigraph_named_server(_oxigraph_named_session: OxigraphNamedServer) -> OxigraphNamedServer:
+    """`oxigraph serve` without `--union-default-graph` (its default graph is its own)."""
+    return _fresh(_oxigraph_named_session)
 
 
 @pytest.fixture

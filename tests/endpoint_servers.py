@@ -247,8 +247,11 @@ class OxigraphServer(EndpointServer):
 
     name = "oxigraph"
 
-    def __init__(self, workdir: Path, port: int | None = None) -> None:
+    def __init__(self, workdir: Path, port: int | None = None, *, union: bool = True) -> None:
         super().__init__(workdir)
+        # union=False: the default graph is the store's own (oxigraph's default), which
+        # ontoloom must work with too (it then names its graphs in every query).
+        self.union = union
         self.binary = oxigraph_binary()
         self.port = port or free_port()
         base = f"http://127.0.0.1:{self.port}"
@@ -265,11 +268,20 @@ class OxigraphServer(EndpointServer):
             "--bind",
             f"127.0.0.1:{self.port}",
             # Queries without GRAPH see every graph, as in the embedded store.
-            "--union-default-graph",
+            *(["--union-default-graph"] if self.union else []),
         ]
 
     def reset(self) -> None:
         self.update("DROP ALL")
+
+
+class OxigraphNamedServer(OxigraphServer):
+    """``oxigraph serve`` without ``--union-default-graph``: its default graph is its own."""
+
+    name = "oxigraph-named"
+
+    def __init__(self, workdir: Path, port: int | None = None) -> None:
+        super().__init__(workdir, port, union=False)
 
 
 def oxigraph_binary() -> str:

@@ -504,6 +504,105 @@ def _typed_literals(sparql: str) -> list[Literal]:
     return found
 
 
+_GENID_BYTES = GENID.encode()
+
+
+def _unskolem_results(body: bytes) -> bytes:
+    """A JSON results document with the store's skolem IRIs as the blank nodes they stand
+    for (as :func:`unskolem` turns them back in rows)."""
+    if _GENID_BYTES not in body:
+        return body
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return body  # the parser names what is wrong with it
+    for row in doc.get("results", {}).get("bindings", []):
+        for term in row.values():
+            value = term.get("value", "")
+            if term.get("type") == "uri" and value.startswith(GENID):
+                term["type"], term["value"] = "bnode", value[len(GENID) :]
+    return json.dumps(doc).encode()
+
+
+_BLANK_TESTS = {"ISBLANK": "|| ", "ISIRI": "&& !", "ISURI": "&& !"}
+
+
+def blank_aware(text: str) -> str:
+    """``text`` with each ``isBlank(E)`` also true, and each ``isIRI(E)``/``isURI(E)`` false,
+    for a skolem IRI — the store's stand-in for a blank node — so that they answer as over
+    the blank nodes written. Comments, strings and IRIs are left alone.
+
+    >>> blank_aware('SELECT * WHERE { ?s ?p ?o FILTER(isBlank(?o) && "isIRI(" != STR(?s)) }')
+    'SELECT * WHERE { ?s ?p ?o FILTER((isBlank(?o) || STRSTARTS(STR(?o), "https://ontoloom.dev/.well-known/genid/")) && "isIRI(" != STR(?s)) }'
+    """
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "#":
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+        elif c in "\"'":
+            quote = text[i : i + 3] if text[i : i + 3] in ('"""', "'''") else c
+            end = i + len(quote)
+            while end < n and not text.startswith(quote, end):
+                end += 2 if text[end] == "\\" else 1
+            end += len(quote)
+        elif (
+            c == "<"
+            and (close := text.find(">", i)) > 0
+            and not any(ch in text[i + 1 : close] for ch in ' \t\r\n"{}|^`<')
+        ):
+            end = close + 1
+        elif c.isalpha():
+            end = i
+            while end < n and (text[end].isalnum() or text[end] == "_"):
+                end += 1
+            word = text[i:end]
+            test = _BLANK_TESTS.get(word.upper())
+            opening = end
+            while opening < n and text[opening].isspace():
+                opening += 1
+            if (
+                test is not None
+                and text[i - 1 : i] not in ("?", "$", ":")
+                and text[opening : opening + 1] == "("
+            ):
+                close = _closing(text, opening)
+                if close is not None:
+                    argument = blank_aware(text[opening + 1 : close])
+                    out.append(f'({word}({argument}) {test}STRSTARTS(STR({argument}), "{GENID}"))')
+                    i = close + 1
+                    continue
+        else:
+            end = i + 1
+        out.append(text[i:end])
+        i = end
+    return "".join(out)
+
+
+def _closing(text: str, opening: int) -> int | None:
+    """Where the parenthesis at ``opening`` closes (strings and IRIs skipped), or None."""
+    depth, i, n = 0, opening, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            quote = text[i : i + 3] if text[i : i + 3] in ('"""', "'''") else c
+            i += len(quote)
+            while i < n and not text.startswith(quote, i):
+                i += 2 if text[i] == "\\" else 1
+            i += len(quote)
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
 def _standard_results(body: bytes) -> bytes:
     """A JSON results document as the standard has it, from engines that depart from it:
     Virtuoso answers an ASK as one binding ``__ASK_RETVAL`` (1 when true, no row when false)
@@ -807,19 +906,32 @@ class SparqlEndpointBackend:
         # graphs), unless the query names its dataset itself (FROM, FROM NAMED).
         # A graph is asked for by the query's form: an engine offered both answers a
         # CONSTRUCT with whichever it likes (Virtuoso: a JSON table of ?s ?p ?o).
+        from ontoloom.store.embedded import FORMATS
+
         graph_form = _query_form(sparql) in ("CONSTRUCT", "DESCRIBE")
         accept = _GRAPH_ACCEPT if graph_form else f"{_JSON_RESULTS}, {_NTRIPLES};q=0.9"
         dataset = None if _names_dataset(sparql) else list(self.named_graphs())
-        response = self._query(with_values(sparql, bindings), accept, timeout, dataset)
+        # Blank nodes are IRIs in the store (skolemised): isBlank and isIRI are asked so that
+        # they answer as they would of the blank nodes written.
+        sparql = blank_aware(with_values(sparql, bindings))
+        response = self._query(sparql, accept, timeout, dataset)
         self._refuse_capped(response)
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if "json" in media and media != "application/ld+json":
-            parsed = self._parse_results(response.content)
+            parsed = self._parse_results(_unskolem_results(response.content))
         else:
             graph = _graph_answer(response, f"the SPARQL endpoint {self.config.query_url}")
+            cap = result_cap(self.config.gaps)
+            if cap is not None and len(graph) >= cap:
+                raise EndpointError(
+                    f"the SPARQL endpoint {self.config.query_url} ({self.config.engine or self.engine}) "
+                    f"answered {len(graph)} triples, and it cuts a graph answer at {cap} without "
+                    "a sign (its result limit): this one may be cut, so it is not returned; narrow "
+                    "the query, or raise the engine's limit (Virtuoso: ResultSetMaxRows in "
+                    "virtuoso.ini [SPARQL])"
+                )
             out = BytesIO()
-            fmt = RdfFormat.N_TRIPLES if format_name == "ntriples" else RdfFormat.TURTLE
-            serialize(graph, out, fmt)
+            serialize(graph, out, FORMATS.get(format_name, RdfFormat.TURTLE))
             return "graph", out.getvalue()
         out = BytesIO()
         fmt_results = {
