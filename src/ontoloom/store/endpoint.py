@@ -216,6 +216,15 @@ ENGINE_GAPS = {
         "a property path with + or * whose two ends are both unbound (`?a ol:blocks+ ?b`) "
         "is refused by the engine; bind one end, or write `?a ol:blocks ?m . ?m ol:blocks* ?b`"
     ),
+    "transitive-path-to-itself": (
+        "a property path with + or * from a variable back to the same variable (`?t "
+        "ol:blocks+ ?t`, the cycles query) is refused by the engine; write `?t ol:blocks ?m . "
+        "?m ol:blocks* ?t` from a bound ?t"
+    ),
+    "booleans-as-integers": (
+        "the engine answers a boolean (`true`, `isBlank(?x)`, a stored xsd:boolean) as the "
+        "integer 1 or 0 in query results; compare with 1 and 0, or ask with FILTER"
+    ),
     "result-cap": (
         "the engine cuts an answer at {cap} rows: `ontoloom query` refuses a SELECT past it "
         "(never returned in part) and a CONSTRUCT or DESCRIBE answer of {cap} triples or more "
@@ -1159,8 +1168,18 @@ class SparqlEndpointBackend:
         path = NamedNode("urn:ontoloom:path-probe")
         if self._probe_query(f"SELECT ?a ?b WHERE {{ ?a {path}+ ?b }} LIMIT 1") is None:
             gaps.append("unbound-transitive-path")
-        values = " ".join(str(n) for n in range(PAGE + 1))
-        rows = self._probe_query(f"SELECT ?n WHERE {{ VALUES ?n {{ {values} }} }}")
+        if self._probe_query(f"SELECT ?a WHERE {{ ?a {path}+ ?a }} LIMIT 1") is None:
+            gaps.append("transitive-path-to-itself")
+        truth = self._probe_query("SELECT ?t WHERE { VALUES ?t { true } }")
+        if truth is not None:
+            rows = self._rows(self._parse_results(truth.content))
+            if rows and rows[0]["t"] != Literal(True):
+                gaps.append("booleans-as-integers")
+        # PAGE + 2 rows, as a join of two short VALUES (Virtuoso refuses one of that length)
+        side = " ".join(str(n) for n in range(int(PAGE**0.5) + 1))
+        rows = self._probe_query(
+            f"SELECT * WHERE {{ VALUES ?a {{ {side} }} VALUES ?b {{ {side} }} }}"
+        )
         cap = None if rows is None else _int_header(rows, "x-sparql-maxrows")
         if cap is not None:
             gaps.append(f"result-cap={cap}")
