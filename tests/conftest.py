@@ -257,9 +257,12 @@ def virtuoso_server(_virtuoso_session: VirtuosoServer) -> VirtuosoServer:
     return _fresh(_virtuoso_session)
 
 
-@pytest.fixture(params=["oxigraph", pytest.param("virtuoso", marks=pytest.mark.virtuoso)])
+@pytest.fixture(
+    params=["oxigraph", "oxigraph_named", pytest.param("virtuoso", marks=pytest.mark.virtuoso)]
+)
 def endpoint_server(request: pytest.FixtureRequest) -> EndpointServer:
-    """Each real engine in turn (the Virtuoso run carries the `virtuoso` marker)."""
+    """Each real engine in turn: oxigraph with and without a union default graph, Virtuoso
+    (its run carries the `virtuoso` marker)."""
     return request.getfixturevalue(f"{request.param}_server")
 
 

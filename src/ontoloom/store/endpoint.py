@@ -756,9 +756,10 @@ class SparqlEndpointBackend:
     ) -> httpx.Response:
         form: dict[str, Any] = {"query": sparql}
         if dataset is None and self.config.default_graph == "named" and not _names_dataset(sparql):
-            # The store's default graph is a graph of its own: the query reads ontoloom's
-            # graphs, named as its dataset (one more round trip to list them).
-            dataset = self._graphs() or [META]  # META: never none, which means the store's
+            # The store's default graph is a graph of its own: the query reads the union of
+            # the named graphs, each named in its dataset (one more round trip to list them;
+            # META when there is none, as no dataset at all would mean the store's own).
+            dataset = self._graphs(ours=False) or [META]
         if dataset is not None:  # SPARQL 1.1 Protocol: the default graph and the named graphs
             form["default-graph-uri"] = form["named-graph-uri"] = [g.value for g in dataset]
         for attempt in range(READ_ATTEMPTS):
@@ -1026,14 +1027,13 @@ class SparqlEndpointBackend:
         store may hold others — Virtuoso its own system graphs — that are none of ours)."""
         return iter(sorted(self._graphs(), key=str))
 
-    def _graphs(self) -> list[Term]:
-        """:meth:`named_graphs`, asked of the store as it is (no dataset of ours)."""
+    def _graphs(self, *, ours: bool = True) -> list[Term]:
+        """:meth:`named_graphs` (with ``ours=False``, every named graph that holds anything,
+        as a union default graph would show), asked of the store as it is (no dataset)."""
+        only = f'FILTER(STRSTARTS(STR(?g), "{GRAPH_BASE}"))' if ours else ""
         response = self._post(
             self.config.query_url,
-            {
-                "query": f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
-                f'FILTER(STRSTARTS(STR(?g), "{GRAPH_BASE}")) }}'
-            },
+            {"query": f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} {only} }}"},
             _JSON_RESULTS,
             "a query listing ontoloom's graphs",
         )
