@@ -17,6 +17,7 @@ from endpoint_servers import (
     EngineMissing,
     OxigraphNamedServer,
     OxigraphServer,
+    RdflibServer,
     VirtuosoServer,
 )
 from fault_proxy import FaultProxy
@@ -222,6 +223,14 @@ def _oxigraph_named_session(
 
 
 @pytest.fixture(scope="session")
+def _rdflib_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RdflibServer]:
+    server = _session_engine(RdflibServer, tmp_path_factory)
+    yield server
+    server.stop()
+    shutil.rmtree(server.workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
 def _virtuoso_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtuosoServer]:
     server = _session_engine(VirtuosoServer, tmp_path_factory)
     yield server
@@ -252,6 +261,12 @@ def oxigraph_named_server(_oxigraph_named_session: OxigraphNamedServer) -> Oxigr
 
 
 @pytest.fixture
+def rdflib_server(_rdflib_session: RdflibServer) -> RdflibServer:
+    """rdflib-endpoint (an in-memory rdflib Dataset, updates on) on loopback, emptied."""
+    return _fresh(_rdflib_session)
+
+
+@pytest.fixture
 def virtuoso_server(_virtuoso_session: VirtuosoServer) -> VirtuosoServer:
     """Virtuoso 7 on loopback (updates granted to the anonymous user), emptied for this test."""
     return _fresh(_virtuoso_session)
@@ -271,6 +286,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "virtuoso_server" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.virtuoso)
+        if "rdflib_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.rdflib_endpoint)
 
 
 @pytest.fixture

@@ -5,7 +5,8 @@ same quads, give the same results — blank nodes, CONSTRUCT in every format, an
 and by `ontoloom status --json`, refuses the query in one readable message.
 
 The embedded store is the oracle. Engines: `oxigraph serve` with and without
-`--union-default-graph` here; Virtuoso 7 under `-m virtuoso` (`make test-virtuoso`)."""
+`--union-default-graph` here; Virtuoso 7 under `-m virtuoso` (`make test-virtuoso`);
+rdflib-endpoint under `-m rdflib_endpoint` (`make test-rdflib-endpoint`)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from gateways import cli
 from ontoloom.api import Graph
 from ontoloom.cli import main
 from ontoloom.store.base import Delta
-from ontoloom.store.endpoint import skolem
+from ontoloom.store.endpoint import _data, skolem
 from ontoloom.terms import BlankNode, Literal, NamedNode, Quad, RdfFormat
 from ontoloom.vocab import FACTS, GRAPH_BASE, META, OL
 
@@ -150,6 +151,10 @@ def _remote(root: Path, server, quads: list[Quad]) -> Path:
     done = _init(root, server)
     assert done.exit_code == 0, done.output
     data_dir = root / ".ontoloom"
+    if server.store_url is None:  # no Graph Store Protocol (rdflib-endpoint): plain updates
+        for i in range(0, len(quads), 500):
+            server.update(f"INSERT DATA {{ {' '.join(map(_data, quads[i : i + 500]))} }}")
+        return data_dir
     small = {q for q in quads if q.graph_name != BIG}
     with Graph.open(data_dir, write=True) as g:
         g.backend.apply(Delta(adds=small), g.backend.generation())
@@ -174,6 +179,7 @@ def _remote(root: Path, server, quads: list[Quad]) -> Path:
         "oxigraph",
         "oxigraph_named",
         pytest.param("virtuoso", marks=pytest.mark.virtuoso),
+        pytest.param("rdflib", marks=pytest.mark.rdflib_endpoint),
     ]
 )
 def engine(request: pytest.FixtureRequest):

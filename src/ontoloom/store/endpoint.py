@@ -572,17 +572,13 @@ def blank_aware(text: str) -> str:
             opening = end
             while opening < n and text[opening].isspace():
                 opening += 1
-            if (
-                test is not None
-                and text[i - 1 : i] not in ("?", "$", ":")
-                and text[opening : opening + 1] == "("
-            ):
-                close = _closing(text, opening)
-                if close is not None:
-                    argument = blank_aware(text[opening + 1 : close])
-                    out.append(f'({word}({argument}) {test}STRSTARTS(STR({argument}), "{GENID}"))')
-                    i = close + 1
-                    continue
+            called = test is not None and text[opening : opening + 1] == "("
+            closing = _closing(text, opening) if called else None
+            if closing is not None and text[i - 1 : i] not in ("?", "$", ":"):
+                argument = blank_aware(text[opening + 1 : closing])
+                out.append(f'({word}({argument}) {test}STRSTARTS(STR({argument}), "{GENID}"))')
+                i = closing + 1
+                continue
         else:
             end = i + 1
         out.append(text[i:end])
@@ -1172,15 +1168,15 @@ class SparqlEndpointBackend:
             gaps.append("transitive-path-to-itself")
         truth = self._probe_query("SELECT ?t WHERE { VALUES ?t { true } }")
         if truth is not None:
-            rows = self._rows(self._parse_results(truth.content))
-            if rows and rows[0]["t"] != Literal(True):
+            answered = self._rows(self._parse_results(truth.content))
+            if answered and answered[0]["t"] != Literal(True):
                 gaps.append("booleans-as-integers")
         # PAGE + 2 rows, as a join of two short VALUES (Virtuoso refuses one of that length)
         side = " ".join(str(n) for n in range(int(PAGE**0.5) + 1))
-        rows = self._probe_query(
+        many = self._probe_query(
             f"SELECT * WHERE {{ VALUES ?a {{ {side} }} VALUES ?b {{ {side} }} }}"
         )
-        cap = None if rows is None else _int_header(rows, "x-sparql-maxrows")
+        cap = None if many is None else _int_header(many, "x-sparql-maxrows")
         if cap is not None:
             gaps.append(f"result-cap={cap}")
         return {"default_graph": "union" if union else "named", "engine": self.engine, "gaps": gaps}
