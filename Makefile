@@ -53,7 +53,8 @@ VIRTUOSO_SUITES := tests/test_write_path.py tests/test_audit.py tests/test_diffe
 	tests/test_interchange.py tests/test_search.py tests/test_records.py tests/test_proposals.py \
 	tests/test_cli.py tests/test_mcp.py
 test-virtuoso: $(STAMP)
-	$(PY) -m pytest -n 2 -m virtuoso tests/test_endpoint_backend.py tests/test_endpoint_faults.py
+	$(PY) -m pytest -n 2 -m virtuoso tests/test_endpoint_backend.py tests/test_endpoint_faults.py \
+		tests/test_endpoint_answers.py
 	ONTOLOOM_TEST_BACKEND=virtuoso $(PY) -m pytest -n 2 $(VIRTUOSO_SUITES)
 
 # rdflib-endpoint (PyPI, the engines extra): the same answers as the embedded store, or the

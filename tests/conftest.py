@@ -77,16 +77,18 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 @pytest.fixture
 def data_dir(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
-    """An instance's data dir; with ONTOLOOM_TEST_BACKEND=oxigraph (`make test-endpoint`) or
-    =virtuoso (`make test-virtuoso`), its graph lives in that real engine, emptied for each
-    test."""
+    """An instance's data dir; with ONTOLOOM_TEST_BACKEND=oxigraph (`make test-endpoint`),
+    =oxigraph_named (oxigraph without a union default graph) or =virtuoso (`make
+    test-virtuoso`), its graph lives in that real engine, emptied for each test."""
     path = tmp_path / "instance" / ".ontoloom"
     engine = os.environ.get("ONTOLOOM_TEST_BACKEND")
-    if engine in ("oxigraph", "virtuoso"):
+    if engine in ("oxigraph", "oxigraph_named", "virtuoso"):
         server = request.getfixturevalue(f"{engine}_server")
         path.parent.mkdir(parents=True, exist_ok=True)
+        semantics = "named" if engine == "oxigraph_named" else "union"  # as init finds it
         (path.parent / "ontoloom.toml").write_text(
             f'[store]\nendpoint = "{server.query_url}"\nupdate_endpoint = "{server.update_url}"\n'
+            f'default_graph = "{semantics}"\n'
         )
     return path
 
