@@ -48,6 +48,8 @@ def test_bindings_open_the_where_group_whatever_precedes_it() -> None:
         ({"endpoint": "ftp://h/q"}, "is not an http"),
         ({"endpoint": "http://h/q", "timeout": 0}, "timeout"),
         ({"endpoint": "http://h/q", "graph": "x"}, "unknown key"),
+        ({"endpoint": "http://h/q", "default_graph": "merged"}, '"union" or "named"'),
+        ({"endpoint": "http://h/q", "gaps": "result-cap"}, "gaps a list of names"),
     ],
 )
 def test_a_store_table_that_is_wrong_is_refused_by_name(table: dict, message: str) -> None:

@@ -377,7 +377,10 @@ def init(
 ) -> None:
     """Make DIRECTORY (default: here) an ontoloom instance with an empty store.
 
-    With --endpoint, the graph lives in that SPARQL 1.1 store (see "Scaling out").
+    With --endpoint, the graph lives in that SPARQL 1.1 store (see "Scaling out"): init
+    asks it whether its default graph is the union of its graphs and what it answers
+    otherwise than the embedded store (its gaps), prints that and records it in
+    ontoloom.toml; `ontoloom status` shows it again.
 
     \b
     Examples:
