@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test pyshacl-suites test-browser bench-viewer test-wheel test-endpoint test-virtuoso soak check bench bench-scale bench-validate bench-secrets bench-mcp eval eval-mining clean
+.PHONY: demo test pyshacl-suites test-browser bench-viewer test-wheel test-endpoint test-virtuoso test-rdflib-endpoint soak check bench bench-scale bench-validate bench-secrets bench-mcp eval eval-mining clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -54,8 +54,15 @@ VIRTUOSO_SUITES := tests/test_write_path.py tests/test_audit.py tests/test_diffe
 	tests/test_interchange.py tests/test_search.py tests/test_records.py tests/test_proposals.py \
 	tests/test_cli.py tests/test_mcp.py
 test-virtuoso: $(STAMP)
-	$(PY) -m pytest -n 2 -m virtuoso tests/test_endpoint_backend.py tests/test_endpoint_faults.py
+	$(PY) -m pytest -n 2 -m virtuoso tests/test_endpoint_backend.py tests/test_endpoint_faults.py \
+		tests/test_endpoint_answers.py
 	ONTOLOOM_TEST_BACKEND=virtuoso $(PY) -m pytest -n 2 $(VIRTUOSO_SUITES)
+
+# rdflib-endpoint (PyPI, the engines extra): the same answers as the embedded store, or the
+# gaps init names (tests/test_endpoint_answers.py); ~11 min on 2 cores (rdflib parses slowly).
+test-rdflib-endpoint: $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,engines]'
+	$(PY) -m pytest -m rdflib_endpoint tests/test_endpoint_answers.py
 
 # The reliability suite at full scale (tests/reliability: concurrent writers, SIGKILL, fuzzing)
 # and the generated differential tests with more, fresh examples; ends with a table.

@@ -15,7 +15,9 @@ from hypothesis import settings
 from endpoint_servers import (
     EndpointServer,
     EngineMissing,
+    OxigraphNamedServer,
     OxigraphServer,
+    RdflibServer,
     VirtuosoServer,
 )
 from fault_proxy import FaultProxy
@@ -75,16 +77,18 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 @pytest.fixture
 def data_dir(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
-    """An instance's data dir; with ONTOLOOM_TEST_BACKEND=oxigraph (`make test-endpoint`) or
-    =virtuoso (`make test-virtuoso`), its graph lives in that real engine, emptied for each
-    test."""
+    """An instance's data dir; with ONTOLOOM_TEST_BACKEND=oxigraph (`make test-endpoint`),
+    =oxigraph_named (oxigraph without a union default graph) or =virtuoso (`make
+    test-virtuoso`), its graph lives in that real engine, emptied for each test."""
     path = tmp_path / "instance" / ".ontoloom"
     engine = os.environ.get("ONTOLOOM_TEST_BACKEND")
-    if engine in ("oxigraph", "virtuoso"):
+    if engine in ("oxigraph", "oxigraph_named", "virtuoso"):
         server = request.getfixturevalue(f"{engine}_server")
         path.parent.mkdir(parents=True, exist_ok=True)
+        semantics = "named" if engine == "oxigraph_named" else "union"  # as init finds it
         (path.parent / "ontoloom.toml").write_text(
             f'[store]\nendpoint = "{server.query_url}"\nupdate_endpoint = "{server.update_url}"\n'
+            f'default_graph = "{semantics}"\n'
         )
     return path
 
@@ -211,6 +215,24 @@ def _oxigraph_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oxig
 
 
 @pytest.fixture(scope="session")
+def _oxigraph_named_session(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[OxigraphNamedServer]:
+    server = _session_engine(OxigraphNamedServer, tmp_path_factory)
+    yield server
+    server.stop()
+    shutil.rmtree(server.workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def _rdflib_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RdflibServer]:
+    server = _session_engine(RdflibServer, tmp_path_factory)
+    yield server
+    server.stop()
+    shutil.rmtree(server.workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
 def _virtuoso_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtuosoServer]:
     server = _session_engine(VirtuosoServer, tmp_path_factory)
     yield server
@@ -235,14 +257,29 @@ def oxigraph_server(_oxigraph_session: OxigraphServer) -> OxigraphServer:
 
 
 @pytest.fixture
+def oxigraph_named_server(_oxigraph_named_session: OxigraphNamedServer) -> OxigraphNamedServer:
+    """`oxigraph serve` without `--union-default-graph` (its default graph is its own)."""
+    return _fresh(_oxigraph_named_session)
+
+
+@pytest.fixture
+def rdflib_server(_rdflib_session: RdflibServer) -> RdflibServer:
+    """rdflib-endpoint (an in-memory rdflib Dataset, updates on) on loopback, emptied."""
+    return _fresh(_rdflib_session)
+
+
+@pytest.fixture
 def virtuoso_server(_virtuoso_session: VirtuosoServer) -> VirtuosoServer:
     """Virtuoso 7 on loopback (updates granted to the anonymous user), emptied for this test."""
     return _fresh(_virtuoso_session)
 
 
-@pytest.fixture(params=["oxigraph", pytest.param("virtuoso", marks=pytest.mark.virtuoso)])
+@pytest.fixture(
+    params=["oxigraph", "oxigraph_named", pytest.param("virtuoso", marks=pytest.mark.virtuoso)]
+)
 def endpoint_server(request: pytest.FixtureRequest) -> EndpointServer:
-    """Each real engine in turn (the Virtuoso run carries the `virtuoso` marker)."""
+    """Each real engine in turn: oxigraph with and without a union default graph, Virtuoso
+    (its run carries the `virtuoso` marker)."""
     return request.getfixturevalue(f"{request.param}_server")
 
 
@@ -251,6 +288,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "virtuoso_server" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.virtuoso)
+        if "rdflib_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.rdflib_endpoint)
 
 
 @pytest.fixture

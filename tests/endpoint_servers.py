@@ -247,8 +247,11 @@ class OxigraphServer(EndpointServer):
 
     name = "oxigraph"
 
-    def __init__(self, workdir: Path, port: int | None = None) -> None:
+    def __init__(self, workdir: Path, port: int | None = None, *, union: bool = True) -> None:
         super().__init__(workdir)
+        # union=False: the default graph is the store's own (oxigraph's default), which
+        # ontoloom must work with too (it then names its graphs in every query).
+        self.union = union
         self.binary = oxigraph_binary()
         self.port = port or free_port()
         base = f"http://127.0.0.1:{self.port}"
@@ -265,11 +268,52 @@ class OxigraphServer(EndpointServer):
             "--bind",
             f"127.0.0.1:{self.port}",
             # Queries without GRAPH see every graph, as in the embedded store.
-            "--union-default-graph",
+            *(["--union-default-graph"] if self.union else []),
         ]
 
     def reset(self) -> None:
         self.update("DROP ALL")
+
+
+class OxigraphNamedServer(OxigraphServer):
+    """``oxigraph serve`` without ``--union-default-graph``: its default graph is its own."""
+
+    name = "oxigraph-named"
+
+    def __init__(self, workdir: Path, port: int | None = None) -> None:
+        super().__init__(workdir, port, union=False)
+
+
+class RdflibServer(EndpointServer):
+    """``rdflib-endpoint serve --enable-update`` (PyPI ``rdflib-endpoint``, the ``engines``
+    extra): an in-memory rdflib Dataset behind FastAPI, queries and updates at ``/``. It has
+    no Graph Store Protocol: ``store_url`` is None."""
+
+    name = "rdflib"
+    store_url = None  # type: ignore[assignment]
+
+    def __init__(self, workdir: Path, port: int | None = None) -> None:
+        super().__init__(workdir)
+        found = shutil.which("rdflib-endpoint") or str(
+            Path(sys.executable).with_name("rdflib-endpoint")
+        )
+        if not Path(found).exists():
+            raise EngineMissing(
+                "rdflib-endpoint is not installed: `pip install -e '.[dev,engines]'` "
+                "(PyPI package rdflib-endpoint)"
+            )
+        self.binary = found
+        self.port = port or free_port()
+        self.query_url = self.update_url = f"http://127.0.0.1:{self.port}/"
+
+    def _command(self) -> list[str]:
+        return [
+            self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port),
+            "--enable-update",
+        ]  # fmt: skip
+
+    def reset(self) -> None:
+        self.update("DROP SILENT ALL")
 
 
 def oxigraph_binary() -> str:

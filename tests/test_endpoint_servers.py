@@ -69,10 +69,12 @@ def test_a_named_graphs_triple_is_in_the_union_default_graph_the_gsp_and_gone_af
     response = _insert(server)
     assert response.status_code in (200, 204), response.text
 
-    # The default graph without FROM is the union of all graphs, on both engines.
-    assert _select(server, 'SELECT ?s WHERE { ?s <http://example.org/smoke/p> "smoke" }') == [
-        {"s": {"type": "uri", "value": "http://example.org/smoke/a"}}
-    ]
+    # The default graph without FROM is the union of all graphs (oxigraph started without
+    # --union-default-graph: a graph of its own, empty here).
+    union = getattr(server, "union", True)
+    assert _select(server, 'SELECT ?s WHERE { ?s <http://example.org/smoke/p> "smoke" }') == (
+        [{"s": {"type": "uri", "value": "http://example.org/smoke/a"}}] if union else []
+    )
     assert _select(server, 'SELECT ?g WHERE { GRAPH ?g { ?s ?p "smoke" } }') == [
         {"g": {"type": "uri", "value": G}}
     ]

@@ -377,7 +377,10 @@ def init(
 ) -> None:
     """Make DIRECTORY (default: here) an ontoloom instance with an empty store.
 
-    With --endpoint, the graph lives in that SPARQL 1.1 store (see "Scaling out").
+    With --endpoint, the graph lives in that SPARQL 1.1 store (see "Scaling out"): init
+    asks it whether its default graph is the union of its graphs and what it answers
+    otherwise than the embedded store (its gaps), prints that and records it in
+    ontoloom.toml; `ontoloom status` shows it again.
 
     \b
     Examples:
@@ -393,11 +396,34 @@ def init(
         update_endpoint=update_endpoint,
         graph_store=graph_store,
     )
-    _emit(
-        result,
+    text = (
         f"{'already initialised' if result['created'] is False else 'initialised'}: "
-        f"{result['data_dir']}",
+        f"{result['data_dir']}"
     )
+    if "store" in result:
+        text += "\n" + _store_text(result["store"])
+    _emit(result, text)
+
+
+def _store_text(store: dict[str, Any]) -> str:
+    """What ``describe_store`` found, as lines for a person."""
+    if store["store"] == "embedded":
+        return f"  store: embedded, {store['path']}"
+    union = store["default_graph"] == "union"
+    lines = [
+        f"  store: {store['endpoint']} ({store.get('engine') or 'engine not named'})",
+        "  default graph: "
+        + (
+            "the union of the named graphs"
+            if union
+            else "a graph of its own: every query names ontoloom's graphs (one more round trip)"
+        ),
+    ]
+    if not store["gaps"]:
+        lines.append("  gaps: none found by init's probes")
+    for gap in store["gaps"]:
+        lines.append(f"  gap: {gap['gap']}: {gap['means']}")
+    return "\n".join(lines)
 
 
 @main.command()
@@ -428,26 +454,40 @@ def where() -> None:
 @click.option(
     "--write",
     "write_id",
-    required=True,
     metavar="ID",
     help="The write id an 'outcome unknown' error named.",
 )
 @_common
-def status(write_id: str) -> None:
-    """Whether a write was committed, by its write id.
+def status(write_id: str | None) -> None:
+    """Where the graph lives and what its store answers otherwise; or, with --write, whether
+    a write was committed.
 
-    A write whose outcome could not be told (exit 4: the store stopped answering after the
-    write went out) names its write id; ask here once the store answers. Exit 0: committed ·
-    3: not committed · 4: unknown (the store cannot be asked now) · 2: bad input.
+    Without --write: the store (embedded, or the SPARQL endpoint with its engine), whether
+    its default graph is the union of its graphs, and each gap `init` found — what that
+    engine answers otherwise than the embedded store. Read from ontoloom.toml.
+
+    With --write: a write whose outcome could not be told (exit 4: the store stopped
+    answering after the write went out) names its write id; ask here once the store answers.
+    Exit 0: committed · 3: not committed · 4: unknown (the store cannot be asked now) · 2: bad
+    input.
 
     \b
     Examples:
+      ontoloom status
       ontoloom status --write 4f9c0e2a7d1b4c36a8e5f0d2b9c1a7e3
       ontoloom status --write 4f9c0e2a7d1b4c36a8e5f0d2b9c1a7e3 --json
     """
     from ontoloom.errors import Busy, NoStore, NotFound
     from ontoloom.store import write_ids
 
+    if write_id is None:
+        from ontoloom.locate import locate
+        from ontoloom.store import describe_store
+
+        data_dir = Path(locate(str(_opts()["data_dir"]) if _opts()["data_dir"] else None).path)
+        store = describe_store(data_dir)
+        _emit(store, "\n".join(line[2:] for line in _store_text(store).splitlines()))
+        return
     write_ids.valid(write_id)
     try:
         answer = _value("write_status", {"write_id": write_id})

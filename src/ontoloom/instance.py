@@ -9,7 +9,7 @@ from typing import Any
 from ontoloom.config import DATA_DIR_NAME, INSTANCE_MARKER, resolve_data_dir
 from ontoloom.errors import BadInput
 from ontoloom.locate import owner_alive
-from ontoloom.store import initialised, open_backend
+from ontoloom.store import describe_store, initialised, open_backend, probe_endpoint
 
 __all__ = ["init_instance"]
 
@@ -60,8 +60,10 @@ def init_instance(
         directory.mkdir(parents=True, exist_ok=True)
         if marker_before is None:
             marker.write_text(TEMPLATE, encoding="utf-8")
+        found: dict[str, Any] | None = None
         if endpoint is not None:
             _set_endpoint(marker, endpoint, update_endpoint, graph_store)
+            found = _record_probe(marker, target)
         elif update_endpoint is not None or graph_store is not None:
             option = "--update-endpoint" if update_endpoint is not None else "--graph-store"
             raise BadInput(f"{option} goes with --endpoint (the query endpoint)")
@@ -75,7 +77,34 @@ def init_instance(
     gitignore = directory / ".gitignore"
     if target.parent == directory and not gitignore.exists():
         gitignore.write_text(f"{DATA_DIR_NAME}/\n", encoding="utf-8")
-    return {"instance": str(directory), "data_dir": str(target), "created": created}
+    result: dict[str, Any] = {"instance": str(directory), "data_dir": str(target)}
+    result["created"] = created
+    if found is not None:
+        result["store"] = describe_store(target)
+    return result
+
+
+# Written by `init` from what it found the store to be, not by hand: a second `init` with the
+# same URLs finds them again.
+_PROBED = ("default_graph", "engine", "gaps")
+
+
+def _record_probe(marker: Path, data_dir: Path) -> dict[str, Any]:
+    """Ask the endpoint what it is and write that into ``[store]`` (keeping the file's
+    comments and layout)."""
+    import tomlkit
+
+    found = probe_endpoint(data_dir)
+    doc = tomlkit.parse(marker.read_text(encoding="utf-8"))
+    table: Any = doc["store"]
+    table["default_graph"] = found["default_graph"]
+    if found["engine"]:
+        table["engine"] = found["engine"]
+    else:
+        table.pop("engine", None)
+    table["gaps"] = found["gaps"]
+    marker.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    return found
 
 
 def _first_missing(path: Path) -> Path | None:
@@ -117,7 +146,7 @@ def _set_endpoint(
     current = raw.get("store")
     if current is not None:
         held = {
-            **current,
+            **{k: v for k, v in current.items() if k not in _PROBED},
             "update_endpoint": current.get("update_endpoint", current.get("endpoint")),
         }
         if graph_store is None:  # not given again: the one already named stays

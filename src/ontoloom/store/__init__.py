@@ -176,6 +176,43 @@ def initialised(data_dir: Path) -> bool:
         backend.close()
 
 
+def probe_endpoint(data_dir: Path) -> dict[str, Any]:
+    """What the data dir's endpoint is (its default graph's semantics, its engine and the
+    gaps found: :meth:`~ontoloom.store.endpoint.SparqlEndpointBackend.probe`), asked of it
+    with a write and a read in a scratch graph of its own."""
+    endpoint = endpoint_of(data_dir)
+    if endpoint is None:
+        raise BadInput("this instance keeps its graph in the embedded store, not an endpoint")
+    from ontoloom.store.endpoint import SparqlEndpointBackend, credentials
+
+    backend = SparqlEndpointBackend(endpoint, writable=True, auth=credentials(data_dir))
+    try:
+        return backend.probe()
+    finally:
+        backend.close()
+
+
+def describe_store(data_dir: Path) -> dict[str, Any]:
+    """Where the data dir's graph lives and, on an endpoint, what ``init`` found it to be:
+    whether its default graph is the union of its graphs, its engine, and each gap (what it
+    answers otherwise than the embedded store) with what it means. Read from ontoloom.toml:
+    no request to the store."""
+    endpoint = endpoint_of(data_dir)
+    if endpoint is None:
+        return {"store": "embedded", "path": str(store_path(data_dir)), "gaps": []}
+    from ontoloom.store.endpoint import gap_text
+
+    return {
+        "store": "endpoint",
+        "endpoint": endpoint.query_url,
+        "update_endpoint": endpoint.update_url,
+        "graph_store": endpoint.store_url,
+        "default_graph": endpoint.default_graph,
+        "engine": endpoint.engine,
+        "gaps": [{"gap": g, "means": gap_text(g)} for g in endpoint.gaps],
+    }
+
+
 @contextmanager
 def open_backend(
     data_dir: Path, *, write: bool, create: bool = False, wait: float | None = None

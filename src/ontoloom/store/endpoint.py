@@ -3,9 +3,12 @@
 What crosses the wire is standard SPARQL 1.1 (Query and Update protocols) and nothing that
 depends on one engine's defaults:
 
-* the store must present the union of its graphs as the default graph (oxigraph serve
-  ``--union-default-graph``, Virtuoso by default, GraphDB, Stardog ``query.all.graphs``):
-  :meth:`SparqlEndpointBackend.check_union` asks it once and refuses a store that does not;
+* any default-graph semantics: :meth:`SparqlEndpointBackend.probe` (run by ``init``) finds
+  whether the store's default graph is the union of its named graphs (oxigraph serve
+  ``--union-default-graph``, Virtuoso, GraphDB) or a graph of its own (oxigraph serve
+  without it, Fuseki, Stardog by default); on the latter every query is sent with
+  ontoloom's graphs as its dataset (``default-graph-uri``/``named-graph-uri``), so it reads
+  the same union either way; the probe also names the engine's gaps (:data:`ENGINE_GAPS`);
 * bindings are written in as a ``VALUES`` block opening the query's WHERE group (there is no
   SEP-0007 substitution over HTTP);
 * blank nodes never cross: they are skolemised to well-known IRIs on the way in and turned
@@ -147,11 +150,18 @@ class EndpointConfig:
     update_url: str
     timeout: float = 30.0
     store_url: str | None = None  # the Graph Store Protocol service: whole graphs read at once
+    # What ``init`` found the store to be (:meth:`SparqlEndpointBackend.probe`): whether its
+    # default graph is the union of its named graphs ("union") or a graph of its own
+    # ("named": every query then names ontoloom's graphs as its dataset), the engine's name
+    # and what it answers otherwise than the embedded store (keys of :data:`ENGINE_GAPS`).
+    default_graph: str = "union"
+    engine: str | None = None
+    gaps: tuple[str, ...] = ()
 
     @classmethod
     def from_table(cls, table: Mapping[str, Any], where: str) -> EndpointConfig:
         for key in table:
-            if key not in ("endpoint", "update_endpoint", "graph_store", "timeout"):
+            if key not in _STORE_KEYS:
                 lowered = key.lower()
                 if any(w in lowered for w in ("password", "token", "secret", "user", "auth")):
                     raise BadInput(
@@ -160,10 +170,7 @@ class EndpointConfig:
                         f"ONTOLOOM_ENDPOINT_PASSWORD), or write them to the data dir's "
                         f"{CREDENTIALS_FILE} (mode 0600)"
                     )
-                raise BadInput(
-                    f"{where}: [store] {key}: unknown key; use endpoint, update_endpoint, "
-                    "graph_store, timeout"
-                )
+                raise BadInput(f"{where}: [store] {key}: unknown key; use {', '.join(_STORE_KEYS)}")
         query = _url(table.get("endpoint"), f"{where}: [store] endpoint")
         update = _url(table.get("update_endpoint", query), f"{where}: [store] update_endpoint")
         store = table.get("graph_store")
@@ -172,7 +179,81 @@ class EndpointConfig:
         timeout = table.get("timeout", 30.0)
         if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
             raise BadInput(f"{where}: [store] timeout must be a number of seconds above 0")
-        return cls(query, update, float(timeout), store)
+        semantics = table.get("default_graph", "union")
+        if semantics not in ("union", "named"):
+            raise BadInput(
+                f'{where}: [store] default_graph is "union" or "named" (`ontoloom init '
+                "--endpoint URL` again finds out which)"
+            )
+        engine = table.get("engine")
+        gaps = table.get("gaps", [])
+        if (
+            not isinstance(gaps, list)
+            or not all(isinstance(g, str) for g in gaps)
+            or not isinstance(engine, str | None)
+        ):
+            raise BadInput(
+                f"{where}: [store] engine is a name and gaps a list of names (`ontoloom init "
+                "--endpoint URL` writes both)"
+            )
+        return cls(query, update, float(timeout), store, semantics, engine, tuple(gaps))
+
+
+_STORE_KEYS = (
+    "endpoint",
+    "update_endpoint",
+    "graph_store",
+    "timeout",
+    "default_graph",
+    "engine",
+    "gaps",
+)
+
+# What an engine answers otherwise than the embedded store, found by `init` (probe) and
+# named there and by `ontoloom status`: each key with what it means for a user.
+ENGINE_GAPS = {
+    "unbound-transitive-path": (
+        "a property path with + or * whose two ends are both unbound (`?a ol:blocks+ ?b`) "
+        "is refused by the engine; bind one end, or write `?a ol:blocks ?m . ?m ol:blocks* ?b`"
+    ),
+    "transitive-path-to-itself": (
+        "a property path with + or * from a variable back to the same variable (`?t "
+        "ol:blocks+ ?t`, the cycles query) is refused by the engine; write `?t ol:blocks ?m . "
+        "?m ol:blocks* ?t` from a bound ?t"
+    ),
+    "booleans-as-integers": (
+        "the engine answers a boolean (`true`, `isBlank(?x)`, a stored xsd:boolean) as the "
+        "integer 1 or 0 in query results; compare with 1 and 0, or ask with FILTER"
+    ),
+    "result-cap": (
+        "the engine cuts an answer at {cap} rows: `ontoloom query` refuses a SELECT past it "
+        "(never returned in part) and a CONSTRUCT or DESCRIBE answer of {cap} triples or more "
+        "(the engine cuts those without a sign); ontoloom's own reads page; narrow the query "
+        "(LIMIT, FILTER) or raise the engine's limit (Virtuoso: ResultSetMaxRows)"
+    ),
+}
+
+
+def gap_text(gap: str) -> str:
+    """What a recorded gap (``key`` or ``key=value``) means, in words.
+
+    >>> gap_text("result-cap=10000")[:44]
+    'the engine cuts an answer at 10000 rows: `on'
+    """
+    key, _, value = gap.partition("=")
+    text = ENGINE_GAPS.get(key)
+    if text is None:
+        return f"{gap} (a gap this ontoloom does not know: `ontoloom init --endpoint URL` again)"
+    return text.format(cap=value or "some number of")
+
+
+def result_cap(gaps: Iterable[str]) -> int | None:
+    """The row limit a ``result-cap=N`` gap names, if any."""
+    for gap in gaps:
+        key, _, value = gap.partition("=")
+        if key == "result-cap" and value.isdigit():
+            return int(value)
+    return None
 
 
 def _url(value: Any, where: str) -> str:
@@ -360,10 +441,16 @@ def _where_brace(text: str) -> int:
     raise BadInput("a query with bindings needs a WHERE group")
 
 
-def _words(text: str) -> set[str]:
-    """The keywords and names of a SPARQL text, upper-cased (comments, strings and IRIs
-    skipped)."""
-    return {word for word, _ in _tokens(text)}
+def _names_dataset(text: str) -> bool:
+    """Whether a query names its own dataset (``FROM``, ``FROM NAMED``), which the SPARQL
+    Protocol's dataset would override.
+
+    >>> _names_dataset("PREFIX from: <urn:x#> SELECT * WHERE { ?s from:p ?o }")
+    False
+    >>> _names_dataset("SELECT * FROM <urn:g> WHERE { ?s ?p ?o }")
+    True
+    """
+    return any(word == "FROM" and not prefix for word, prefix in _tokens(text))
 
 
 _FORMS = ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE")
@@ -424,6 +511,101 @@ def _typed_literals(sparql: str) -> list[Literal]:
             )
             found += [t.object for t in term if isinstance(t.object, Literal)]
     return found
+
+
+_GENID_BYTES = GENID.encode()
+
+
+def _unskolem_results(body: bytes) -> bytes:
+    """A JSON results document with the store's skolem IRIs as the blank nodes they stand
+    for (as :func:`unskolem` turns them back in rows)."""
+    if _GENID_BYTES not in body:
+        return body
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return body  # the parser names what is wrong with it
+    for row in doc.get("results", {}).get("bindings", []):
+        for term in row.values():
+            value = term.get("value", "")
+            if term.get("type") == "uri" and value.startswith(GENID):
+                term["type"], term["value"] = "bnode", value[len(GENID) :]
+    return json.dumps(doc).encode()
+
+
+_BLANK_TESTS = {"ISBLANK": "|| ", "ISIRI": "&& !", "ISURI": "&& !"}
+
+
+def blank_aware(text: str) -> str:
+    """``text`` with each ``isBlank(E)`` also true, and each ``isIRI(E)``/``isURI(E)`` false,
+    for a skolem IRI — the store's stand-in for a blank node — so that they answer as over
+    the blank nodes written. Comments, strings and IRIs are left alone.
+
+    >>> blank_aware('SELECT * WHERE { ?s ?p ?o FILTER(isBlank(?o) && "isIRI(" != STR(?s)) }')
+    'SELECT * WHERE { ?s ?p ?o FILTER((isBlank(?o) || STRSTARTS(STR(?o), "https://ontoloom.dev/.well-known/genid/")) && "isIRI(" != STR(?s)) }'
+    """
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "#":
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+        elif c in "\"'":
+            quote = text[i : i + 3] if text[i : i + 3] in ('"""', "'''") else c
+            end = i + len(quote)
+            while end < n and not text.startswith(quote, end):
+                end += 2 if text[end] == "\\" else 1
+            end += len(quote)
+        elif (
+            c == "<"
+            and (close := text.find(">", i)) > 0
+            and not any(ch in text[i + 1 : close] for ch in ' \t\r\n"{}|^`<')
+        ):
+            end = close + 1
+        elif c.isalpha():
+            end = i
+            while end < n and (text[end].isalnum() or text[end] == "_"):
+                end += 1
+            word = text[i:end]
+            test = _BLANK_TESTS.get(word.upper())
+            opening = end
+            while opening < n and text[opening].isspace():
+                opening += 1
+            called = test is not None and text[opening : opening + 1] == "("
+            closing = _closing(text, opening) if called else None
+            if closing is not None and text[i - 1 : i] not in ("?", "$", ":"):
+                argument = blank_aware(text[opening + 1 : closing])
+                out.append(f'({word}({argument}) {test}STRSTARTS(STR({argument}), "{GENID}"))')
+                i = closing + 1
+                continue
+        else:
+            end = i + 1
+        out.append(text[i:end])
+        i = end
+    return "".join(out)
+
+
+def _closing(text: str, opening: int) -> int | None:
+    """Where the parenthesis at ``opening`` closes (strings and IRIs skipped), or None."""
+    depth, i, n = 0, opening, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            quote = text[i : i + 3] if text[i : i + 3] in ('"""', "'''") else c
+            i += len(quote)
+            while i < n and not text.startswith(quote, i):
+                i += 2 if text[i] == "\\" else 1
+            i += len(quote)
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
 
 
 def _standard_results(body: bytes) -> bytes:
@@ -569,6 +751,11 @@ class SparqlEndpointBackend:
         dataset: list[Term] | None = None,
     ) -> httpx.Response:
         form: dict[str, Any] = {"query": sparql}
+        if dataset is None and self.config.default_graph == "named" and not _names_dataset(sparql):
+            # The store's default graph is a graph of its own: the query reads the union of
+            # the named graphs, each named in its dataset (one more round trip to list them;
+            # META when there is none, as no dataset at all would mean the store's own).
+            dataset = self._graphs(ours=False) or [META]
         if dataset is not None:  # SPARQL 1.1 Protocol: the default graph and the named graphs
             form["default-graph-uri"] = form["named-graph-uri"] = [g.value for g in dataset]
         for attempt in range(READ_ATTEMPTS):
@@ -725,19 +912,32 @@ class SparqlEndpointBackend:
         # graphs), unless the query names its dataset itself (FROM, FROM NAMED).
         # A graph is asked for by the query's form: an engine offered both answers a
         # CONSTRUCT with whichever it likes (Virtuoso: a JSON table of ?s ?p ?o).
+        from ontoloom.store.embedded import FORMATS
+
         graph_form = _query_form(sparql) in ("CONSTRUCT", "DESCRIBE")
         accept = _GRAPH_ACCEPT if graph_form else f"{_JSON_RESULTS}, {_NTRIPLES};q=0.9"
-        dataset = None if "FROM" in _words(sparql) else list(self.named_graphs())
-        response = self._query(with_values(sparql, bindings), accept, timeout, dataset)
+        dataset = None if _names_dataset(sparql) else list(self.named_graphs())
+        # Blank nodes are IRIs in the store (skolemised): isBlank and isIRI are asked so that
+        # they answer as they would of the blank nodes written.
+        sparql = blank_aware(with_values(sparql, bindings))
+        response = self._query(sparql, accept, timeout, dataset)
         self._refuse_capped(response)
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if "json" in media and media != "application/ld+json":
-            parsed = self._parse_results(response.content)
+            parsed = self._parse_results(_unskolem_results(response.content))
         else:
             graph = _graph_answer(response, f"the SPARQL endpoint {self.config.query_url}")
+            cap = result_cap(self.config.gaps)
+            if cap is not None and len(graph) >= cap:
+                raise EndpointError(
+                    f"the SPARQL endpoint {self.config.query_url} ({self.config.engine or self.engine}) "
+                    f"answered {len(graph)} triples, and it cuts a graph answer at {cap} without "
+                    "a sign (its result limit): this one may be cut, so it is not returned; narrow "
+                    "the query, or raise the engine's limit (Virtuoso: ResultSetMaxRows in "
+                    "virtuoso.ini [SPARQL])"
+                )
             out = BytesIO()
-            fmt = RdfFormat.N_TRIPLES if format_name == "ntriples" else RdfFormat.TURTLE
-            serialize(graph, out, fmt)
+            serialize(graph, out, FORMATS.get(format_name, RdfFormat.TURTLE))
             return "graph", out.getvalue()
         out = BytesIO()
         fmt_results = {
@@ -821,11 +1021,20 @@ class SparqlEndpointBackend:
     def named_graphs(self) -> Iterator[Term]:
         """ontoloom's named graphs that hold anything: those under its graph namespace (a
         store may hold others — Virtuoso its own system graphs — that are none of ours)."""
-        rows = self.select(
-            f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
-            f'FILTER(STRSTARTS(STR(?g), "{GRAPH_BASE}")) }}'
+        return iter(sorted(self._graphs(), key=str))
+
+    def _graphs(self, *, ours: bool = True) -> list[Term]:
+        """:meth:`named_graphs` (with ``ours=False``, every named graph that holds anything,
+        as a union default graph would show), asked of the store as it is (no dataset)."""
+        only = f'FILTER(STRSTARTS(STR(?g), "{GRAPH_BASE}"))' if ours else ""
+        response = self._post(
+            self.config.query_url,
+            {"query": f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} {only} }}"},
+            _JSON_RESULTS,
+            "a query listing ontoloom's graphs",
         )
-        return iter(sorted((r["g"] for r in rows), key=str))
+        self._refuse_capped(response)
+        return [r["g"] for r in self._rows(self._parse_results(response.content))]
 
     def _records(self) -> dict[Term, Literal]:
         rows = self._all_rows(
@@ -898,9 +1107,7 @@ class SparqlEndpointBackend:
 
     # -- writes --------------------------------------------------------------------------------
     def initialise(self) -> None:
-        """Give a store that has never held ontoloom data its generation 0, refusing one
-        whose default graph is not the union of its graphs."""
-        self.check_union()
+        """Give a store that has never held ontoloom data its generation 0."""
         self._update(
             f"INSERT {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} 0 }} }} WHERE {{ "
             f"FILTER NOT EXISTS {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?n }} }} }}",
@@ -908,24 +1115,81 @@ class SparqlEndpointBackend:
         )
 
     def is_initialised(self) -> bool:
-        return self.ask(f"ASK {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?n }} }}")
+        """Whether the store holds ontoloom's bookkeeping graph.
 
-    def check_union(self) -> None:
-        """Refuse a store whose default graph is not the union of its named graphs: every
-        query ontoloom sends reads the default graph so."""
+        :raises EndpointError: ``init`` found the default graph to be the union of the named
+            graphs and it no longer is (the engine was restarted otherwise): every query
+            this gateway sends as is would read an empty graph.
+        """
+        if self.config.default_graph == "named":
+            return self.ask(f"ASK {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?n }} }}")
+        rows = list(
+            self.select(
+                f"SELECT ?n ?seen WHERE {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?n }} "
+                f"OPTIONAL {{ {STORE_NODE} {GENERATION} ?seen }} }}"
+            )
+        )
+        if rows and all(r["seen"] is None for r in rows):
+            raise EndpointError(
+                f"the SPARQL endpoint {self.config.query_url} no longer shows its named graphs "
+                "in its default graph, as it did when this instance was initialised: run "
+                "`ontoloom init --endpoint URL` again (ontoloom then names its graphs in every "
+                "query), or start the store as before (oxigraph: `serve --union-default-graph`)"
+            )
+        return bool(rows)
+
+    def probe(self) -> dict[str, Any]:
+        """What this store is, found by asking it (``init`` records it in ``[store]``):
+
+        * ``default_graph``: "union" when a triple written to a scratch named graph shows in
+          the default graph, else "named" (queries then name ontoloom's graphs);
+        * ``engine``: its ``Server`` header;
+        * ``gaps``: what it answers otherwise than the embedded store (:data:`ENGINE_GAPS`),
+          each found by a request that changes nothing.
+        """
         probe = Quad(_UNION_PROBE, _UNION_PROBE, Literal("probe"), _UNION_PROBE)
         self._update(f"INSERT DATA {{ {_data(probe)} }}", "a probe of the default graph")
         try:
-            seen = self.ask(f'ASK {{ {_UNION_PROBE} {_UNION_PROBE} "probe" }}')
+            seen = self._probe_query(f'ASK {{ {_UNION_PROBE} {_UNION_PROBE} "probe" }}')
         finally:
             self._update(f"DELETE DATA {{ {_data(probe)} }}", "removing the probe")
-        if not seen:
+        if seen is None:
             raise EndpointError(
-                f"the SPARQL endpoint {self.config.query_url} does not show its named graphs "
-                "in the default graph; ontoloom reads the default graph as their union: "
-                "start oxigraph with `serve --union-default-graph` (Virtuoso, GraphDB do "
-                "this by default; Stardog: query.all.graphs=true)"
+                f"the SPARQL endpoint {self.config.query_url} refused a plain ASK of its "
+                "default graph"
             )
+        answer = self._parse_results(seen.content)
+        union = isinstance(answer, pyoxigraph.QueryBoolean) and bool(answer)
+        gaps = []
+        path = NamedNode("urn:ontoloom:path-probe")
+        if self._probe_query(f"SELECT ?a ?b WHERE {{ ?a {path}+ ?b }} LIMIT 1") is None:
+            gaps.append("unbound-transitive-path")
+        if self._probe_query(f"SELECT ?a WHERE {{ ?a {path}+ ?a }} LIMIT 1") is None:
+            gaps.append("transitive-path-to-itself")
+        truth = self._probe_query("SELECT ?t WHERE { VALUES ?t { true } }")
+        if truth is not None:
+            answered = self._rows(self._parse_results(truth.content))
+            if answered and answered[0]["t"] != Literal(True):
+                gaps.append("booleans-as-integers")
+        # PAGE + 2 rows, as a join of two short VALUES (Virtuoso refuses one of that length)
+        side = " ".join(str(n) for n in range(int(PAGE**0.5) + 1))
+        many = self._probe_query(
+            f"SELECT * WHERE {{ VALUES ?a {{ {side} }} VALUES ?b {{ {side} }} }}"
+        )
+        cap = None if many is None else _int_header(many, "x-sparql-maxrows")
+        if cap is not None:
+            gaps.append(f"result-cap={cap}")
+        return {"default_graph": "union" if union else "named", "engine": self.engine, "gaps": gaps}
+
+    def _probe_query(self, sparql: str) -> httpx.Response | None:
+        """The engine's answer to a query sent as is (no dataset of ours), or None when it
+        refuses the query; an endpoint that cannot be reached is an error."""
+        try:
+            return self._post(self.config.query_url, {"query": sparql}, _JSON_RESULTS, "a probe")
+        except (BadInput, EndpointError) as exc:
+            if getattr(exc, "status", None) is None:
+                raise
+            return None
 
     def apply(
         self, delta: Delta, expected: int | None = None, *, write_id: str | None = None
