@@ -6,9 +6,11 @@ has changed, which would make every two writers conflict. What a validation read
 by *keys*, each a version that every commit touching it moves in the same atomic update as
 its delta:
 
-* :func:`out_key` of a node: the quads it is the subject of (what ``around(node)`` reads);
+* :func:`out_key` of a node: the quads it is the subject of (what ``around(node)`` reads),
+  and of a node and a predicate, those of that predicate (``around(node, predicate)``);
 * :func:`in_key` of a node or literal: the quads it is the object of (``around(node,
-  incoming=True)``; a literal's also decides whether it is in the graph at all);
+  incoming=True)``; a literal's also decides whether it is in the graph at all), and
+  likewise per predicate;
 * :func:`relation_key` of a predicate: every quad of it (what a property path over the
   relation reads: acyclicity, ``?a ol:blocks+ ?b``).
 
@@ -35,23 +37,24 @@ __all__ = ["KEY_BASE", "ReadSet", "Recording", "in_key", "out_key", "relation_ke
 KEY_BASE = "urn:ontoloom:v:"
 
 
-def _key(kind: str, term: Term) -> str:
+def _key(kind: str, term: Term, predicate: Term | None = None) -> str:
     # A digest, not the term itself: any IRI (or skolemised blank node) gives a short, valid
     # one. A literal by the value the store keeps, in whatever form it was written or read.
     if isinstance(term, Literal):
         term = stored_form(term)
-    digest = hashlib.blake2b(str(term).encode(), digest_size=12).hexdigest()
+    text = str(term) if predicate is None else f"{term} {predicate}"
+    digest = hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
     return f"{KEY_BASE}{kind}:{digest}"
 
 
-def out_key(node: Term) -> str:
-    """The version of the quads ``node`` is the subject of."""
-    return _key("o", node)
+def out_key(node: Term, predicate: Term | None = None) -> str:
+    """The version of the quads ``node`` is the subject of (of ``predicate`` only, if given)."""
+    return _key("o", node) if predicate is None else _key("o", node, predicate)
 
 
-def in_key(node: Term) -> str:
-    """The version of the quads ``node`` is the object of."""
-    return _key("i", node)
+def in_key(node: Term, predicate: Term | None = None) -> str:
+    """The version of the quads ``node`` is the object of (of ``predicate`` only, if given)."""
+    return _key("i", node) if predicate is None else _key("i", node, predicate)
 
 
 def relation_key(predicate: Term) -> str:
@@ -66,7 +69,8 @@ def touched_keys(delta: Delta, name: Any = None) -> set[str]:
     keys: set[str] = set()
     for quad in (*delta.adds, *delta.removes):
         s, o = (quad.subject, quad.object) if name is None else (name(quad.subject), name(quad.object))
-        keys |= {out_key(s), in_key(o), relation_key(quad.predicate)}
+        p = quad.predicate
+        keys |= {out_key(s), out_key(s, p), in_key(o), in_key(o, p), relation_key(p)}
     return keys
 
 
@@ -82,9 +86,9 @@ class ReadSet:
     def nodes(self, nodes: Iterable[Term], *, incoming: bool, predicate: Term | None) -> None:
         for node in nodes:
             if incoming:
-                self.keys.add(in_key(node))
+                self.keys.add(in_key(node, predicate))
             elif not isinstance(node, Literal):  # nothing starts at a literal, ever
-                self.keys.add(out_key(node))
+                self.keys.add(out_key(node, predicate))
 
 
 # Reads that are not about named nodes: the whole store, or a query whose reach is unknown.
@@ -109,11 +113,18 @@ class Recording:
         return self._backend.around(nodes, predicate, incoming=incoming)
 
     def mentioning(self, node: Term, limit: int) -> list[Quad]:
-        named = self._name(node)
-        self.reads.keys.add(in_key(named))
-        if not isinstance(named, Literal):
-            self.reads.keys.add(out_key(named))
-        return list(self._backend.mentioning(node, limit))
+        """Read to know whether ``node`` is in the graph at all (a witness): what the answer
+        depends on is that the quads found are still there — each guarded by its subject's
+        key, so that writes mentioning a shared node (a class, a common value) elsewhere do
+        not conflict — and, when fewer than ``limit`` were found, that no other appeared."""
+        found = list(self._backend.mentioning(node, limit))
+        self.reads.keys |= {out_key(self._name(q.subject)) for q in found}
+        if len(found) < limit:
+            named = self._name(node)
+            self.reads.keys.add(in_key(named))
+            if not isinstance(named, Literal):
+                self.reads.keys.add(out_key(named))
+        return found
 
     def __getattr__(self, name: str) -> Any:
         if name in _WHOLE:
