@@ -12,6 +12,7 @@ Against a real ``oxigraph serve`` (Virtuoso too under ``make test-virtuoso``).""
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from collections.abc import Callable, Iterator
@@ -25,7 +26,7 @@ from ontoloom.api import Graph
 from ontoloom.cli import main
 from ontoloom.errors import ValidationFailed
 from ontoloom.store.base import Delta
-from ontoloom.store.reads import ReadSet, Recording, in_key, out_key, touched_keys
+from ontoloom.store.reads import ALL_KEY, ReadSet, Recording, in_key, out_key, touched_keys
 from ontoloom.terms import Literal, NamedNode, Quad
 
 pytestmark = pytest.mark.endpoint
@@ -107,9 +108,9 @@ def test_a_literal_is_keyed_by_the_value_the_store_keeps_and_a_read_notes_its_di
     reads = ReadSet(3)
     seen = Recording(Stub(), reads)
     list(seen.around([s], incoming=True))
-    assert reads.keys == {in_key(s)} and not reads.whole
+    assert reads.keys == {ALL_KEY, in_key(s)} and not reads.whole
     list(seen.around([Literal("x")]))  # nothing starts at a literal: nothing to guard
-    assert reads.keys == {in_key(s)}
+    assert reads.keys == {ALL_KEY, in_key(s)}
     list(seen.quads())
     assert reads.whole  # a read of everything is guarded by the whole store's generation
 
@@ -162,9 +163,11 @@ def test_a_triangle_closed_by_two_gateways_is_refused_to_the_second(
     with Graph.open(a, write=True) as ga, Graph.open(b, write=True) as gb:
         _tasks(ga, "task_x", "task_y", "task_z")
         ga.relate("task_x", "blocks", "task_y")
-        with _raced(ga, lambda: gb.relate("task_z", "blocks", "task_x")) as validations:
-            with pytest.raises(ValidationFailed, match="cycle"):
-                ga.relate("task_y", "blocks", "task_z")
+        with (
+            _raced(ga, lambda: gb.relate("task_z", "blocks", "task_x")) as validations,
+            pytest.raises(ValidationFailed, match="cycle"),
+        ):
+            ga.relate("task_y", "blocks", "task_z")
         assert validations == [2]
     _check(a)
 
@@ -178,17 +181,17 @@ def test_a_chain_closed_far_from_either_end_is_refused_to_the_second(
     chain = [f"task_c{i}" for i in range(6)]
     with Graph.open(a, write=True) as ga, Graph.open(b, write=True) as gb:
         _tasks(ga, *chain, "task_d")
-        for here, there in zip(chain, chain[1:], strict=False):
+        for here, there in itertools.pairwise(chain):
             ga.relate(here, "blocks", there)
-        with _raced(ga, lambda: gb.relate("task_d", "blocks", "task_c0")):
-            with pytest.raises(ValidationFailed, match="cycle"):
-                ga.relate("task_c5", "blocks", "task_d")
+        with (
+            _raced(ga, lambda: gb.relate("task_d", "blocks", "task_c0")),
+            pytest.raises(ValidationFailed, match="cycle"),
+        ):
+            ga.relate("task_c5", "blocks", "task_d")
     _check(b)
 
 
-def test_two_owners_given_to_one_task_at_once_leave_it_one(
-    tmp_path: Path, endpoint_server
-) -> None:
+def test_two_owners_given_to_one_task_at_once_leave_it_one(tmp_path: Path, endpoint_server) -> None:
     """has_owner is many-to-one. The task is owned by p0; A replaces p0 with p1 while B
     replaces p0 with p2 in between: A's delta (drop p0, add p1), committed blindly, would
     leave two owners. It is validated again on the store as B left it, and refused."""

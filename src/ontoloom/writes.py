@@ -66,8 +66,8 @@ from ontoloom.store import lock_timeout, scratch, write_ids
 from ontoloom.store.base import Backend, Checkpoints, Delta
 from ontoloom.store.journal import step
 from ontoloom.store.overlay import NotReadable, Overlay
-from ontoloom.store.reads import ReadSet, relation_key
 from ontoloom.store.rdfio import check_literal_sizes
+from ontoloom.store.reads import ReadSet, relation_key
 from ontoloom.terms import BlankNode, NamedNode, Quad, Term
 from ontoloom.terms import node as held
 from ontoloom.vocab import META, SCHEMA_GRAPH

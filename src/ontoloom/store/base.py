@@ -19,8 +19,8 @@ from typing import IO, TYPE_CHECKING, Any, Protocol, runtime_checkable
 from ontoloom.terms import Quad, Term, Triple
 
 if TYPE_CHECKING:
-    from ontoloom.store.reads import ReadSet
     from ontoloom.store.lock import DataDirLock
+    from ontoloom.store.reads import ReadSet
 
 __all__ = ["Backend", "Checkpoints", "Commits", "Delta", "QuadReads", "Queries", "Row", "Scratch"]
 

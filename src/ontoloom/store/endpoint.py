@@ -55,9 +55,8 @@ from ontoloom.errors import (
     QueryTimeout,
     ReadOnly,
 )
-from ontoloom.store import write_ids
+from ontoloom.store import lock_timeout, write_ids
 from ontoloom.store.base import Delta, Row
-from ontoloom.store.reads import ReadSet, Recording, touched_keys
 from ontoloom.store.lexical import (
     DATATYPE,
     LEXICAL_FORM,
@@ -70,6 +69,7 @@ from ontoloom.store.lexical import (
     stored_quads,
     written_literal,
 )
+from ontoloom.store.reads import ReadSet, Recording, touched_keys
 from ontoloom.terms import (
     BlankNode,
     DefaultGraph,
@@ -499,6 +499,7 @@ class SparqlEndpointBackend:
         # Who this is among the gateways (its data dir's id): one writer at a time per data
         # dir, so a claim of its own that failed but may have landed is never in its way.
         self.gateway = uuid.uuid4().hex
+        self._commit_time = 0.02  # seconds one narrow commit took here lately (claim to read-back)
         self._client = httpx.Client(
             auth=auth,
             timeout=config.timeout,
@@ -977,18 +978,46 @@ class SparqlEndpointBackend:
         if reads is None or reads.whole:
             return self._commit_on(expected, delta, write_id, None, expected)
         on = expected
+        # As long as a writer waits for the lock (ONTOLOOM_LOCK_TIMEOUT), then the caller
+        # validates again (and says "busy" in the end): a claim held by a dead gateway stays
+        # live until the store's clock expires it.
+        deadline, stalled = time.monotonic() + lock_timeout(), 0
         for attempt in range(MOVE_ATTEMPTS):
+            began = time.monotonic()
+            if attempt and began > deadline:
+                break
             try:
-                return self._commit_on(on, delta, write_id, reads, expected)
+                generation = self._commit_on(on, delta, write_id, reads, expected)
             except _Moved:
-                # Others committed elsewhere in the graph: go in after them (jittered, so
-                # that writers who met do not meet again in step).
-                time.sleep(random.uniform(0, min(0.05, 0.002 * 2**attempt)))
-                on = self.generation()
+                # Another writer is committing on top of this generation, or has: wait until
+                # its commit is in (reads only: no write to contend with it), then go in
+                # after it, jittered by about one commit's time, so that writers who met do
+                # not meet again in step. A generation that does not move (a claim whose
+                # holder died, or writers that keep meeting) is left to the caller.
+                moved = self._after(on)
+                stalled = stalled + 1 if moved == on else 0
+                if stalled >= 3:
+                    break
+                on = moved
+                time.sleep(random.uniform(0, self._commit_time * min(2**attempt, 8)))
+                continue
+            self._commit_time += (time.monotonic() - began - self._commit_time) / 4
+            return generation
         raise CommitConflict(
             f"other gateways kept committing to {self.config.update_url} first "
-            f"({MOVE_ATTEMPTS} tries, what this write read unchanged)"
+            f"({attempt + 1} tries, what this write read unchanged)"
         )
+
+    def _after(self, generation: int) -> int:
+        """The store's generation once it is past ``generation`` (asked a few times over about
+        two commits' time; the last answer when it has not moved by then)."""
+        wait = max(0.002, self._commit_time / 4)
+        for _ in range(8):
+            now = self.generation()
+            if now > generation:
+                return now
+            time.sleep(wait)
+        return self.generation()
 
     def _commit_on(
         self, expected: int, delta: Delta, write_id: str, reads: ReadSet | None, since: int

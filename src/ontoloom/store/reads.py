@@ -32,9 +32,23 @@ from ontoloom.store.base import Delta
 from ontoloom.store.lexical import stored_form
 from ontoloom.terms import Literal, Quad, Term
 
-__all__ = ["KEY_BASE", "ReadSet", "Recording", "in_key", "out_key", "relation_key", "touched_keys"]
+__all__ = [
+    "ALL_KEY",
+    "KEY_BASE",
+    "MANY_KEYS",
+    "ReadSet",
+    "Recording",
+    "in_key",
+    "out_key",
+    "relation_key",
+    "touched_keys",
+]
 
 KEY_BASE = "urn:ontoloom:v:"
+# Moved instead of each key by a commit that touches more than MANY_KEYS (a bulk import): one
+# triple, not thousands, in its update. Every read set includes it.
+ALL_KEY = f"{KEY_BASE}all"
+MANY_KEYS = 1000
 
 
 def _key(kind: str, term: Term, predicate: Term | None = None) -> str:
@@ -68,10 +82,14 @@ def touched_keys(delta: Delta, name: Any = None) -> set[str]:
     term to the form the store keeps (blank nodes skolemised) before it is keyed."""
     keys: set[str] = set()
     for quad in (*delta.adds, *delta.removes):
-        s, o = (quad.subject, quad.object) if name is None else (name(quad.subject), name(quad.object))
+        if len(keys) > MANY_KEYS:
+            return {ALL_KEY}
+        s, o = (
+            (quad.subject, quad.object) if name is None else (name(quad.subject), name(quad.object))
+        )
         p = quad.predicate
         keys |= {out_key(s), out_key(s, p), in_key(o), in_key(o, p), relation_key(p)}
-    return keys
+    return {ALL_KEY} if len(keys) > MANY_KEYS else keys
 
 
 @dataclass
@@ -80,7 +98,7 @@ class ReadSet:
     read beyond named keys (``whole``: then only an unchanged store generation will do)."""
 
     schema_at: int = 0
-    keys: set[str] = field(default_factory=set)
+    keys: set[str] = field(default_factory=lambda: {ALL_KEY})
     whole: bool = False
 
     def nodes(self, nodes: Iterable[Term], *, incoming: bool, predicate: Term | None) -> None:
