@@ -1267,13 +1267,16 @@ class SparqlEndpointBackend:
                 f"OPTIONAL {{ VALUES ?key {{ {keys} }} GRAPH {META} {{ ?key {CHANGED_AT} ?keyAt }} }}"
             ]
             stamp += " " + " ".join(f"<{k}> {CHANGED_AT} {new} ." for k in touched)
+        # The preconditions in a group of their own, tested once (its one row), before the
+        # row per key found joins it (in the same group, an engine may test them per row).
+        guard = f"GRAPH {META} {{ {STORE_NODE} {GENERATION} ?gen }} FILTER(?gen = {expected})"
         if reads is not None:
-            where_records.insert(0, self._unchanged(reads, expected if since is None else since))
+            guard += " " + self._unchanged(reads, expected if since is None else since)
         insert = [f"GRAPH {META} {{ {stamp} }}"]
         insert += [_data(q) for q in plan["adds"]]
         return (
             f"DELETE {{ {' '.join(delete)} }}\nINSERT {{ {' '.join(insert)} }}\n"
-            f"WHERE {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?gen }} FILTER(?gen = {expected}) "
+            f"WHERE {{ {{ {guard} }} "
             f"OPTIONAL {{ GRAPH {META} {{ {STORE_NODE} {LAST_CHANGE} ?last }} }} "
             f"{' '.join(where_records)} BIND(NOW() AS ?now) }}"
         )
