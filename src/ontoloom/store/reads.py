@@ -133,10 +133,10 @@ class Recording:
     def mentioning(self, node: Term, limit: int) -> list[Quad]:
         """Read to know whether ``node`` is in the graph at all (a witness): what the answer
         depends on is that the quads found are still there — each guarded by its subject's
-        key, so that writes mentioning a shared node (a class, a common value) elsewhere do
+        key for its predicate, so that writes mentioning a shared node (a class, a common value) elsewhere do
         not conflict — and, when fewer than ``limit`` were found, that no other appeared."""
         found = list(self._backend.mentioning(node, limit))
-        self.reads.keys |= {out_key(self._name(q.subject)) for q in found}
+        self.reads.keys |= {out_key(self._name(q.subject), q.predicate) for q in found}
         if len(found) < limit:
             named = self._name(node)
             self.reads.keys.add(in_key(named))
