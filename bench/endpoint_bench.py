@@ -152,7 +152,8 @@ took, busy = [], 0
 shared = os.environ.get("BENCH_SHARED_DIR") == "1"
 def session():
     return Graph.open(data_dir, write=True)
-g = None if shared else session().__enter__()
+opened = None if shared else session()
+g = None if opened is None else opened.__enter__()
 def create(title):
     if g is not None:
         return g.create("Task", {"title": title, "status": "open"})
@@ -172,8 +173,8 @@ for i in range(writes):
         busy += 1
         print(type(exc).__name__, str(exc)[:200], file=sys.stderr)
 ended = time.time()
-if g is not None:
-    g.close()
+if opened is not None:
+    opened.__exit__(None, None, None)
 print(json.dumps({"took": took, "validations": validations[0], "busy": busy,
                   "started": started, "ended": ended}))
 """

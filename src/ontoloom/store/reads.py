@@ -51,7 +51,7 @@ ALL_KEY = f"{KEY_BASE}all"
 MANY_KEYS = 1000
 
 
-def _key(kind: str, term: Term, predicate: Term | None = None) -> str:
+def _key(kind: str, term: object, predicate: object = None) -> str:
     # A digest, not the term itself: any IRI (or skolemised blank node) gives a short, valid
     # one. A literal by the value the store keeps, in whatever form it was written or read.
     if isinstance(term, Literal):
@@ -61,17 +61,17 @@ def _key(kind: str, term: Term, predicate: Term | None = None) -> str:
     return f"{KEY_BASE}{kind}:{digest}"
 
 
-def out_key(node: Term, predicate: Term | None = None) -> str:
+def out_key(node: object, predicate: object = None) -> str:
     """The version of the quads ``node`` is the subject of (of ``predicate`` only, if given)."""
     return _key("o", node) if predicate is None else _key("o", node, predicate)
 
 
-def in_key(node: Term, predicate: Term | None = None) -> str:
+def in_key(node: object, predicate: object = None) -> str:
     """The version of the quads ``node`` is the object of (of ``predicate`` only, if given)."""
     return _key("i", node) if predicate is None else _key("i", node, predicate)
 
 
-def relation_key(predicate: Term) -> str:
+def relation_key(predicate: object) -> str:
     """The version of every quad of ``predicate``."""
     return _key("r", predicate)
 
