@@ -241,7 +241,7 @@ def run(
     repeat: int,
     writes: int,
     gateways: tuple[int, ...] = GATEWAYS,
-    engines: tuple[str, ...] = ("oxigraph", "virtuoso"),
+    engines: tuple[str, ...] = ("embedded", "oxigraph", "virtuoso"),
 ) -> None:
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
@@ -254,11 +254,15 @@ def run(
                 servers.append(("virtuoso 7", virtuoso))
             except EngineMissing as exc:
                 print(f"(no Virtuoso rows: {exc})", flush=True)
-        _run(servers, tmp, sizes, repeat, writes, gateways)
+        _run(servers, tmp, sizes, repeat, writes, gateways, "embedded" in engines)
 
 
 def _scaling(
-    servers: list[tuple[str, EndpointServer]], tmp: Path, writes: int, gateways: tuple[int, ...]
+    servers: list[tuple[str, EndpointServer]],
+    tmp: Path,
+    writes: int,
+    gateways: tuple[int, ...],
+    embedded: bool = True,
 ) -> None:
     """Disjoint writes (each gateway creates its own tasks), 1, 2, 4, 8 gateways on each
     engine and on the embedded store (its processes share one data dir and its lock)."""
@@ -267,7 +271,8 @@ def _scaling(
         f"{'p50 ms':>9}{'validated again':>17}{'busy':>6}",
         flush=True,
     )
-    for name, server in [("embedded", None), *servers]:
+    rows: list[tuple[str, EndpointServer | None]] = [("embedded", None)] if embedded else []
+    for name, server in [*rows, *servers]:
         one = None
         for n in gateways:
             row = bench_gateways(server, n, writes, tmp)
@@ -287,11 +292,12 @@ def _run(
     repeat: int,
     writes: int,
     gateways: tuple[int, ...] = GATEWAYS,
+    embedded: bool = True,
 ) -> None:
     # Gateways first, on the engines as started: a store that held 100k entities and was
     # emptied answers slowly for a long while after (oxigraph's deleted keys stay until
     # compaction), which would measure that instead.
-    _scaling(servers, tmp, writes, gateways)
+    _scaling(servers, tmp, writes, gateways, embedded)
     if not sizes:
         return
     print(
@@ -322,7 +328,9 @@ if __name__ == "__main__":  # make bench-endpoint
     parser.add_argument("--writes", type=int, default=30, help="creates per gateway")
     parser.add_argument("--sizes", default="1000", help="entities for the per-call rows ('' none)")
     parser.add_argument("--repeat", type=int, default=50, help="calls per per-call row")
-    parser.add_argument("--engines", default="oxigraph,virtuoso", help="oxigraph, virtuoso")
+    parser.add_argument(
+        "--engines", default="embedded,oxigraph,virtuoso", help="embedded, oxigraph, virtuoso"
+    )
     args = parser.parse_args()
     run(
         [int(x) for x in args.sizes.split(",") if x],
