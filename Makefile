@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: demo test pyshacl-suites test-browser bench-viewer test-wheel test-endpoint test-virtuoso test-rdflib-endpoint soak check bench bench-scale bench-validate bench-secrets bench-mcp eval eval-mining clean
+.PHONY: demo test pyshacl-suites test-browser bench-viewer test-wheel test-endpoint test-virtuoso test-rdflib-endpoint soak check bench bench-endpoint bench-scale bench-validate bench-secrets bench-mcp eval eval-mining clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -79,6 +79,13 @@ check: $(STAMP)
 # One section: make bench BENCH_ARGS="--only endpoint" (bench/run.py --help lists them).
 bench: $(STAMP)
 	$(PY) bench/run.py $(BENCH_ARGS)
+
+# Scale-out on SPARQL stores (bench/endpoint_bench.py): disjoint creates by 1, 2, 4 and 8
+# gateways (each a process with its own data dir) on oxigraph serve and Virtuoso 7 (when
+# installed), the same processes on one embedded data dir, writes/s and the ratio to one
+# gateway; then p50 of a create, a traverse and a search at 1k entities. A few minutes.
+bench-endpoint: $(STAMP)
+	$(PY) bench/endpoint_bench.py $(BENCH_ARGS)
 
 # A validated import beside pyoxigraph's raw bulk load of the same file, peak RSS beside each
 # time: make bench-scale BENCH_ARGS="--million" adds the 1M-entity row (bench/scale.py --help).

@@ -1,16 +1,20 @@
-"""`bench/run.py --only endpoint`: the same operations on the embedded store and on a real
-`oxigraph serve` (started here on loopback, tests/endpoint_servers.py), in one run, each row
-naming the graph size; then 2 and 4 gateways (each its own data dir) writing to one endpoint
-at once: throughput and how often a commit had to be validated again (another gateway had
-committed first). Virtuoso 7 rows too when it is installed (Debian virtuoso-opensource-7)."""
+"""`make bench-endpoint` (and `bench/run.py --only endpoint`): scale-out on SPARQL stores.
+
+First, disjoint-write throughput: 1, 2, 4 and 8 gateways — each its own process with its own
+data dir — creating their own tasks on one endpoint at once (a real `oxigraph serve` on
+loopback, tests/endpoint_servers.py; Virtuoso 7 too when installed), and the same number of
+processes sharing one embedded data dir, in the same run: writes/s, the ratio to one
+gateway, p50 of one create, and how often a commit had to be validated again (another
+gateway changed what it read). Then, per graph size, the same operations on the embedded
+store and on each engine (validated import, create, traverse, search)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
 import types
 from collections.abc import Callable
@@ -20,8 +24,6 @@ from click.testing import CliRunner
 
 from ontoloom.api import Graph
 from ontoloom.cli import main
-from ontoloom.errors import CommitConflict
-from ontoloom.store.endpoint import SparqlEndpointBackend
 from ontoloom.terms import Quad, RdfFormat, serialize
 from ontoloom.vocab import RDF_TYPE, IdSpace
 
@@ -128,78 +130,176 @@ def bench_backend(
     return rows
 
 
-def bench_gateways(
-    server: EndpointServer, gateways: int, writes: int, tmp: Path
-) -> tuple[float, int, int]:
-    """``gateways`` threads, each with its own data dir on one endpoint, ``writes`` creates
-    each: (writes/s, commits validated again, writes refused as busy)."""
-    server.reset()
-    dirs = [_instance(tmp / f"gw-{server.name}-{gateways}-{i}", server) for i in range(gateways)]
-    conflicts = [0]
-    busy = [0]
-    original = SparqlEndpointBackend.apply
+# One gateway: its own process (as a deployment runs them), its own data dir, one Graph open
+# for all its writes. It waits for the start signal (a file), writes, and prints one JSON
+# line: the seconds each write took, the validations it ran, the busy refusals.
+_GATEWAY = """
+import json, os, sys, time
+from pathlib import Path
+from ontoloom.api import Graph
+from ontoloom.writes import WritePath
 
-    def counting(self, delta, expected=None):  # type: ignore[no-untyped-def]
-        try:
-            return original(self, delta, expected)
-        except CommitConflict:
-            conflicts[0] += 1
-            raise
-
-    SparqlEndpointBackend.apply = counting  # type: ignore[method-assign]
-
-    def write(data_dir: Path, k: int) -> None:
-        for i in range(writes):
-            try:
-                with Graph.open(data_dir, write=True) as g:
-                    g.create("Task", {"title": f"G{k}-{i}", "status": "open"})
-            except Exception:
-                busy[0] += 1
-
-    threads = [threading.Thread(target=write, args=(d, k)) for k, d in enumerate(dirs)]
-    start = time.perf_counter()
+data_dir, prefix, writes, go = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+validations = [0]
+findings = WritePath._findings
+def counted(self, *args, **kw):
+    validations[0] += 1
+    return findings(self, *args, **kw)
+WritePath._findings = counted
+took, busy = [], 0
+# A gateway keeps its graph open (a server); processes sharing one embedded data dir open it
+# for each write (as CLI commands do: its writer lock lets one in at a time).
+shared = os.environ.get("BENCH_SHARED_DIR") == "1"
+def session():
+    return Graph.open(data_dir, write=True)
+opened = None if shared else session()
+g = None if opened is None else opened.__enter__()
+def create(title):
+    if g is not None:
+        return g.create("Task", {"title": title, "status": "open"})
+    with session() as one:
+        return one.create("Task", {"title": title, "status": "open"})
+create(f"{prefix} warm")  # shapes compiled, indexes read
+validations[0] = 0
+while not go.exists():
+    time.sleep(0.005)
+started = time.time()
+for i in range(writes):
+    t = time.perf_counter()
     try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        SparqlEndpointBackend.apply = original  # type: ignore[method-assign]
-    seconds = time.perf_counter() - start
-    return gateways * writes / seconds, conflicts[0], busy[0]
+        create(f"{prefix} {i}")
+        took.append(time.perf_counter() - t)
+    except Exception as exc:  # counted, and named once
+        busy += 1
+        print(type(exc).__name__, str(exc)[:200], file=sys.stderr)
+ended = time.time()
+if opened is not None:
+    opened.__exit__(None, None, None)
+print(json.dumps({"took": took, "validations": validations[0], "busy": busy,
+                  "started": started, "ended": ended}))
+"""
 
 
-def run(sizes: list[int], repeat: int, writes: int) -> None:
+def bench_gateways(
+    server: EndpointServer | None, gateways: int, writes: int, tmp: Path
+) -> dict[str, float]:
+    """``gateways`` processes, each with its own data dir on one endpoint (``server``; None:
+    one embedded data dir they share, its writer lock ordering them), ``writes`` creates of
+    their own tasks each — disjoint writes. Returns writes/s (all acknowledged writes over
+    the wall time from the start signal to the last one done), p50 ms of one create,
+    validations beyond one a write, and busy refusals."""
+    import json
+    import subprocess
+
+    name = "embedded" if server is None else server.name
+    if server is not None:
+        server.reset()
+        dirs = [_instance(tmp / f"gw-{name}-{gateways}-{i}", server) for i in range(gateways)]
+    else:
+        dirs = [_instance(tmp / f"gw-{name}-{gateways}", None)] * gateways
+    with Graph.open(dirs[0], write=True) as g:  # the class, the values: in the graph already
+        g.create("Task", {"title": "seed", "status": "open"})
+    go = tmp / f"go-{name}-{gateways}"
+    env = {
+        **os.environ,
+        "ONTOLOOM_LOCK_TIMEOUT": "120",
+        "BENCH_SHARED_DIR": str(int(server is None)),
+    }
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _GATEWAY, str(d), f"G{k}", str(writes), str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for k, d in enumerate(dirs)
+    ]
+    time.sleep(3.0 + 0.5 * gateways)  # every process started and opened its graph
+    go.touch()
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=600)
+        if proc.returncode != 0:
+            raise RuntimeError(f"a gateway failed: {err[-800:]}")
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    took = [t for r in results for t in r["took"]]
+    wall = max(r["ended"] for r in results) - min(r["started"] for r in results)
+    return {
+        "rate": len(took) / wall,
+        "p50": statistics.median(took) * 1000 if took else float("nan"),
+        "again": sum(r["validations"] for r in results) - len(took),
+        "busy": sum(r["busy"] for r in results),
+    }
+
+
+GATEWAYS = (1, 2, 4, 8)
+
+
+def run(
+    sizes: list[int],
+    repeat: int,
+    writes: int,
+    gateways: tuple[int, ...] = GATEWAYS,
+    engines: tuple[str, ...] = ("embedded", "oxigraph", "virtuoso"),
+) -> None:
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        servers: list[tuple[str, EndpointServer]] = [
-            ("oxigraph serve", stack.enter_context(OxigraphServer(tmp / "oxigraph")))
-        ]
-        try:
-            servers.append(("virtuoso 7", stack.enter_context(VirtuosoServer(tmp / "virtuoso"))))
-        except EngineMissing as exc:
-            print(f"(no Virtuoso rows: {exc})", flush=True)
-        _run(servers, tmp, sizes, repeat, writes)
+        servers: list[tuple[str, EndpointServer]] = []
+        if "oxigraph" in engines:
+            servers.append(("oxigraph serve", stack.enter_context(OxigraphServer(tmp / "ox"))))
+        if "virtuoso" in engines:
+            try:
+                virtuoso = stack.enter_context(VirtuosoServer(tmp / "virtuoso"))
+                servers.append(("virtuoso 7", virtuoso))
+            except EngineMissing as exc:
+                print(f"(no Virtuoso rows: {exc})", flush=True)
+        _run(servers, tmp, sizes, repeat, writes, gateways, "embedded" in engines)
+
+
+def _scaling(
+    servers: list[tuple[str, EndpointServer]],
+    tmp: Path,
+    writes: int,
+    gateways: tuple[int, ...],
+    embedded: bool = True,
+) -> None:
+    """Disjoint writes (each gateway creates its own tasks), 1, 2, 4, 8 gateways on each
+    engine and on the embedded store (its processes share one data dir and its lock)."""
+    print(
+        f"\n{'gateways, disjoint creates':<28}{'writes':>7}{'writes/s':>10}{'vs 1':>7}"
+        f"{'p50 ms':>9}{'validated again':>17}{'busy':>6}",
+        flush=True,
+    )
+    rows: list[tuple[str, EndpointServer | None]] = [("embedded", None)] if embedded else []
+    for name, server in [*rows, *servers]:
+        one = None
+        for n in gateways:
+            row = bench_gateways(server, n, writes, tmp)
+            one = row["rate"] if one is None else one
+            print(
+                f"{name + ', ' + str(n):<28}{n * writes:>7}{row['rate']:>10.1f}"
+                f"{row['rate'] / one:>6.2f}x{row['p50']:>9.1f}{row['again']:>17.0f}"
+                f"{row['busy']:>6.0f}",
+                flush=True,
+            )
 
 
 def _run(
-    servers: list[tuple[str, EndpointServer]], tmp: Path, sizes: list[int], repeat: int, writes: int
+    servers: list[tuple[str, EndpointServer]],
+    tmp: Path,
+    sizes: list[int],
+    repeat: int,
+    writes: int,
+    gateways: tuple[int, ...] = GATEWAYS,
+    embedded: bool = True,
 ) -> None:
     # Gateways first, on the engines as started: a store that held 100k entities and was
     # emptied answers slowly for a long while after (oxigraph's deleted keys stay until
     # compaction), which would measure that instead.
-    print(
-        f"\n{'gateways on one endpoint':<30}{'writes':>8}{'writes/s':>10}"
-        f"{'validated again':>17}{'busy':>6}"
-    )
-    for name, server in servers:
-        for gateways in (1, 2, 4):
-            rate, conflicts, busy = bench_gateways(server, gateways, writes, tmp)
-            print(
-                f"{name + ', ' + str(gateways):<30}{gateways * writes:>8}{rate:>10.1f}"
-                f"{conflicts:>17}{busy:>6}",
-                flush=True,
-            )
+    _scaling(servers, tmp, writes, gateways, embedded)
+    if not sizes:
+        return
     print(
         f"\n{'backend':<16}{'operation':<30}{'entities':>9}{'p50 ms':>12}{'p95 ms':>10}",
         flush=True,
@@ -218,3 +318,24 @@ def _run(
                     print(f"{backend:<16}{op:<30}{size:>9}{p50:>12,.0f}", flush=True)
                 else:
                     print(f"{backend:<16}{op:<30}{size:>9}{p50:>12.2f}{p95:>10.2f}", flush=True)
+
+
+if __name__ == "__main__":  # make bench-endpoint
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gateways", default="1,2,4,8", help="gateway counts, one row each")
+    parser.add_argument("--writes", type=int, default=30, help="creates per gateway")
+    parser.add_argument("--sizes", default="1000", help="entities for the per-call rows ('' none)")
+    parser.add_argument("--repeat", type=int, default=50, help="calls per per-call row")
+    parser.add_argument(
+        "--engines", default="embedded,oxigraph,virtuoso", help="embedded, oxigraph, virtuoso"
+    )
+    args = parser.parse_args()
+    run(
+        [int(x) for x in args.sizes.split(",") if x],
+        args.repeat,
+        args.writes,
+        tuple(int(x) for x in args.gateways.split(",")),
+        tuple(args.engines.split(",")),
+    )

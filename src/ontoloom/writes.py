@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -68,6 +69,7 @@ from ontoloom.store.base import Backend, Checkpoints, Delta
 from ontoloom.store.journal import step
 from ontoloom.store.overlay import NotReadable, Overlay
 from ontoloom.store.rdfio import check_literal_sizes
+from ontoloom.store.reads import ReadSet, relation_key
 from ontoloom.terms import BlankNode, NamedNode, Quad, Term
 from ontoloom.terms import node as held
 from ontoloom.vocab import (
@@ -160,15 +162,55 @@ class WritePath:
     def __init__(
         self, backend: Backend, schema: Schema, ids: IdSpace, schema_at: int | None = None
     ) -> None:
-        self.backend = backend
+        self._backend = backend
+        self._walker = Walker(backend)
+        # While a commit validates, its reads go through a recorder (:mod:`ontoloom.store.reads`),
+        # in this thread only: the commit's precondition covers what they read.
+        self._local = threading.local()
         self.schema = schema
         self.ids = ids
         self.after_commit: list[Listener] = []
-        self.walker = Walker(backend)
         # The schema generation ``schema`` was read at (None: not known, read on first use):
         # a commit is validated under the store's current schema, whoever changed it.
         self.schema_at = schema_at
         self.on_schema: list[Callable[[Schema], None]] = []  # told of a schema read again
+
+    @property
+    def backend(self) -> Backend:
+        recorder = getattr(self._local, "backend", None)
+        return self._backend if recorder is None else recorder
+
+    @backend.setter
+    def backend(self, backend: Backend) -> None:
+        self._backend = backend
+        self._walker = Walker(backend)
+
+    @property
+    def walker(self) -> Walker:
+        recorder = getattr(self._local, "walker", None)
+        return self._walker if recorder is None else recorder
+
+    @contextmanager
+    def _recording(self, reads: ReadSet) -> Iterator[None]:
+        """Validation in this block reads through a recorder noting into ``reads`` what it read,
+        where the store offers one (a store many gateways commit to); elsewhere ``reads`` stays
+        as it is (the store's writer lock orders the commits)."""
+        make = getattr(self._backend, "recording", None)
+        if make is None:
+            yield
+            return
+        recorder = make(reads)
+        self._local.backend, self._local.walker = recorder, Walker(recorder)
+        try:
+            yield
+        finally:
+            del self._local.backend, self._local.walker
+
+    def _note_relation(self, predicate: Term) -> None:
+        """Validation read every quad of ``predicate`` (a property path over it)."""
+        recorder = getattr(self._local, "backend", None)
+        if recorder is not None:
+            recorder.reads.keys.add(relation_key(predicate))
 
     @contextmanager
     def noting_stops(self, *, stored: str, nothing: str) -> Iterator[None]:
@@ -251,17 +293,24 @@ class WritePath:
             # another gateway writing to the same store in between makes it check again.
             # The schema is part of that precondition: one another gateway changed since
             # it was read here is read again before validating.
+            # On a store that offers it, the precondition is narrower: what the validation
+            # read has not changed since this generation (writes elsewhere in the graph do
+            # not count), and neither has the schema (ontoloom.store.reads).
             expected, schema_at = self.backend.versions()
             if schema_at != self.schema_at:
                 self._read_schema(schema_at)
+            reads = ReadSet(schema_at)
             if trusted is None:
                 # the derived part is validated with the rest only where a shape reads it
                 read = derived is None or self._reads_derived(derived)
-                findings = self._findings(delta if read else source, tolerate)
+                with self._recording(reads):
+                    findings = self._findings(delta if read else source, tolerate)
                 if findings:
                     raise ValidationFailed(findings)
+            else:
+                reads.whole = True  # nothing was validated: as before, the whole store
             try:
-                generation = self.backend.apply(delta, expected, write_id=write_id)
+                generation = self.backend.apply(delta, expected, write_id=write_id, reads=reads)
                 break
             except CommitConflict:
                 waited = time.monotonic() - started
@@ -525,7 +574,7 @@ class WritePath:
     def _holds_at_most(self, limit: int) -> bool:
         """Whether the store holds at most ``limit`` quads (reads at most limit + 1)."""
         query = f"SELECT (COUNT(*) AS ?n) WHERE {{ {{ SELECT * WHERE {{ ?s ?p ?o }} LIMIT {limit + 1} }} }}"
-        row = next(iter(self.backend.select(query)))
+        row = next(iter(self._backend.select(query)))  # how to copy, not what: no read noted
         return int(row["n"].value) <= limit
 
     def _violations(self, data, focus, group, hierarchy, validator) -> list[Result]:
@@ -628,6 +677,7 @@ class WritePath:
             )
             if not adds:
                 continue
+            self._note_relation(spec.iri)  # property paths over the whole relation
             removes = {
                 (held(q.subject), held(q.object)) for q in delta.removes if q.predicate == spec.iri
             }
@@ -644,7 +694,7 @@ class WritePath:
             a, b = adds[0]
             # (One step, then `*`: `+` from a pre-bound start or back to it fails on Virtuoso.)
             reach = f"ASK {{ ?b {spec.iri} ?next . ?next {spec.iri}* ?a }}"
-            if not self.backend.ask(reach, {"a": a, "b": b}):
+            if not self._backend.ask(reach, {"a": a, "b": b}):  # noted: the relation
                 return None
         successors = self._successors(spec, adds, removes)
         predecessors: dict[Term, list[Term]] = defaultdict(list)
@@ -658,7 +708,7 @@ class WritePath:
         if not on_new:
             return None
         ask = f"ASK {{ ?n {spec.iri} ?next . ?next {spec.iri}* ?n }}"  # ?n p+ ?n
-        fresh = {n for n in on_new if not self.backend.ask(ask, {"n": n})}
+        fresh = {n for n in on_new if not self._backend.ask(ask, {"n": n})}
         if not fresh:
             return None  # every node was on a cycle before: nothing new is broken
         node = min(fresh, key=str)

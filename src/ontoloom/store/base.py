@@ -20,6 +20,7 @@ from ontoloom.terms import Quad, Term, Triple
 
 if TYPE_CHECKING:
     from ontoloom.store.lock import DataDirLock
+    from ontoloom.store.reads import ReadSet
 
 __all__ = ["Backend", "Checkpoints", "Commits", "Delta", "QuadReads", "Queries", "Row", "Scratch"]
 
@@ -149,12 +150,20 @@ class Commits(Protocol):
     writable: bool
 
     def apply(
-        self, delta: Delta, expected: int | None = None, *, write_id: str | None = None
+        self,
+        delta: Delta,
+        expected: int | None = None,
+        *,
+        write_id: str | None = None,
+        reads: ReadSet | None = None,
     ) -> int:
         """Commit ``delta`` atomically and bump the change generation; return it.
 
         ``expected``: commit only while the generation is still this one (the one the delta
-        was validated against). ``write_id`` (:mod:`ontoloom.store.write_ids`; a fresh one
+        was validated against). ``reads`` (:mod:`ontoloom.store.reads`): what that validation
+        read; a store that orders its writers by a lock may ignore it, one that many gateways
+        commit to at once commits while none of it changed since ``expected`` (and the
+        schema generation is still ``reads.schema_at``), whatever else did. ``write_id`` (:mod:`ontoloom.store.write_ids`; a fresh one
         when None) is stored in the same atomic step, with the generation and the store's
         time, so that :meth:`committed` can tell later whether it happened. A commit that
         changes the schema graph also moves the schema generation (:meth:`versions`).

@@ -54,6 +54,7 @@ from ontoloom.vocab import (
 
 if TYPE_CHECKING:
     from ontoloom.store.lock import DataDirLock
+    from ontoloom.store.reads import ReadSet
 
 __all__ = ["FORMATS", "EmbeddedBackend", "quad_text"]
 
@@ -298,10 +299,16 @@ class EmbeddedBackend:
 
     # -- writes --------------------------------------------------------------------------
     def apply(
-        self, delta: Delta, expected: int | None = None, *, write_id: str | None = None
+        self,
+        delta: Delta,
+        expected: int | None = None,
+        *,
+        write_id: str | None = None,
+        reads: ReadSet | None = None,
     ) -> int:
         """Commit removes then adds, and bump the generation, in one update request, with
-        the write id (and the schema generation when the schema graph changes).
+        the write id (and the schema generation when the schema graph changes). ``reads`` is
+        not needed: the data dir's writer lock orders the commits.
 
         An add-only delta goes in as one ``extend`` transaction (much faster than parsing an
         update, and it keeps blank nodes as they are, where INSERT DATA makes fresh ones)

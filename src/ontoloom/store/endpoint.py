@@ -13,10 +13,13 @@ depends on one engine's defaults:
   SEP-0007 substitution over HTTP);
 * blank nodes never cross: they are skolemised to well-known IRIs on the way in and turned
   back on the way out (:func:`skolem`, :func:`unskolem`);
-* every commit is one SPARQL update guarded by the store's generation — it applies only if
-  the generation is still the one the write was validated against — and stamped with a
-  commit token that is read back afterwards, so a lost answer never leaves the caller in
-  doubt (:meth:`SparqlEndpointBackend.apply`);
+* every commit is one SPARQL update guarded by what its validation read — it applies only
+  if none of the versions of what was read (the focus nodes' neighbourhoods, the relations
+  a property path walked, the schema) moved since the generation it was validated against
+  (:mod:`ontoloom.store.reads`), so writes to disjoint parts of the graph go in one after
+  the other without validating again — and stamped with a commit token that is read back
+  afterwards, so a lost answer never leaves the caller in doubt
+  (:meth:`SparqlEndpointBackend.apply`);
 * each commit leaves a change-log entry (the generation, the token and the nodes it
   touched) in the bookkeeping graph, so derived indexes on any gateway can catch up.
 
@@ -55,7 +58,7 @@ from ontoloom.errors import (
     QueryTimeout,
     ReadOnly,
 )
-from ontoloom.store import write_ids
+from ontoloom.store import lock_timeout, write_ids
 from ontoloom.store.base import Delta, Row
 from ontoloom.store.lexical import (
     DATATYPE,
@@ -69,6 +72,7 @@ from ontoloom.store.lexical import (
     stored_quads,
     written_literal,
 )
+from ontoloom.store.reads import ReadSet, Recording, touched_keys
 from ontoloom.terms import (
     BlankNode,
     DefaultGraph,
@@ -108,6 +112,11 @@ GENID = "https://ontoloom.dev/.well-known/genid/"
 CREDENTIALS_FILE = "endpoint.credentials"
 COMMIT = NamedNode(OL + "commit")
 TOUCHED = NamedNode(OL + "touched")
+# The generation that last changed a key of what validations read (ontoloom.store.reads).
+CHANGED_AT = NamedNode(OL + "changedAt")
+# A commit whose reads still hold but whose generation moved on is claimed again on top of
+# the new one, without validating again, this many times at most.
+MOVE_ATTEMPTS = 40
 CHANGE_BASE = "urn:ontoloom:change:"
 CHANGES_KEPT = 1000  # change-log entries kept; an index further behind rebuilds
 # A writer claims the next generation before its guarded commit (see _claim): engines that
@@ -672,6 +681,7 @@ class SparqlEndpointBackend:
         # Who this is among the gateways (its data dir's id): one writer at a time per data
         # dir, so a claim of its own that failed but may have landed is never in its way.
         self.gateway = uuid.uuid4().hex
+        self._commit_time = 0.02  # seconds one narrow commit took here lately (claim to read-back)
         self._client = httpx.Client(
             auth=auth,
             timeout=config.timeout,
@@ -1191,12 +1201,28 @@ class SparqlEndpointBackend:
                 raise
             return None
 
+    def recording(self, reads: ReadSet) -> Recording:
+        """This store as one validation reads it, noting what it read into ``reads``."""
+        return Recording(self, reads, skolem)
+
     def apply(
-        self, delta: Delta, expected: int | None = None, *, write_id: str | None = None
+        self,
+        delta: Delta,
+        expected: int | None = None,
+        *,
+        write_id: str | None = None,
+        reads: ReadSet | None = None,
     ) -> int:
-        """Commit ``delta`` in one SPARQL update that applies only while the store's
-        generation is ``expected`` (the current one when None), stamped with ``write_id``
-        and a commit token that is read back afterwards. Returns the new generation.
+        """Commit ``delta`` in one SPARQL update that applies only while what its validation
+        read is as it was at generation ``expected`` (the current one when None), stamped
+        with ``write_id`` and a commit token that is read back afterwards. Returns the new
+        generation.
+
+        What was read is ``reads`` (:mod:`ontoloom.store.reads`); when None, or when it was
+        the whole store, the update applies only while the generation is still ``expected``.
+        Otherwise commits to other parts of the graph in between do not count: the commit
+        goes in on top of the generation they made, claimed anew, without validating again.
+        Either way the commits form one sequence of generations (the change log follows it).
 
         After a fault whose outcome is unknown (the update failed or timed out without a
         clear answer, its read-back failed) the store is asked, never guessed: a commit it
@@ -1204,8 +1230,8 @@ class SparqlEndpointBackend:
         as not committed, and when it cannot be asked :class:`OutcomeUnknown` names the
         write id. Nothing here applies a delta twice.
 
-        :raises CommitConflict: another gateway committed first; nothing was committed (the
-            caller validates again and retries).
+        :raises CommitConflict: another gateway changed what this one read (or kept
+            committing first); nothing was committed (the caller validates again and retries).
         :raises EndpointError: the endpoint failed and nothing was committed.
         :raises OutcomeUnknown: whether it was committed cannot be told now.
         """
@@ -1213,13 +1239,71 @@ class SparqlEndpointBackend:
         write_id = write_ids.valid(write_id) if write_id is not None else write_ids.new()
         if expected is None:
             expected = self.generation()
+        if reads is None or reads.whole:
+            return self._commit_on(expected, delta, write_id, None, expected)
+        on = expected
+        # As long as a writer waits for the lock (ONTOLOOM_LOCK_TIMEOUT), then the caller
+        # validates again (and says "busy" in the end): a claim held by a dead gateway stays
+        # live until the store's clock expires it.
+        deadline, stalled = time.monotonic() + lock_timeout(), 0
+        for attempt in range(MOVE_ATTEMPTS):
+            began = time.monotonic()
+            if attempt and began > deadline:
+                break
+            try:
+                generation = self._commit_on(on, delta, write_id, reads, expected)
+            except _Moved:
+                # Another writer is committing on top of this generation, or has: wait until
+                # its commit is in (reads only: no write to contend with it), then go in
+                # after it, jittered by about one commit's time, so that writers who met do
+                # not meet again in step. A generation that does not move (a claim whose
+                # holder died, or writers that keep meeting) is left to the caller.
+                moved = self._after(on)
+                stalled = stalled + 1 if moved == on else 0
+                if stalled >= 3:
+                    break
+                on = moved
+                time.sleep(random.uniform(0, self._commit_time * min(2**attempt, 8)))
+                continue
+            self._commit_time += (time.monotonic() - began - self._commit_time) / 4
+            return generation
+        raise CommitConflict(
+            f"other gateways kept committing to {self.config.update_url} first "
+            f"({attempt + 1} tries, what this write read unchanged)"
+        )
+
+    def _after(self, generation: int) -> int:
+        """The store's generation once it is past ``generation`` (asked a few times over about
+        two commits' time; the last answer when it has not moved by then)."""
+        wait = max(0.002, self._commit_time / 4)
+        for _ in range(8):
+            now = self.generation()
+            if now > generation:
+                return now
+            time.sleep(wait)
+        return self.generation()
+
+    def _commit_on(
+        self, expected: int, delta: Delta, write_id: str, reads: ReadSet | None, since: int
+    ) -> int:
+        """One try of :meth:`apply`: the commit of generation ``expected + 1``, guarded by
+        ``reads`` as of generation ``since`` (None: by ``expected`` alone).
+
+        :raises _Moved: (``reads`` given) the generation moved on, what was read did not.
+        """
         new = expected + 1
         change = NamedNode(f"{CHANGE_BASE}{new}")
         token = uuid.uuid4().hex
-        self._claim(expected, token)
+        try:
+            self._claim(expected, token)
+        except CommitConflict:
+            if reads is not None:
+                raise _Moved from None
+            raise
         try:
             self._update(
-                self._guarded(expected, token, delta, write_id), f"the commit of generation {new}"
+                self._guarded(expected, token, delta, write_id, reads, since),
+                f"the commit of generation {new}",
             )
         except BadInput as exc:  # refused before it ran: nothing applied
             self._withdraw(expected, token)  # the generation stands: others may go on
@@ -1261,6 +1345,15 @@ class SparqlEndpointBackend:
         if committed:
             self._compact(new)
             return new
+        if reads is not None:
+            # The guard held it back: the generation moved on, or what was read changed.
+            if self._reads_hold(reads, since):
+                raise _Moved
+            self._withdraw(expected, token)  # the generation may still stand: free it
+            raise CommitConflict(
+                f"another gateway changed what this write read at {self.config.update_url} "
+                f"(since generation {since})"
+            )
         raise CommitConflict(
             f"another gateway committed to {self.config.update_url} first (generation "
             f"{expected} is gone)"
@@ -1355,9 +1448,44 @@ class SparqlEndpointBackend:
                 f"DELETE WHERE {{ GRAPH {META} {{ {node} ?p ?o }} }}", "withdrawing a claim"
             )
 
-    def _guarded(self, expected: int, token: str, delta: Delta, write_id: str | None) -> str:
+    def _reads_hold(self, reads: ReadSet, since: int) -> bool:
+        """Whether nothing ``reads`` names changed after generation ``since`` (False when the
+        store cannot say: the caller then validates again, which is never wrong)."""
+        try:
+            return self.ask(f"ASK {{ {self._unchanged(reads, since)} }}")
+        except EndpointError:
+            return False
+
+    @staticmethod
+    def _unchanged(reads: ReadSet, since: int) -> str:
+        """Patterns that hold while no key of ``reads`` moved past generation ``since`` and
+        the schema generation is still ``reads.schema_at``."""
+        held = (
+            f"FILTER NOT EXISTS {{ GRAPH {META} {{ {STORE_NODE} {SCHEMA_GENERATION} ?readSchema "
+            f"}} FILTER(?readSchema != {int(reads.schema_at)}) }}"
+        )
+        # One test a key, each a lookup by its subject (a VALUES block joined in instead is
+        # read as a scan of every key on oxigraph: tens of ms a commit).
+        for n, key in enumerate(sorted(reads.keys)):
+            held += (
+                f" FILTER NOT EXISTS {{ GRAPH {META} {{ <{key}> {CHANGED_AT} ?read{n} }} "
+                f"FILTER(?read{n} > {int(since)}) }}"
+            )
+        return held
+
+    def _guarded(
+        self,
+        expected: int,
+        token: str,
+        delta: Delta,
+        write_id: str | None,
+        reads: ReadSet | None = None,
+        since: int | None = None,
+    ) -> str:
         """One update: ``delta``, the next generation's stamp and the write id, applied
-        only while the generation is ``expected``; the times are the store's (``NOW()``)."""
+        only while the generation is ``expected`` and (``reads`` given) nothing read moved
+        past generation ``since``; it moves the keys the delta touches to the new
+        generation. The times are the store's (``NOW()``)."""
         new = expected + 1
         plan = self._plan(delta)
         change = NamedNode(f"{CHANGE_BASE}{new}")
@@ -1396,11 +1524,22 @@ class SparqlEndpointBackend:
                 f"OPTIONAL {{ GRAPH {META} {{ {STORE_NODE} {SCHEMA_GENERATION} ?schemaGen }} }}"
             ]
             stamp += f" {STORE_NODE} {SCHEMA_GENERATION} {new} ."
+        # Each key the delta touches now says this generation too: added beside what it said
+        # (a precondition asks whether any of a key's generations is past the one it read),
+        # never deleted here — a row per old value would multiply every template of this
+        # update; _compact drops the older ones.
+        touched = sorted(touched_keys(delta, skolem))
+        stamp += "".join(f" <{k}> {CHANGED_AT} {new} ." for k in touched)
+        # The preconditions in a group of their own, tested once (its one row), before the
+        # row per key found joins it (in the same group, an engine may test them per row).
+        guard = f"GRAPH {META} {{ {STORE_NODE} {GENERATION} ?gen }} FILTER(?gen = {expected})"
+        if reads is not None:
+            guard += " " + self._unchanged(reads, expected if since is None else since)
         insert = [f"GRAPH {META} {{ {stamp} }}"]
         insert += [_data(q) for q in plan["adds"]]
         return (
             f"DELETE {{ {' '.join(delete)} }}\nINSERT {{ {' '.join(insert)} }}\n"
-            f"WHERE {{ GRAPH {META} {{ {STORE_NODE} {GENERATION} ?gen }} FILTER(?gen = {expected}) "
+            f"WHERE {{ {{ {guard} }} "
             f"OPTIONAL {{ GRAPH {META} {{ {STORE_NODE} {LAST_CHANGE} ?last }} }} "
             f"{' '.join(where_records)} BIND(NOW() AS ?now) }}"
         )
@@ -1531,6 +1670,12 @@ class SparqlEndpointBackend:
                 f"?c {CLAIM_OF} ?n ; ?p ?o FILTER(?n < {generation}) }} }}",
                 "dropping old claims",
             )
+        with contextlib.suppress(EndpointError):  # housekeeping: the next one catches up
+            self._update(  # a key's older generations: only its latest is ever compared
+                f"DELETE {{ GRAPH {META} {{ ?k {CHANGED_AT} ?at }} }} WHERE {{ GRAPH {META} {{ "
+                f"?k {CHANGED_AT} ?at . ?k {CHANGED_AT} ?later FILTER(?later > ?at) }} }}",
+                "dropping keys' older generations",
+            )
         oldest = generation - CHANGES_KEPT
         if oldest <= 0:
             return
@@ -1580,6 +1725,11 @@ class SparqlEndpointBackend:
 
     def close(self) -> None:
         self._client.close()
+
+
+class _Moved(Exception):
+    """A narrowly guarded commit found the generation moved on and what it read unchanged:
+    it goes in again on top of the new generation."""
 
 
 def _data(quad: Quad) -> str:
