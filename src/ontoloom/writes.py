@@ -37,11 +37,11 @@ import os
 import random
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
-from typing import cast
+from typing import TypeVar, cast
 
 from ontoloom.errors import (
     BadInput,
@@ -70,7 +70,9 @@ from ontoloom.terms import BlankNode, NamedNode, Quad, Term
 from ontoloom.terms import node as held
 from ontoloom.vocab import META, SCHEMA_GRAPH
 
-__all__ = ["Cycle", "WritePath"]
+__all__ = ["Cycle", "WritePath", "strong_components"]
+
+_N = TypeVar("_N", bound=Hashable)
 
 _LARGE = 1000  # focus nodes beyond which the scratch store is validated whole
 _COPY_ALL = 20  # a bulk delta copies the whole store when it has ≤ this many quads per node
@@ -546,14 +548,16 @@ class WritePath:
             if not self.backend.ask(reach, {"a": a, "b": b}):
                 return None
         successors = self._successors(spec, adds, removes)
-        predecessors: dict[Term, list[Term]] = defaultdict(list)
-        for node, nexts in successors.items():
-            for nxt in nexts:
-                predecessors[nxt].append(node)
-        # A node is on a cycle through a new edge a → b iff b reaches it and it reaches a.
+        # A node is on a cycle through a new edge a → b iff b reaches it and it reaches a:
+        # iff a, b and it are one strongly connected component (one pass over the edges,
+        # where a walk per new edge was quadratic in a long chain).
+        component = strong_components(successors)
+        members: dict[int, set[Term]] = defaultdict(set)
+        for n, c in component.items():
+            members[c].add(n)
         on_new: set[Term] = set()
-        for a, b in adds:
-            on_new |= _reach(successors, b) & _reach(predecessors, a)
+        for c in {component[a] for a, b in adds if component[a] == component[b]}:
+            on_new |= members[c]
         if not on_new:
             return None
         ask = f"ASK {{ ?n {spec.iri} ?next . ?next {spec.iri}* ?n }}"  # ?n p+ ?n
@@ -562,7 +566,7 @@ class WritePath:
             return None  # every node was on a cycle before: nothing new is broken
         node = min(fresh, key=str)
         for a, b in adds:
-            if node in _reach(successors, b) and node in _reach(predecessors, a):
+            if component[a] == component[b] == component[node]:  # b reaches node, node a
                 there = _path(successors, b, node)
                 back = _path(successors, node, a)
                 if there is not None and back is not None:
@@ -609,15 +613,47 @@ class WritePath:
         )
 
 
-def _reach(edges: dict[Term, list[Term]], start: Term) -> set[Term]:
-    seen = {start}
-    stack = [start]
-    while stack:
-        for nxt in edges.get(stack.pop(), ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return seen
+def strong_components(edges: Mapping[_N, Sequence[_N]]) -> dict[_N, int]:
+    """The strongly connected component of every node (Tarjan's algorithm, iterative so that
+    a long chain does not exhaust Python's stack), in time linear in the edges.
+
+    >>> c = strong_components({"a": ["b"], "b": ["a", "c"], "c": []})
+    >>> c["a"] == c["b"] != c["c"]
+    True
+    """
+    index: dict[_N, int] = {}
+    low: dict[_N, int] = {}
+    component: dict[_N, int] = {}
+    stack: list[_N] = []
+    nodes = list(dict.fromkeys([*edges, *(b for targets in edges.values() for b in targets)]))
+    for root in nodes:
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        work = [(root, iter(edges.get(root, ())))]
+        while work:
+            node, targets = work[-1]
+            for nxt in targets:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    work.append((nxt, iter(edges.get(nxt, ()))))
+                    break
+                if nxt not in component:  # on the stack: in the component being built
+                    low[node] = min(low[node], index[nxt])
+            else:  # every target done
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    while True:
+                        member = stack.pop()
+                        component[member] = index[node]
+                        if member == node:
+                            break
+    return component
 
 
 def _path(edges: dict[Term, list[Term]], start: Term, goal: Term) -> list[Term] | None:

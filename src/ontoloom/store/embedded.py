@@ -228,8 +228,10 @@ class EmbeddedBackend:
     def select(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[Row]:
         solutions = self._query(sparql, bindings)
         names = [v.value for v in solutions.variables]
+        # A solution iterates its values in the order of the variables (None where unbound):
+        # zipped, not looked up by name — a third of the cost of a row.
         for solution in solutions:
-            yield {name: solution[name] for name in names}
+            yield dict(zip(names, solution, strict=True))
 
     def select_raw(self, sparql: str, bindings: Mapping[str, Term] | None = None):
         """The backend's own solution object (for SPARQL results serialisation)."""
