@@ -180,7 +180,9 @@ def _on_cycles(graph: Session, predicate: NamedNode) -> set[Term]:
     edges = _edges(graph, predicate)
     component = strong_components(edges)
     return {
-        _node(a) for a, targets in edges.items() if any(component[a] == component[b] for b in targets)
+        _node(a)
+        for a, targets in edges.items()
+        if any(component[a] == component[b] for b in targets)
     }
 
 
@@ -238,8 +240,6 @@ def _edges(graph: Session, predicate: NamedNode) -> dict[str, list[str]]:
 def _node(text: str) -> Term:
     """A subject as the TSV results write it (an IRI or a blank node; never a literal)."""
     return NamedNode(text[1:-1]) if text.startswith("<") else BlankNode(text[2:])
-
-
 
 
 def _shortest_path(edges: dict[str, list[str]], start: str, goal: str) -> list[str] | None:
