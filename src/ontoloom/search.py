@@ -1268,6 +1268,7 @@ def _scan(
             ):
                 wordings[s.value] = as_term(quad.object).value
             continue
+        s = cast(NamedNode, s)  # an instance: a named node (judged above)
         p = quad.predicate
         local = local_of.get(p, _UNSEEN)
         if local is _UNSEEN:

@@ -549,7 +549,7 @@ class WritePath:
         """For each acyclic relation, a cycle ``delta`` closes through nodes that were on no
         cycle before (``check`` reports those nodes' violations as one cycle finding)."""
         delta = delta.normalized()
-        found = []
+        found: list[Cycle] = []
         acyclic = {spec.iri: spec for spec in self.schema.relations.values() if spec.acyclic}
         if not acyclic:
             return found
