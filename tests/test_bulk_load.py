@@ -413,7 +413,7 @@ def test_a_bulk_load_into_a_small_store_refuses_what_one_request_refuses(
     monkeypatch.setattr(
         WritePath,
         "_whole_difference",
-        lambda self, applied: whole.append(True) or chosen(self, applied),
+        lambda self, applied, delta: whole.append(True) or chosen(self, applied, delta),
     )
     monkeypatch.setenv("ONTOLOOM_BULK_LOAD", "10")
     bulk = _refusal(data_dir, bad)

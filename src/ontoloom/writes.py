@@ -84,6 +84,7 @@ BULK_LOAD = 10_000
 # A bulk delta into a store holding at most this many times its quads is validated whole
 # (:meth:`WritePath._whole_difference`).
 _WHOLE = 2
+_IN_MEMORY = 4  # … and into one holding at most a quarter of them, on a copy in memory
 
 
 def bulk_load_size() -> int:
@@ -334,7 +335,7 @@ class WritePath:
         way, found on the store before the delta."""
         delta = delta.normalized()
         if applied is not None and self._whole_is_cheaper(delta):
-            return self._whole_difference(applied)
+            return self._whole_difference(applied, delta)
         changed = Changed.of(delta)
         if not changed.nodes():
             return []
@@ -381,13 +382,21 @@ class WritePath:
         changes_data = any(q.graph_name != META for q in (*delta.adds, *delta.removes))
         return changes_data and self._holds_at_most(_WHOLE * len(delta))
 
-    def _whole_difference(self, applied: Backend) -> list[Result]:
+    def _whole_difference(self, applied: Backend, delta: Delta) -> list[Result]:
         """The violations full validation finds on ``applied`` (the store with the delta
         applied: a bulk load's checkpoint) and not on the store before it — the refusal set
-        by its definition (module doc). Each shape runs as whole-store queries, once, on the
-        checkpoint itself; the store before is validated only when something was found."""
+        by its definition (module doc). Each shape runs as whole-store queries, once; the
+        store before is validated only when something was found. Into a store holding at most
+        a :data:`_IN_MEMORY` part of the delta's quads (an import into a new instance) the
+        queries run on a copy in memory — the store's few quads read, the delta laid over
+        them — where they cost about half what they cost on disk; else on the checkpoint."""
         validator, hierarchy = self.schema.write_validator, self.schema.hierarchy
-        found = validator.validate(applied, hierarchy=hierarchy).violations
+        after = applied
+        if self._holds_at_most(len(delta) // _IN_MEMORY):
+            copy = scratch(self.walker.everything())
+            copy.patch(delta)
+            after = copy
+        found = validator.validate(after, hierarchy=hierarchy).violations
         if not found:
             return []
         before = (
