@@ -13,7 +13,10 @@ RSS is its own):
   every import took before, and small writes still take), with ``--one-request``.
 
 Each row gives the triples, seconds, triples per second, peak RSS and the ratio to the raw
-bulk load measured in the same run. Rows at 10k and 100k entities by default; ``--million``
+bulk load measured in the same run. After the imports of each size, ``reindex``: the search
+index of the journaled import's instance rebuilt whole (objects counted in the row's label);
+last, ``check`` (the full audit) of a graph of 5,000 tasks in one ``blocks`` chain
+(``--chain``), the rebuild and the audit each timed alone. Rows at 10k and 100k entities by default; ``--million``
 adds 1M (144 MiB of N-Quads; minutes), ``--entities`` chooses others. The machine's load is
 printed first: figures from a shared machine are comparisons within one run, not promises.
 
@@ -52,6 +55,9 @@ def _write_file(entities: int, path: Path) -> int:
 
 def _child(kind: str, path: Path, target: Path) -> None:
     """One measurement, in this (fresh) process: prints {"seconds", "rss_mib"}."""
+    if kind == "chain":
+        _chain(int(str(path)), target)
+        return
     start = time.perf_counter()
     if kind == "raw":
         import pyoxigraph
@@ -59,6 +65,18 @@ def _child(kind: str, path: Path, target: Path) -> None:
         store = pyoxigraph.Store(str(target))
         store.bulk_load(path=str(path), format=pyoxigraph.RdfFormat.N_QUADS)
         store.flush()
+    elif kind == "reindex":  # the instance an import run left in ``target``
+        from ontoloom.api import Graph
+
+        with Graph.open(target, write=True) as g:
+            start = time.perf_counter()  # the rebuild alone, not opening the graph
+            objects = g.reindex()
+        print(
+            json.dumps(
+                {"seconds": time.perf_counter() - start, "rss_mib": _rss(), "objects": objects}
+            )
+        )
+        return
     else:
         from ontoloom.api import Graph
         from ontoloom.interchange import import_file
@@ -66,9 +84,42 @@ def _child(kind: str, path: Path, target: Path) -> None:
         with Graph.open(target, write=True, create=True) as g:
             import_file(g, path)
     seconds = time.perf_counter() - start
+    print(json.dumps({"seconds": seconds, "rss_mib": _rss()}))
+
+
+def _rss() -> float:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
-    rss_mib = rss / (1 << 20) if sys.platform == "darwin" else rss / 1024
-    print(json.dumps({"seconds": seconds, "rss_mib": rss_mib}))
+    return rss / (1 << 20) if sys.platform == "darwin" else rss / 1024
+
+
+def _chain(tasks: int, target: Path) -> None:
+    """``check`` (the full audit) of ``tasks`` tasks in one ``blocks`` chain, timed alone
+    (the graph is stored first, unvalidated: the chain is what is measured)."""
+    from ontoloom.api import Graph
+    from ontoloom.audit import audit
+    from ontoloom.store.base import Delta
+    from ontoloom.terms import Literal, NamedNode, Quad
+    from ontoloom.vocab import FACTS, OL, RDF_TYPE
+
+    with Graph.open(target, write=True, create=True) as g:
+        quads = []
+        for i in range(tasks):
+            t = g.ids.iri(f"task_{i:08x}")
+            quads += [
+                Quad(t, RDF_TYPE, NamedNode(OL + "Task"), FACTS),
+                Quad(t, NamedNode(OL + "title"), Literal(f"Task {i}"), FACTS),
+                Quad(t, NamedNode(OL + "status"), Literal("open"), FACTS),
+            ]
+            if i:
+                quads.append(
+                    Quad(g.ids.iri(f"task_{i - 1:08x}"), NamedNode(OL + "blocks"), t, FACTS)
+                )
+        g.writes.commit(Delta(adds=set(quads)), trusted="bench: the chain to audit")
+        start = time.perf_counter()
+        result = audit(g)
+        seconds = time.perf_counter() - start
+        assert result.conforms, "the chain has no cycle: the audit must find nothing"
+    print(json.dumps({"seconds": seconds, "rss_mib": _rss(), "triples": len(quads)}))
 
 
 def _measure(kind: str, path: Path, target: Path, env: dict[str, str]) -> dict[str, float]:
@@ -91,6 +142,13 @@ def main() -> None:
     parser.add_argument("--million", action="store_true", help="add the 1M-entity row")
     parser.add_argument(
         "--one-request", action="store_true", help="also import through one store transaction"
+    )
+    parser.add_argument(
+        "--chain",
+        type=int,
+        default=5000,
+        metavar="TASKS",
+        help="the `check` row: a chain of this many tasks linked by blocks (0: none)",
     )
     parser.add_argument(
         "--child", nargs=3, metavar=("KIND", "FILE", "TARGET"), help=argparse.SUPPRESS
@@ -130,6 +188,23 @@ def main() -> None:
                     f"{triples / seconds:>10,.0f} {got['rss_mib']:>6,.0f} MiB  {ratio}",
                     flush=True,
                 )
+            # The search index of the instance the journaled import made, rebuilt whole.
+            got = _measure("reindex", path, Path(tmp) / "run1", env)
+            label = f"reindex ({got['objects']:,.0f} obj.)"
+            print(
+                f"{label:<22} {entities:>9,} {triples:>9,} {got['seconds']:>8.2f} "
+                f"{triples / got['seconds']:>10,.0f} {got['rss_mib']:>6,.0f} MiB",
+                flush=True,
+            )
+    if args.chain:
+        with tempfile.TemporaryDirectory() as tmp:
+            got = _measure("chain", Path(str(args.chain)), Path(tmp) / "chain", {**os.environ})
+            label = "check (blocks chain)"
+            print(
+                f"{label:<22} {args.chain:>9,} {got['triples']:>9,.0f} {got['seconds']:>8.2f} "
+                f"{got['triples'] / got['seconds']:>10,.0f} {got['rss_mib']:>6,.0f} MiB",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

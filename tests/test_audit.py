@@ -367,3 +367,33 @@ def test_cycles_in_a_long_chain_are_found_once_each_quickly(tmp_path: Path) -> N
     assert ["task_00000002", "task_00000003", "task_00000002"] in ids
     # one pass over the edges; a property path ?n blocks+ ?n per node is quadratic
     assert elapsed < 5, elapsed
+
+
+def test_the_audit_judges_acyclicity_on_the_nodes_on_a_cycle_as_on_every_target(
+    tmp_path: Path,
+) -> None:
+    """The audit evaluates acyclicity only on the nodes a Tarjan pass finds on a cycle; the
+    report's results are those of the same constraint evaluated on every target (the
+    oracle: the audit validator over the whole store), and the shape is still listed."""
+    import itertools
+
+    from ontoloom.audit import audit
+    from ontoloom.terms import NamedNode
+    from ontoloom.vocab import OL
+
+    with Graph.open(tmp_path / "d", write=True, create=True) as g:
+        task = [g.ids.iri(f"task_{i:08x}") for i in range(300)]
+        blocks, depends = NamedNode(OL + "blocks"), NamedNode(OL + "depends_on")
+        quads = {Quad(a, blocks, b, FACTS) for a, b in itertools.pairwise(task)}
+        quads |= {Quad(task[9], blocks, task[5], FACTS), Quad(task[40], blocks, task[40], FACTS)}
+        quads |= {Quad(task[1], depends, task[2], FACTS), Quad(task[2], depends, task[1], FACTS)}
+        g.writes.commit(Delta(adds=quads), trusted="test: cycles smuggled in")
+        result = audit(g)
+        oracle = g.schema.audit_validator.validate(g.backend, hierarchy=g.schema.hierarchy)
+        got = sorted(r.key() for r in result.report.results if r.constraint_name == "acyclic")
+        want = sorted(r.key() for r in oracle.results if r.constraint_name == "acyclic")
+        on_cycles = {r.focus for r in oracle.results if r.constraint_name == "acyclic"}
+        engines = result.engines
+    assert got == want
+    assert on_cycles == {*task[5:10], task[40], task[1], task[2]}
+    assert engines.get(OL + "blocksAcyclic") == "sparql"

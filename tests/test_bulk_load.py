@@ -379,3 +379,72 @@ def test_nothing_is_settled_while_the_pointer_names_no_store(tmp_path: Path) -> 
     (tmp_path / POINTER).write_text("store.5\n")  # moved away by hand: keep what is left
     StoreDirs(tmp_path).settle()
     assert (tmp_path / "store" / "CURRENT").exists()
+
+
+# -- a bulk load into a small store: full validation after it against full validation before -----
+def _refusal(data_dir: Path, path: Path) -> list[dict]:
+    from ontoloom.errors import ValidationFailed
+    from ontoloom.interchange import import_file as run_import
+
+    with Graph.open(data_dir, write=True) as g:
+        try:
+            run_import(g, path)
+        except ValidationFailed as exc:
+            return [f.to_json() for f in exc.findings]
+    return []
+
+
+def test_a_bulk_load_into_a_small_store_refuses_what_one_request_refuses(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Into a store not much larger than the delta, the checkpoint is validated whole and
+    compared with the store before (WritePath._whole_difference): the same refusal as the
+    one-request route, whose focus-node validation the differential tests hold to full
+    validation — and nothing stored."""
+    from ontoloom.writes import WritePath
+
+    bad = tmp_path / "bad.nt"
+    bad.write_text(_tasks(0, 30) + _tasks(30, 2, status="bogus"))
+    other = tmp_path / "other"
+    shutil.copytree(data_dir, other)
+    before = quads_of(data_dir)
+    whole: list[bool] = []
+    chosen = WritePath._whole_difference
+    monkeypatch.setattr(
+        WritePath,
+        "_whole_difference",
+        lambda self, applied, delta: whole.append(True) or chosen(self, applied, delta),
+    )
+    monkeypatch.setenv("ONTOLOOM_BULK_LOAD", "10")
+    bulk = _refusal(data_dir, bad)
+    assert whole, "the bulk load into a small store was validated whole"
+    monkeypatch.setenv("ONTOLOOM_BULK_LOAD", "1000000")
+    one = _refusal(other, bad)
+    assert {f["focus"] for f in bulk} == {"task_bulk30", "task_bulk31"}
+    assert bulk == one
+    assert quads_of(data_dir) == before
+    _left_clean(data_dir)
+
+
+def test_a_violation_the_store_had_does_not_refuse_a_bulk_load_beside_it(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only what the delta breaks is refused: a violation already stored (smuggled in past
+    validation) is found on the checkpoint and on the store before alike."""
+    from ontoloom.store.base import Delta
+    from ontoloom.terms import Literal, NamedNode, Quad
+
+    task = NamedNode(ID + "task_old0")
+    with Graph.open(data_dir, write=True) as g:
+        g.writes.commit(
+            Delta(adds={Quad(task, NamedNode(OL + "status"), Literal("bogus"), FACTS)}),
+            trusted="test: a violation from before",
+        )
+    good = tmp_path / "good.nt"
+    good.write_text(_tasks(0, 30))
+    monkeypatch.setenv("ONTOLOOM_BULK_LOAD", "10")
+    assert _refusal(data_dir, good) == []
+    assert _file_quads(good) <= quads_of(data_dir)
+    bad = tmp_path / "bad.nt"
+    bad.write_text(_tasks(100, 30) + _tasks(130, 1, status="bogus"))
+    assert {f["focus"] for f in _refusal(data_dir, bad)} == {"task_bulk130"}

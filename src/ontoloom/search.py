@@ -28,7 +28,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ontoloom.store.base import Backend, Delta
 from ontoloom.terms import Literal, NamedNode, Quad, Term
@@ -1243,6 +1243,9 @@ def _record_passages(obj: dict[str, Any]) -> list[SaidRow]:
     return [("record", obj["id"], path, at, privacy, text, title) for text in statements(body)]
 
 
+_TYPE, _UNSEEN = object(), object()  # markers of _scan's predicates
+
+
 def _scan(
     quads: Iterable[Quad], ids: Any
 ) -> tuple[dict[Term, dict[str, Any]], list[tuple[str, str, str, str]]]:
@@ -1255,10 +1258,18 @@ def _scan(
     props: dict[Term, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     links: set[tuple[NamedNode, NamedNode, NamedNode]] = set()
     wordings: dict[str, str] = {}
+    # What each predicate is, decided once: rdf:type (_TYPE), an ol: property (its local
+    # name) or neither (None). A subject's quads come together: it is judged once per run.
+    local_of: dict[NamedNode, object] = {}
+    last: object = None
+    instance = False
     for quad in quads:
         s = quad.subject
-        # under the base (the common case, tested first for speed) or an object's own IRI
-        if type(s) is not NamedNode or not (s.value.startswith(base) or ids.is_instance(s)):
+        if s != last:
+            last = s
+            # under the base (the common case, tested first for speed) or an object's own IRI
+            instance = type(s) is NamedNode and (s.value.startswith(base) or ids.is_instance(s))
+        if not instance:
             if (
                 type(s) is NamedNode
                 and quad.predicate == RDFS_LABEL
@@ -1266,17 +1277,25 @@ def _scan(
             ):
                 wordings[s.value] = as_term(quad.object).value
             continue
-        p, o = quad.predicate, quad.object
-        if p == RDF_TYPE:
+        s = cast(NamedNode, s)  # an instance: a named node (judged above)
+        p = quad.predicate
+        local = local_of.get(p, _UNSEEN)
+        if local is _UNSEEN:
+            name = p.value
+            local = _TYPE if p == RDF_TYPE else name[cut:] if name.startswith(ol) else None
+            local_of[p] = local
+        if local is None:
+            continue
+        o = quad.object
+        if local is _TYPE:
             typed.add(s)
             kind = as_term(o).value
             if kind.startswith(ol):
                 types[s].append(kind[cut:])
-        elif p.value.startswith(ol):
-            if type(o) is Literal:
-                props[s][p.value[cut:]].append(o.value)
-            elif type(o) is NamedNode and (o.value.startswith(base) or ids.is_instance(o)):
-                links.add((s, p, o))
+        elif type(o) is Literal:
+            props[s][cast(str, local)].append(o.value)
+        elif type(o) is NamedNode and (o.value.startswith(base) or ids.is_instance(o)):
+            links.add((s, p, o))
     props = {n: v for n, v in props.items() if n in typed}
     objects = _documents(ids, types, props)
     ids_of: dict[Term, str] = {}
@@ -1285,9 +1304,16 @@ def _scan(
             if n not in ids_of:
                 ids_of[n] = ids.id_of(n)
     found: dict[tuple[str, str, str], str] = {}
+    named: dict[NamedNode, tuple[str, bool]] = {}  # per predicate: its name, whether open
     for start, p, end in links:
-        rel = vocab_name(p)  # an open relation by its own words
-        words = rel if is_open_relation(p) else wordings.get(wording_iri(start, p, end).value, rel)
+        if p not in named:
+            named[p] = (vocab_name(p), is_open_relation(p))  # an open relation by its words
+        rel, is_open = named[p]
+        words = (
+            wordings.get(wording_iri(start, p, end).value, rel)
+            if wordings and not is_open  # (no words kept for any relation: no hash to take)
+            else rel
+        )
         found[ids_of[start], rel, ids_of[end]] = words
     return objects, sorted((*edge, words) for edge, words in found.items())
 

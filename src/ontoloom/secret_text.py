@@ -433,10 +433,15 @@ def secret_property(path: Term, value: Term) -> dict[str, Term] | None:
     """
     if not isinstance(path, NamedNode):
         return None
-    name = normalised(path.value)
-    if _named_like_a_secret(name) or _token_kind(name) is not None:
-        return {}
-    return None
+    return {} if _secret_name(path.value) else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_name(iri: str) -> bool:
+    """Whether a property IRI is named like a secret or holds a token: judged once per
+    property, where a whole-store validation asks it of every triple."""
+    name = normalised(iri)
+    return _named_like_a_secret(name) or _token_kind(name) is not None
 
 
 def secret_value(path: Term, value: Term) -> dict[str, Term] | None:

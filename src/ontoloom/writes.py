@@ -38,11 +38,11 @@ import random
 import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import cast
+from typing import TypeVar, cast
 
 from ontoloom.errors import (
     BadInput,
@@ -83,7 +83,9 @@ from ontoloom.vocab import (
     VERSION_PREDICATES,
 )
 
-__all__ = ["Cycle", "WritePath"]
+__all__ = ["Cycle", "WritePath", "strong_components"]
+
+_N = TypeVar("_N", bound=Hashable)
 
 NO_SECRETS = NamedNode(OL + "NoSecrets")
 
@@ -94,6 +96,10 @@ _BACKOFF_CAP = 0.32  # seconds: the longest wait apart between two attempts
 # Quads from which a delta takes the journaled bulk load, where the store offers it
 # (``ONTOLOOM_BULK_LOAD`` sets another size: tests take every import that way).
 BULK_LOAD = 10_000
+# A bulk delta into a store holding at most this many times its quads is validated whole
+# (:meth:`WritePath._whole_difference`).
+_WHOLE = 2
+_IN_MEMORY = 4  # … and into one holding at most a quarter of them, on a copy in memory
 
 
 def bulk_load_size() -> int:
@@ -135,13 +141,14 @@ def _secret_names(quads: Iterable[Quad], ids: IdSpace) -> list[Finding]:
     A finding per node (its focus, like any, redacted), so that rebuild drops the record."""
     judged: dict[NamedNode, bool] = {}
     found: dict[object, str] = {}
-    for quad in quads:
-        for name, whose in ((quad.subject, "its name"), (quad.graph_name, "its graph's name")):
+    # Each (subject, graph) once: an import names a subject in a few quads, its graph in all.
+    for subject, graph in {(quad.subject, quad.graph_name) for quad in quads}:
+        for name, whose in ((subject, "its name"), (graph, "its graph's name")):
             if isinstance(name, NamedNode):
                 if name not in judged:
                     judged[name] = holds_secret(name.value)  # as for an IRI value
                 if judged[name]:
-                    found.setdefault(quad.subject, whose)
+                    found.setdefault(subject, whose)
     return [
         Finding(
             focus=ids.id_of(node) if isinstance(node, NamedNode) else str(node),
@@ -477,6 +484,8 @@ class WritePath:
         0.12 s against 1.2 s), which outweighs making the copy. The same focus nodes either
         way, found on the store before the delta."""
         delta = delta.normalized()
+        if applied is not None and self._whole_is_cheaper(delta):
+            return self._whole_difference(applied, delta)
         changed = Changed.of(delta)
         if not changed.nodes():
             return []
@@ -513,6 +522,38 @@ class WritePath:
                 known = set(self._violations(before, focus, group, hierarchy, validator))
                 new += [r for r in found if r not in known]
         return list(dict.fromkeys(new))
+
+    def _whole_is_cheaper(self, delta: Delta) -> bool:
+        """Whether a bulk delta is validated as full validation after it against full
+        validation before it (:meth:`_whole_difference`) rather than by its focus nodes: when
+        the store before it holds at most :data:`_WHOLE` times its quads (an import into an
+        empty or small store), where finding the focus nodes, walking their neighbourhoods
+        and copying them costs more, per quad, than the whole-store queries themselves."""
+        changes_data = any(q.graph_name != META for q in (*delta.adds, *delta.removes))
+        return changes_data and self._holds_at_most(_WHOLE * len(delta))
+
+    def _whole_difference(self, applied: Backend, delta: Delta) -> list[Result]:
+        """The violations full validation finds on ``applied`` (the store with the delta
+        applied: a bulk load's checkpoint) and not on the store before it — the refusal set
+        by its definition (module doc). Each shape runs as whole-store queries, once; the
+        store before is validated only when something was found. Into a store holding at most
+        a :data:`_IN_MEMORY` part of the delta's quads (an import into a new instance) the
+        queries run on a copy in memory — the store's few quads read, the delta laid over
+        them — where they cost about half what they cost on disk; else on the checkpoint."""
+        validator, hierarchy = self.schema.write_validator, self.schema.hierarchy
+        after = applied
+        if self._holds_at_most(len(delta) // _IN_MEMORY):
+            copy = scratch(self.walker.everything())
+            copy.patch(delta)
+            after = copy
+        found = validator.validate(after, hierarchy=hierarchy).violations
+        if not found:
+            return []
+        before = (
+            self.backend if self.backend.validates_in_place else scratch(self.walker.everything())
+        )
+        known = set(validator.validate(before, hierarchy=hierarchy).violations)
+        return list(dict.fromkeys(r for r in found if r not in known))
 
     def _decided_around(self, delta: Delta, plans: list[_Plan]) -> bool:
         """Whether validating the focus nodes on the store itself, with ``delta`` laid over
@@ -667,20 +708,25 @@ class WritePath:
         """For each acyclic relation, a cycle ``delta`` closes through nodes that were on no
         cycle before (``check`` reports those nodes' violations as one cycle finding)."""
         delta = delta.normalized()
-        found = []
-        for spec in self.schema.relations.values():
-            if not spec.acyclic:
-                continue
-            adds = sorted(
-                {(held(q.subject), held(q.object)) for q in delta.adds if q.predicate == spec.iri},
-                key=str,
-            )
+        found: list[Cycle] = []
+        acyclic = {spec.iri: spec for spec in self.schema.relations.values() if spec.acyclic}
+        if not acyclic:
+            return found
+        # One pass over the delta for every acyclic relation (a bulk load's million quads
+        # are read once, not once per relation).
+        added: dict[Term, set[tuple[Term, Term]]] = defaultdict(set)
+        removed: dict[Term, set[tuple[Term, Term]]] = defaultdict(set)
+        for quads, into in ((delta.adds, added), (delta.removes, removed)):
+            for q in quads:
+                p = q.predicate
+                if p in acyclic:
+                    into[p].add((held(q.subject), held(q.object)))
+        for iri, spec in acyclic.items():
+            adds = sorted(added.get(iri, ()), key=str)
             if not adds:
                 continue
             self._note_relation(spec.iri)  # property paths over the whole relation
-            removes = {
-                (held(q.subject), held(q.object)) for q in delta.removes if q.predicate == spec.iri
-            }
+            removes = removed.get(iri, set())
             cycle = self._new_cycle(spec, adds, removes)
             if cycle is not None:
                 found.append(cycle)
@@ -697,14 +743,16 @@ class WritePath:
             if not self._backend.ask(reach, {"a": a, "b": b}):  # noted: the relation
                 return None
         successors = self._successors(spec, adds, removes)
-        predecessors: dict[Term, list[Term]] = defaultdict(list)
-        for node, nexts in successors.items():
-            for nxt in nexts:
-                predecessors[nxt].append(node)
-        # A node is on a cycle through a new edge a → b iff b reaches it and it reaches a.
+        # A node is on a cycle through a new edge a → b iff b reaches it and it reaches a:
+        # iff a, b and it are one strongly connected component (one pass over the edges,
+        # where a walk per new edge was quadratic in a long chain).
+        component = strong_components(successors)
+        members: dict[int, set[Term]] = defaultdict(set)
+        for n, c in component.items():
+            members[c].add(n)
         on_new: set[Term] = set()
-        for a, b in adds:
-            on_new |= _reach(successors, b) & _reach(predecessors, a)
+        for c in {component[a] for a, b in adds if component[a] == component[b]}:
+            on_new |= members[c]
         if not on_new:
             return None
         ask = f"ASK {{ ?n {spec.iri} ?next . ?next {spec.iri}* ?n }}"  # ?n p+ ?n
@@ -713,7 +761,7 @@ class WritePath:
             return None  # every node was on a cycle before: nothing new is broken
         node = min(fresh, key=str)
         for a, b in adds:
-            if node in _reach(successors, b) and node in _reach(predecessors, a):
+            if component[a] == component[b] == component[node]:  # b reaches node, node a
                 there = _path(successors, b, node)
                 back = _path(successors, node, a)
                 if there is not None and back is not None:
@@ -792,15 +840,47 @@ def _secret_value(value: Term) -> bool:
     return secret_value(value, value) is not None
 
 
-def _reach(edges: dict[Term, list[Term]], start: Term) -> set[Term]:
-    seen = {start}
-    stack = [start]
-    while stack:
-        for nxt in edges.get(stack.pop(), ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return seen
+def strong_components(edges: Mapping[_N, Sequence[_N]]) -> dict[_N, int]:
+    """The strongly connected component of every node (Tarjan's algorithm, iterative so that
+    a long chain does not exhaust Python's stack), in time linear in the edges.
+
+    >>> c = strong_components({"a": ["b"], "b": ["a", "c"], "c": []})
+    >>> c["a"] == c["b"] != c["c"]
+    True
+    """
+    index: dict[_N, int] = {}
+    low: dict[_N, int] = {}
+    component: dict[_N, int] = {}
+    stack: list[_N] = []
+    nodes = list(dict.fromkeys([*edges, *(b for targets in edges.values() for b in targets)]))
+    for root in nodes:
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        work = [(root, iter(edges.get(root, ())))]
+        while work:
+            node, targets = work[-1]
+            for nxt in targets:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    work.append((nxt, iter(edges.get(nxt, ()))))
+                    break
+                if nxt not in component:  # on the stack: in the component being built
+                    low[node] = min(low[node], index[nxt])
+            else:  # every target done
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    while True:
+                        member = stack.pop()
+                        component[member] = index[node]
+                        if member == node:
+                            break
+    return component
 
 
 def _path(edges: dict[Term, list[Term]], start: Term, goal: Term) -> list[Term] | None:
