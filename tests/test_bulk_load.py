@@ -80,7 +80,8 @@ def _ontoloom(
 ) -> subprocess.CompletedProcess:
     """``ontoloom ARGS`` in a process of its own; every import here is a bulk load (from 10
     quads) unless ``bulk_load`` says otherwise."""
-    env = {**os.environ, "ONTOLOOM_BULK_LOAD": bulk_load}
+    # (a crash of the store's native code shows its Python stack in the failure)
+    env = {**os.environ, "ONTOLOOM_BULK_LOAD": bulk_load, "PYTHONFAULTHANDLER": "1"}
     env.pop("ONTOLOOM_TEST_STEP", None)
     if step is not None:
         env["ONTOLOOM_TEST_STEP"] = step

@@ -84,7 +84,7 @@ def _done(message: str) -> dict[str, Any]:
 
 
 def indented_json(value: Any) -> str:
-    """``json.dumps(value, indent=2, ensure_ascii=False)``, the reference server's text, byte
+    r"""``json.dumps(value, indent=2, ensure_ascii=False)``, the reference server's text, byte
     for byte — built from the C encoder's strings instead of the pure-Python encoder that an
     indented dump runs (a few milliseconds for a search's thousand relations).
 
