@@ -480,30 +480,38 @@ def _tokens(text: str) -> Iterator[tuple[str, bool]]:
     is a prefix name (``ex`` in ``ex:a``); comments, strings, IRIs and variables skipped."""
     i, n = 0, len(text)
     while i < n:
-        c = text[i]
-        if c == "#":
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif c in "\"'":
-            quote = text[i : i + 3] if text[i : i + 3] in ('"""', "'''") else c
-            i += len(quote)
-            while i < n and not text.startswith(quote, i):
-                i += 2 if text[i] == "\\" else 1
-            i += len(quote)
-        elif (
-            c == "<"
-            and (end := text.find(">", i)) > 0
-            and not any(ch in text[i + 1 : end] for ch in ' \t\r\n"{}|^`<')
-        ):
-            i = end + 1
-        elif c.isalpha():
-            start = i
-            while i < n and (text[i].isalnum() or text[i] == "_"):
-                i += 1
-            if text[start - 1 : start] not in ("?", "$", ":"):
-                yield text[start:i].upper(), text[i : i + 1] == ":"
-        else:
-            i += 1
+        kind, end = _lexeme(text, i)
+        if kind == "word" and text[i - 1 : i] not in ("?", "$", ":"):
+            yield text[i:end].upper(), text[end : end + 1] == ":"
+        i = end
+
+
+def _lexeme(text: str, i: int) -> tuple[str, int]:
+    """What starts at ``i`` in a SPARQL text — a ``comment``, a ``string``, an ``iri``, a
+    ``word`` (letters, digits, ``_``) or one ``other`` character — and where it ends: the one
+    scanner of this module's text rewrites, so none reads inside a string or an IRI."""
+    c, n = text[i], len(text)
+    if c == "#":
+        end = text.find("\n", i)
+        return "comment", n if end < 0 else end
+    if c in "\"'":
+        quote = text[i : i + 3] if text[i : i + 3] in ('"""', "'''") else c
+        end = i + len(quote)
+        while end < n and not text.startswith(quote, end):
+            end += 2 if text[end] == "\\" else 1
+        return "string", min(end + len(quote), n)
+    if (
+        c == "<"
+        and (close := text.find(">", i)) > 0
+        and not any(ch in text[i + 1 : close] for ch in ' \t\r\n"{}|^`<')
+    ):
+        return "iri", close + 1
+    if c.isalpha():
+        end = i
+        while end < n and (text[end].isalnum() or text[end] == "_"):
+            end += 1
+        return "word", end
+    return "other", i + 1
 
 
 _TYPED = re.compile(r'"((?:[^"\\\n]|\\.)*)"\^\^<(' + re.escape(XSD) + r"[A-Za-z]+)>")
@@ -556,26 +564,8 @@ def blank_aware(text: str) -> str:
     out: list[str] = []
     i, n = 0, len(text)
     while i < n:
-        c = text[i]
-        if c == "#":
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-        elif c in "\"'":
-            quote = text[i : i + 3] if text[i : i + 3] in ('"""', "'''") else c
-            end = i + len(quote)
-            while end < n and not text.startswith(quote, end):
-                end += 2 if text[end] == "\\" else 1
-            end += len(quote)
-        elif (
-            c == "<"
-            and (close := text.find(">", i)) > 0
-            and not any(ch in text[i + 1 : close] for ch in ' \t\r\n"{}|^`<')
-        ):
-            end = close + 1
-        elif c.isalpha():
-            end = i
-            while end < n and (text[end].isalnum() or text[end] == "_"):
-                end += 1
+        kind, end = _lexeme(text, i)
+        if kind == "word":
             word = text[i:end]
             test = _BLANK_TESTS.get(word.upper())
             opening = end
@@ -588,32 +578,24 @@ def blank_aware(text: str) -> str:
                 out.append(f'({word}({argument}) {test}STRSTARTS(STR({argument}), "{GENID}"))')
                 i = closing + 1
                 continue
-        else:
-            end = i + 1
         out.append(text[i:end])
         i = end
     return "".join(out)
 
 
 def _closing(text: str, opening: int) -> int | None:
-    """Where the parenthesis at ``opening`` closes (strings and IRIs skipped), or None."""
+    """Where the parenthesis at ``opening`` closes (strings, IRIs and comments skipped), or
+    None."""
     depth, i, n = 0, opening, len(text)
     while i < n:
-        c = text[i]
-        if c in "\"'":
-            quote = text[i : i + 3] if text[i : i + 3] in ('"""', "'''") else c
-            i += len(quote)
-            while i < n and not text.startswith(quote, i):
-                i += 2 if text[i] == "\\" else 1
-            i += len(quote)
-            continue
-        if c == "(":
+        kind, end = _lexeme(text, i)
+        if kind == "other" and text[i] == "(":
             depth += 1
-        elif c == ")":
+        elif kind == "other" and text[i] == ")":
             depth -= 1
             if depth == 0:
                 return i
-        i += 1
+        i = end
     return None
 
 
