@@ -190,7 +190,10 @@ def listener() -> Iterator[Listener]:
 
 
 # -- real SPARQL engines and the fault proxy (issue 13; tests/README.md, "Test engines") --------
-def _session_engine(kind: type[EndpointServer], tmp_path_factory: pytest.TempPathFactory):
+_Engine = TypeVar("_Engine", bound=EndpointServer)
+
+
+def _session_engine(kind: type[_Engine], tmp_path_factory: pytest.TempPathFactory):
     """Start one engine for the session (per xdist worker); skip, naming what to install, when
     it is missing; fail instead under ONTOLOOM_REQUIRE_ENGINES=1 (set by .ci/run), so CI never
     passes by skipping."""
@@ -206,41 +209,35 @@ def _session_engine(kind: type[EndpointServer], tmp_path_factory: pytest.TempPat
     pytest.skip(missing)
 
 
-@pytest.fixture(scope="session")
-def _oxigraph_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OxigraphServer]:
-    server = _session_engine(OxigraphServer, tmp_path_factory)
+def _serving(kind: type[_Engine], tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Engine]:
+    """One engine for the session, stopped and its files removed at the end (a Virtuoso
+    database is ~50 MB)."""
+    server = _session_engine(kind, tmp_path_factory)
     yield server
     server.stop()
     shutil.rmtree(server.workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def _oxigraph_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OxigraphServer]:
+    yield from _serving(OxigraphServer, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def _oxigraph_named_session(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[OxigraphNamedServer]:
-    server = _session_engine(OxigraphNamedServer, tmp_path_factory)
-    yield server
-    server.stop()
-    shutil.rmtree(server.workdir, ignore_errors=True)
+    yield from _serving(OxigraphNamedServer, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def _rdflib_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RdflibServer]:
-    server = _session_engine(RdflibServer, tmp_path_factory)
-    yield server
-    server.stop()
-    shutil.rmtree(server.workdir, ignore_errors=True)
+    yield from _serving(RdflibServer, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def _virtuoso_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtuosoServer]:
-    server = _session_engine(VirtuosoServer, tmp_path_factory)
-    yield server
-    server.stop()
-    shutil.rmtree(server.workdir, ignore_errors=True)  # a Virtuoso database is ~50 MB
-
-
-_Engine = TypeVar("_Engine", bound=EndpointServer)
+    yield from _serving(VirtuosoServer, tmp_path_factory)
 
 
 def _fresh(server: _Engine) -> _Engine:
