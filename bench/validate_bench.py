@@ -21,6 +21,7 @@ downloaded under bench/.peers/ on first use).
     python bench/validate_bench.py --million            # and 1M triples
     python bench/validate_bench.py --only dcat --dcat 40 --rounds 1
     python bench/validate_bench.py --rounds 5 --slow-timeout 900
+    python bench/validate_bench.py --only ordinary --million --skip pyrudof --slow-timeout 5400
 """
 
 from __future__ import annotations
@@ -56,18 +57,25 @@ def _brief(outcome: dict[str, Any]) -> dict[str, Any]:
 
 
 def measure(
-    data: Path, shapes: Path, rounds: int, timeout: float, slow_timeout: float
+    data: Path,
+    shapes: Path,
+    rounds: int,
+    timeout: float,
+    slow_timeout: float,
+    skip: frozenset[str] = frozenset(),
 ) -> tuple[Runs, Sets]:
-    """Each engine's timed runs, and each engine's result set (see the module doc)."""
+    """Each engine's timed runs, and each engine's result set (see the module doc); the
+    engines in ``skip`` are not run (their rows say so)."""
     runs: Runs = {e: [] for e in ORDER}
     sets: Sets = {}
-    for engine in ORDER:  # warm up: the first run after an install writes .pyc files
+    order = [e for e in ORDER if e not in skip]
+    for engine in order:  # warm up: the first run after an install writes .pyc files
         if engine not in ONCE:
             warm = run(engine, data, shapes, timeout, rows=True)
             if warm["error"] is None:
                 sets[engine] = Counter(warm["rows"])
     for i in range(rounds):
-        for engine in ORDER:
+        for engine in order:
             if engine in ONCE and i > 0:
                 continue
             limit = slow_timeout if engine in ONCE else timeout
@@ -177,6 +185,13 @@ def main() -> None:
         help="run only this workload (repeatable)",
     )
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median)")
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=[e for e in ORDER if e != "ontoloom"],
+        help="leave this engine out (repeatable; its rows say 'not run')",
+    )
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--slow-timeout", type=float, default=900.0)
     args = parser.parse_args()
@@ -192,7 +207,9 @@ def main() -> None:
                 continue
             triples = triples_in(data)
             sys.stderr.write(f"{label}: {triples:,} triples\n")
-            runs, sets = measure(data, shapes, args.rounds, args.timeout, args.slow_timeout)
+            runs, sets = measure(
+                data, shapes, args.rounds, args.timeout, args.slow_timeout, frozenset(args.skip)
+            )
             table += rows(label, triples, runs, sets)
             notes += differences(label, triples, sets)
     header = [
