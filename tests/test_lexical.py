@@ -132,12 +132,12 @@ def test_forms_known_to_be_kept_are_kept_by_the_store(value: str, local: str) ->
     assert lexical.stored_form(literal) == _kept_by_oxigraph(literal)
 
 
-
 # date-times shaped as ontoloom writes them (a commit's time: a fraction without trailing
 # zeros) and near them: hour 24, trailing zeros, long fractions, no zone
 _date_times = st.builds(
-    lambda y, mo, d, h, mi, sec, frac, zone: f"{y:04d}-{mo:02d}-{d:02d}T{h:02d}:{mi:02d}:{sec:02d}"
-    f"{frac}{zone}",
+    lambda y, mo, d, h, mi, sec, frac, zone: (
+        f"{y:04d}-{mo:02d}-{d:02d}T{h:02d}:{mi:02d}:{sec:02d}{frac}{zone}"
+    ),
     st.integers(0, 9999),
     st.integers(0, 13),
     st.integers(0, 32),
@@ -168,6 +168,7 @@ def test_a_commit_time_is_known_to_be_kept_without_asking_the_store() -> None:
     )
     assert [q.object.value for q in kept] == ["2026-12-07T23:25:04.461744Z"]
     assert [q.object.value for q in others] == ["2026-12-07T24:00:00Z"]
+
 
 def _kept_by_oxigraph(literal: Literal) -> Literal:
     """The literal as Oxigraph keeps it: stored in a store of its own and read back."""
