@@ -2,7 +2,8 @@
 source tree (before and after the change), each on its own copy of N synthetic entities, driven
 by one client with their calls alternated one by one — so both see the same load on a shared
 machine. Timed on the client side, as bench/mcp_bench.py times them: validated
-``create_entity`` p50, ``search`` (two-word queries) p95, and the prompt hook (a fresh
+``create_entity`` p50, the drop-in's single ``create_entities`` p50, ``search`` (two-word
+queries) p95, and the prompt hook (a fresh
 ``ontoloom hook prompt-context`` process per prompt, JSON on stdin, while the owner is alive)
 p50, the trees alternating prompt by prompt.
 
@@ -93,6 +94,12 @@ async def run(args: argparse.Namespace) -> dict[str, dict[str, list[float]]]:
                 for side in SIDES if i % 2 == 0 else SIDES[::-1]:
                     got = await call(sessions[side], "create_entity", create)
                     samples[side].setdefault("create_entity p50", []).append(got)
+            for i in range(args.repeat):  # the drop-in's own create, as mcp_bench calls it
+                entity = {"name": f"Drop-in task {i}", "entityType": "Task"}
+                drop_in = {"entities": [{**entity, "observations": ["status: open"]}]}
+                for side in SIDES if i % 2 == 0 else SIDES[::-1]:
+                    got = await call(sessions[side], "create_entities", drop_in)
+                    samples[side].setdefault("create_entities p50", []).append(got)
             for i, q in enumerate(queries):
                 for side in SIDES if i % 2 == 0 else SIDES[::-1]:
                     got = await call(sessions[side], "search", {"query": q, "limit": 10})

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pyoxigraph
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import Cli, quads_of
@@ -130,6 +130,44 @@ lexical_forms = st.text(alphabet="0123456789+-.eETZ:", max_size=22)
 def test_forms_known_to_be_kept_are_kept_by_the_store(value: str, local: str) -> None:
     literal = _literal(value, local)
     assert lexical.stored_form(literal) == _kept_by_oxigraph(literal)
+
+
+# date-times shaped as ontoloom writes them (a commit's time: a fraction without trailing
+# zeros) and near them: hour 24, trailing zeros, long fractions, no zone
+_date_times = st.builds(
+    lambda y, mo, d, h, mi, sec, frac, zone: (
+        f"{y:04d}-{mo:02d}-{d:02d}T{h:02d}:{mi:02d}:{sec:02d}{frac}{zone}"
+    ),
+    st.integers(0, 9999),
+    st.integers(0, 13),
+    st.integers(0, 32),
+    st.integers(0, 25),
+    st.integers(0, 60),
+    st.integers(0, 61),
+    st.one_of(st.just(""), st.text(alphabet="0123456789", max_size=20).map(lambda f: "." + f)),
+    st.sampled_from(["", "Z", "+00:00"]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_date_times)
+@example("2026-12-07T24:00:00Z")  # kept as 2026-12-08T00:00:00Z
+@example("2026-12-07T23:25:04.10Z")  # kept without the trailing zero
+@example("2026-12-07T23:25:04.000000000000000001Z")
+def test_date_times_known_to_be_kept_are_kept_by_the_store(value: str) -> None:
+    literal = _literal(value, "dateTime")
+    assert lexical.stored_form(literal) == _kept_by_oxigraph(literal)
+
+
+def test_a_commit_time_is_known_to_be_kept_without_asking_the_store() -> None:
+    kept, others = lexical.split_kept(
+        [
+            Quad(NamedNode("urn:s"), NamedNode("urn:p"), _literal(v, "dateTime"))
+            for v in ("2026-12-07T23:25:04.461744Z", "2026-12-07T24:00:00Z")
+        ]
+    )
+    assert [q.object.value for q in kept] == ["2026-12-07T23:25:04.461744Z"]
+    assert [q.object.value for q in others] == ["2026-12-07T24:00:00Z"]
 
 
 def _kept_by_oxigraph(literal: Literal) -> Literal:

@@ -39,6 +39,7 @@ import base64
 import contextlib
 import dataclasses
 import datetime as dt
+import functools
 import hashlib
 import json
 import re
@@ -154,8 +155,21 @@ def schema_words(words: str) -> str:
     >>> schema_words("memberOf"), schema_words("FailureClass"), schema_words("builds-on")
     ('member_of', 'failure_class', 'builds_on')
     """
-    split = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", words.strip())
-    return re.sub(r"[\s_-]+", "_", split).lower()
+    return _schema_words(words) if len(words) <= _WORDS_KEPT else _key_of(words)
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[\s_-]+")
+_WORDS_KEPT = 200  # longer words are keyed afresh each time, not kept
+
+
+def _key_of(words: str) -> str:
+    return _SEPARATORS.sub("_", _CAMEL.sub("_", words.strip())).lower()
+
+
+# Every drop-in create and relation keys its type against each of the schema's names: the
+# keys of those few names, and of the words agents use, are kept (bounded).
+_schema_words = functools.lru_cache(maxsize=4096)(_key_of)
 
 
 def typed_relation(graph: Session, words: str) -> RelationSpec | None:
@@ -593,8 +607,9 @@ class Memory:
             raise BadInput('entityType is a non-empty string, e.g. "person"')
         schema = self.graph.schema
         creatable = schema.hierarchy.subclasses(ENTITY)
+        wanted = schema_words(entity_type)
         for name, spec in schema.types.items():
-            if schema_words(name) != schema_words(entity_type) or spec.iri not in creatable:
+            if schema_words(name) != wanted or spec.iri not in creatable:
                 continue
             label = "title" if "title" in spec.required else "name"
             defaults: dict[str, Any] = {}

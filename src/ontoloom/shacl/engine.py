@@ -407,6 +407,9 @@ class Validator:
             else _Profile.of(data, focus_list, hierarchy, selection.objects_of)
         )
         run = _Run(data, focus_list, restriction, blanks, profile, written)
+        if profile is not None:
+            targetable = profile.targetable(selection)
+            run.targetable = {top.node: top.node in targetable for top in selection.tops}
         report.engines.update(dict.fromkeys(selection.labels, "sparql"))
         # A user's SPARQL query binds ?value to the stored term: name the written one.
         resolve = _WrittenValues(data) if written and complete else None
@@ -563,12 +566,24 @@ class _Selection:
     tops: list[Shape] = field(init=False)  # the units' targeted shapes, in order
     labels: list[str] = field(init=False)
     objects_of: list[Term] = field(init=False)  # the predicates of their objects-of targets
+    by_target: dict[tuple[str, Term], list[Term]] = field(init=False)  # (kind, term) → tops
+    by_kind: dict[str, list[Term]] = field(init=False)  # target kind → tops
 
     def __post_init__(self) -> None:
         self.tops = list({u.top.node: u.top for u in self.units}.values())
         self.labels = [_shape_label(top.node) for top in self.tops]
         targets = [t for top in self.tops for t in top.targets]
         self.objects_of = sorted({t.term for t in targets if t.kind == "targetObjectsOf"}, key=str)
+        # the tops by what they target (_Profile.targetable): a write's few focus nodes look
+        # up their types and predicates here, instead of every top being asked of them
+        self.by_target = {}
+        for top in self.tops:
+            for t in top.targets:
+                self.by_target.setdefault((t.kind, t.term), []).append(top.node)
+        self.by_kind = {}
+        for top in self.tops:
+            for t in top.targets:
+                self.by_kind.setdefault(t.kind, []).append(top.node)
 
 
 @dataclass
@@ -609,6 +624,24 @@ class _Profile:
             and path.iri not in self.out
             and _ANY not in self.out
         )
+
+    def targetable(self, selection: _Selection) -> set[Term]:
+        """The selection's tops that may target a focus node: those :meth:`may_target` says
+        so of, found by their targets' terms (the same answers, one lookup per term)."""
+        found: set[Term] = set(selection.by_kind.get("sparqlTarget", ()))
+        by_target, by_kind = selection.by_target, selection.by_kind
+        for kind, terms in (
+            ("targetNode", self.nodes),
+            ("targetClass", self.classes),
+            ("targetSubjectsOf", self.out),
+            ("targetObjectsOf", self.into),
+        ):
+            if _ANY in terms and kind != "targetNode":
+                found.update(by_kind.get(kind, ()))
+                continue
+            for term in terms:
+                found.update(by_target.get((kind, term), ()))
+        return found
 
     def may_target(self, shape: Shape) -> bool:
         for t in shape.targets:

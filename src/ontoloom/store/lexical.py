@@ -64,7 +64,11 @@ _KEPT = {
     XSD + "integer": re.compile(r"0|-?[1-9][0-9]{0,17}"),
     XSD + "boolean": re.compile(r"true|false"),
     XSD + "date": re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"),
-    XSD + "dateTime": re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z?"),
+    # hours to 23 (24:00:00 is kept as the next day's 00:00:00); a fraction of a second as
+    # ontoloom writes its times (every commit's: no trailing zero)
+    XSD + "dateTime": re.compile(
+        r"[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}(\.[0-9]{0,17}[1-9])?Z?"
+    ),
     XSD + "decimal": re.compile(
         r"(0|-?[1-9][0-9]{0,17})(\.[0-9]{0,17}[1-9])?|-0\.[0-9]{0,17}[1-9]"
     ),
