@@ -67,6 +67,30 @@ def test_facts_come_back_the_same_from_the_disk_cache(tmp_path, monkeypatch) -> 
     assert sparql_syntax.analyse(query) == first
 
 
+def test_a_syntax_error_comes_back_from_the_disk_cache_without_parsing_again(
+    tmp_path, monkeypatch
+) -> None:
+    from ontoloom.shacl import sparql_syntax
+
+    monkeypatch.setenv("ONTOLOOM_CACHE", str(tmp_path))
+    query = "SELECT * WHERE {\n ?s <http://cached/error> ?o FILTER(?o > ) }"
+    with pytest.raises(SparqlSyntaxError) as first:
+        sparql_syntax.analyse(query)
+    sparql_syntax._analyse_cached.cache_clear()  # as a new process starts (see above)
+
+    def parse_again(self, text):  # the cached error must answer: rdflib is never asked
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(sparql_syntax._Reader, "read", parse_again)
+    with pytest.raises(SparqlSyntaxError) as again:
+        sparql_syntax.analyse(query)
+    assert (again.value.message, again.value.line, again.value.column) == (
+        first.value.message,
+        first.value.line,
+        first.value.column,
+    )
+
+
 @pytest.mark.parametrize(
     "query",
     [

@@ -38,11 +38,11 @@ import random
 import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import TypeVar, cast
+from typing import cast
 
 from ontoloom.errors import (
     BadInput,
@@ -59,6 +59,7 @@ from ontoloom.schema import RelationSpec, Schema, is_acyclic
 from ontoloom.secret_text import NO_SECRETS_JUDGES, holds_secret, secret_property, secret_value
 from ontoloom.shacl import Result
 from ontoloom.shacl.components.sparql import SPARQLConstraintComponent
+from ontoloom.shacl.cycles import strong_components
 from ontoloom.shacl.native import digest
 from ontoloom.shacl.neighbourhood import Changed, Walker
 from ontoloom.shacl.reach import ANY, GLOBAL, UNBOUNDED, Reach, merge, reach_of
@@ -85,7 +86,6 @@ from ontoloom.vocab import (
 
 __all__ = ["Cycle", "WritePath", "strong_components"]
 
-_N = TypeVar("_N", bound=Hashable)
 
 NO_SECRETS = NamedNode(OL + "NoSecrets")
 
@@ -838,49 +838,6 @@ def _secret_path(path: Term) -> bool:
 @lru_cache(maxsize=8192)
 def _secret_value(value: Term) -> bool:
     return secret_value(value, value) is not None
-
-
-def strong_components(edges: Mapping[_N, Sequence[_N]]) -> dict[_N, int]:
-    """The strongly connected component of every node (Tarjan's algorithm, iterative so that
-    a long chain does not exhaust Python's stack), in time linear in the edges.
-
-    >>> c = strong_components({"a": ["b"], "b": ["a", "c"], "c": []})
-    >>> c["a"] == c["b"] != c["c"]
-    True
-    """
-    index: dict[_N, int] = {}
-    low: dict[_N, int] = {}
-    component: dict[_N, int] = {}
-    stack: list[_N] = []
-    nodes = list(dict.fromkeys([*edges, *(b for targets in edges.values() for b in targets)]))
-    for root in nodes:
-        if root in index:
-            continue
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        work = [(root, iter(edges.get(root, ())))]
-        while work:
-            node, targets = work[-1]
-            for nxt in targets:
-                if nxt not in index:
-                    index[nxt] = low[nxt] = len(index)
-                    stack.append(nxt)
-                    work.append((nxt, iter(edges.get(nxt, ()))))
-                    break
-                if nxt not in component:  # on the stack: in the component being built
-                    low[node] = min(low[node], index[nxt])
-            else:  # every target done
-                work.pop()
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == index[node]:
-                    while True:
-                        member = stack.pop()
-                        component[member] = index[node]
-                        if member == node:
-                            break
-    return component
 
 
 def _path(edges: dict[Term, list[Term]], start: Term, goal: Term) -> list[Term] | None:

@@ -12,6 +12,7 @@ from ontoloom.shacl.compiler import CompileError, Compiler, Violation, term_spar
 from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.components.sparql import SPARQLConstraintComponent
 from ontoloom.shacl.components.unsupported import NotEvaluated
+from ontoloom.shacl.cycles import ACYCLIC, on_cycles
 from ontoloom.shacl.direct import Around, Reader, judged_reader, reader
 from ontoloom.shacl.hierarchy import Hierarchy
 from ontoloom.shacl.native import PATTERN, Judge, digest, judged
@@ -133,6 +134,9 @@ class Unit:
     focused: Compiled
     # Its focused query's rows from the quads around the focus nodes (:mod:`.direct`).
     direct: Reader | None = None
+    # The predicate of an acyclicity constraint (:mod:`.cycles`): over every target, its
+    # focused query runs on the nodes that lie on a cycle of the predicate's edges only.
+    cycles: NamedNode | None = None
 
 
 class Validator:
@@ -205,6 +209,7 @@ class Validator:
                         a,
                         b,
                         self._reader(top, shape, constraint, b, hierarchy),
+                        _cycles(shape, constraint, b),
                     )
                     for (shape, constraint, a), (_, _, b) in zip(full, focused, strict=True)
                 )
@@ -676,6 +681,16 @@ class _Run:
     # rows of a judged pattern, shared by the units that ask the same query
     matched: dict[tuple[str, tuple[tuple[str, Term], ...]], list[Row]] = field(default_factory=dict)
     targetable: dict[Term, bool] = field(default_factory=dict)  # per top shape
+    cyclic: dict[NamedNode, list[Term]] = field(default_factory=dict)  # per predicate
+
+    def on_cycle(self, predicate: NamedNode) -> list[Term]:
+        """The nodes on a cycle of ``predicate``'s edges, as the queries see the data."""
+        found = self.cyclic.get(predicate)
+        if found is None:
+            rows = self.data.select(f"SELECT ?a ?b WHERE {{ ?a {predicate} ?b }}")
+            edges = ((r["a"], r["b"]) for r in rows if r["a"] is not None and r["b"] is not None)
+            found = self.cyclic[predicate] = sorted(on_cycles(edges), key=str)
+        return found
 
     def skips(self, unit: Unit) -> bool:
         """Whether the unit cannot find anything on these focus nodes."""
@@ -692,6 +707,13 @@ class _Run:
         data, focus_list, blanks = self.data, self.focus, self.blanks
         restriction, profile, written = self.restriction, self.profile, self.written
         batches: list[tuple[Compiled, Iterable[Row]]] = []
+        if focus_list is None and unit.cycles is not None:
+            # Over every target, only a node on a cycle can reach itself: the focused query
+            # runs on those (none where the predicate has no cycle).
+            focus_list = self.on_cycle(unit.cycles)
+            if not focus_list:
+                return batches
+            restriction, blanks = _restriction(focus_list)
         runs: list[tuple[Compiled, str, dict[str, Term] | None]] = []
         native = (unit.full if focus_list is None else unit.focused).native
         # Literals the store keeps in another form: the judge decides their solutions
@@ -749,6 +771,26 @@ class _Run:
 
 
 _ANY = NamedNode("urn:ontoloom:any")
+
+
+def _cycles(shape: Shape, constraint: Constraint, focused: Compiled) -> NamedNode | None:
+    """The predicate of an acyclicity constraint whose focused query can stand for its run
+    over every target (see :mod:`.cycles`): ``ol:AcyclicValidator``'s query, by its text, on
+    a shape's predicate path, with the focus nodes written in (not nested, not judged)."""
+    path = shape.path
+    select = getattr(constraint, "select", None)
+    if (
+        select is None
+        or digest(select) != ACYCLIC
+        or path is None
+        or not path.is_predicate
+        or not isinstance(path.iri, NamedNode)
+        or focused.parents
+        or focused.native is not None
+        or "#FOCUS(?this)#" not in focused.query
+    ):
+        return None
+    return path.iri
 
 
 def _stored_terms_decide(unit: Unit, written: frozenset[Term]) -> bool:

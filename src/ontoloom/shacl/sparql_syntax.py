@@ -161,13 +161,16 @@ def _analyse_cached(key: str, query: str) -> QueryFacts:
     directory = _cache_dir()
     path = directory / f"{key}.json" if directory is not None else None
     if path is not None:
+        known: SparqlSyntaxError | None = None
         with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
             data = json.loads(path.read_text(encoding="utf-8"))
-            if "error" in data:
-                raise SparqlSyntaxError(
-                    data["error"], line=data["line"], column=data["column"], prefix=data["prefix"]
-                )
-            return QueryFacts.from_json(data)
+            if "error" not in data:
+                return QueryFacts.from_json(data)
+            known = SparqlSyntaxError(
+                data["error"], line=data["line"], column=data["column"], prefix=data["prefix"]
+            )
+        if known is not None:  # (raised out here: it is a ValueError, which a bad file is)
+            raise known
     try:
         facts = _Reader().read(query)
         record: dict[str, Any] = facts.to_json()
