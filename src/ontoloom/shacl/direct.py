@@ -111,6 +111,20 @@ class Around:
             self._instances = found
         return self._instances.get(cls, [])
 
+    def instances_of(self, classes: Collection[Term]) -> set[Term]:
+        """The subjects typed with any of ``classes`` (of a whole graph)."""
+        found: set[Term] = set()
+        for cls in classes:
+            found.update(self.instances(cls))
+        return found
+
+    def memo_set(self, key: object, find: Callable[[], set[_T]]) -> set[_T]:
+        """``find()``, kept for ``key`` (a whole graph's: the same for every unit)."""
+        known = self._memo.get(key)
+        if known is None:
+            known = self._memo[key] = find()
+        return known
+
     def objects_kept_as_written(self, predicate: Term) -> bool:
         """Whether a store would keep every literal object of ``predicate`` (of a whole
         graph) as written: else two such focus nodes of an objects-of target may be one
@@ -205,17 +219,38 @@ def reader(
         if predicate is None:
             nodes = [(node, (node,)) for node, _ in targeted(around)]
         elif per_value:  # a focus node without values holds: only those with some are read
-            # (the units of one property shape read the same: found once for a whole graph)
-            nodes = around.memo(
-                (targeted.key, predicate),
-                lambda: [(n, vs) for n, by in targeted(around) if (vs := by.get(predicate))],
-            )
+            nodes = _with_values(around, targeted, predicate)
         else:
             nodes = [(node, by.get(predicate, _NONE)) for node, by in targeted(around)]
         for node, value in check(nodes, around):
             yield {"this": node} if value is None or name is None else {"this": node, name: value}
 
     return Reader(read, whole_only=constraint.reads_value_quads)
+
+
+def _with_values(
+    around: Around, targeted: _Targeted, predicate: str
+) -> list[tuple[Term, Collection[Term]]]:
+    """The targeted focus nodes that have values for ``predicate``, with them, in the
+    targets' order. Of a whole graph, every predicate's are found in one pass over the
+    targets' quads, kept for all the property shapes of those targets (one pass, where a
+    pass per property shape read every target once per shape); of a write's few nodes,
+    looked up."""
+    if around.focus is not None:
+        return [(n, vs) for n, by in targeted(around) if (vs := by.get(predicate))]
+    key = ("with values", targeted.key)
+    buckets: dict[str, list[tuple[Term, Collection[Term]]]] | None = around._memo.get(key)
+    if buckets is None:
+        buckets = around._memo[key] = {}
+        for node, by in targeted(around):
+            for p, values in by.items():
+                if values:
+                    found = buckets.get(p)
+                    if found is None:
+                        buckets[p] = [(node, values)]
+                    else:
+                        found.append((node, values))
+    return buckets.get(predicate, [])
 
 
 def judged_reader(top: Shape, judge: Judge, hierarchy: Hierarchy) -> Reader | None:
