@@ -41,8 +41,11 @@ bench-viewer: $(STAMP)
 test-wheel: $(STAMP)
 	$(PY) -m pytest -m wheel tests/test_wheel.py
 
-# The core suites again with every test instance's graph in a real `oxigraph serve`.
+# The endpoint tests over `oxigraph serve` without a union default graph (the `oxigraph_named`
+# run, left out of `make test`), then the core suites again with every test instance's graph in
+# a real `oxigraph serve`.
 test-endpoint: $(STAMP)
+	$(PY) -m pytest -n 2 -m oxigraph_named tests
 	ONTOLOOM_TEST_BACKEND=oxigraph $(PY) -m pytest -n 2 tests/test_cli.py tests/test_write_path.py \
 		tests/test_audit.py tests/test_records.py tests/test_proposals.py tests/test_mcp.py \
 		tests/test_differential.py tests/test_interchange.py tests/test_search.py

@@ -177,7 +177,7 @@ def _remote(root: Path, server, quads: list[Quad]) -> Path:
 @pytest.fixture(
     params=[
         "oxigraph",
-        "oxigraph_named",
+        pytest.param("oxigraph_named", marks=pytest.mark.oxigraph_named),
         pytest.param("virtuoso", marks=pytest.mark.virtuoso),
         pytest.param("rdflib", marks=pytest.mark.rdflib_endpoint),
     ]
