@@ -72,7 +72,7 @@ test-rdflib-endpoint: $(STAMP)
 # `make test` runs with fewer examples (scale() in tests/reliability/plugin.py) at full count;
 # ends with a table.
 SOAK_SUITES := tests/reliability tests/test_differential_generated.py \
-	tests/test_differential_intervals.py tests/test_direct.py
+	tests/test_differential_intervals.py tests/test_direct.py tests/test_native.py
 soak: $(STAMP)
 	ONTOLOOM_SOAK=1 ONTOLOOM_HYPOTHESIS_PROFILE=soak ONTOLOOM_DIFFERENTIAL_EXAMPLES=200 \
 		$(PY) -m pytest -n 2 $(SOAK_SUITES)
