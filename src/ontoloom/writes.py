@@ -142,14 +142,23 @@ def _secret_names(quads: Iterable[Quad], ids: IdSpace) -> list[Finding]:
     A finding per node (its focus, like any, redacted), so that rebuild drops the record."""
     judged: dict[NamedNode, bool] = {}
     found: dict[object, str] = {}
-    # Each (subject, graph) once: an import names a subject in a few quads, its graph in all.
-    for subject, graph in {(quad.subject, quad.graph_name) for quad in quads}:
-        for name, whose in ((subject, "its name"), (graph, "its graph's name")):
-            if isinstance(name, NamedNode):
-                if name not in judged:
-                    judged[name] = holds_secret(name.value)  # as for an IRI value
-                if judged[name]:
-                    found.setdefault(subject, whose)
+    quads = quads if isinstance(quads, (set, frozenset, list, tuple)) else list(quads)
+    # Each graph once (an import names a few graphs in all its quads), then each subject
+    # once; the subjects of a graph whose name holds a secret are found only when one does.
+    for graph in {quad.graph_name for quad in quads}:
+        if isinstance(graph, NamedNode):
+            judged[graph] = holds_secret(graph.value)  # as for an IRI value
+    bad_graphs = {graph for graph, holds in judged.items() if holds}
+    for subject in {quad.subject for quad in quads}:
+        if isinstance(subject, NamedNode):
+            if subject not in judged:
+                judged[subject] = holds_secret(subject.value)
+            if judged[subject]:
+                found[subject] = "its name"
+    if bad_graphs:
+        for quad in quads:
+            if quad.graph_name in bad_graphs:
+                found.setdefault(quad.subject, "its graph's name")
     return [
         Finding(
             focus=ids.id_of(node) if isinstance(node, NamedNode) else str(node),
