@@ -95,7 +95,8 @@ bench-endpoint: $(STAMP)
 	$(PY) bench/endpoint_bench.py $(BENCH_ARGS)
 
 # A validated import beside pyoxigraph's raw bulk load of the same file, peak RSS beside each
-# time: make bench-scale BENCH_ARGS="--million" adds the 1M-entity row (bench/scale.py --help).
+# time, then export, reindex, create p50, search p95 and prompt hook p50 on the imported
+# instance: make bench-scale BENCH_ARGS="--million" adds the 1M-entity rows (bench/scale.py --help).
 bench-scale: $(STAMP)
 	$(PY) bench/scale.py $(BENCH_ARGS)
 
