@@ -71,6 +71,7 @@ CREATE TABLE IF NOT EXISTS docs (
     title TEXT, private INTEGER, from_id TEXT, rel TEXT, to_id TEXT, words TEXT);
 CREATE TABLE IF NOT EXISTS tags (rowid INTEGER, tag TEXT);
 CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS views (rowid INTEGER PRIMARY KEY, shown TEXT, view TEXT);
 """
 # Apart from the tables: a whole reindex fills the tables first and sorts each index once.
 _INDEXES = """
@@ -91,16 +92,16 @@ _FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 # and the entityType as the drop-in shows them, and the observations — lower-cased as it
 # compares them (:func:`js_lower`). ``rest`` is the entityType and observations, a line each;
 # ``vals`` the name and the same values as a JSON list, for the exact test (a line break in a
-# value, or a query spanning two lines, must not make a hit); ``shown`` the name as written,
-# to name the ends of the relations answered; ``view`` the entityType and the observations as
-# written, the observations in the order they were added (a JSON list): what the drop-in's
-# reads answer for the object, without reading the store. The trigram tokenizer finds every row holding a
+# value, or a query spanning two lines, must not make a hit). Beside it, in the plain table
+# ``views`` (rowid as in docs: a key lookup, where a join into FTS5 is a cursor per row),
+# ``shown`` the name as written, to name the ends of the relations answered, and ``view`` the
+# entityType and the observations as written, the observations in the order they were added
+# (a JSON list): what the drop-in's reads answer for the object, without reading the store. The trigram tokenizer finds every row holding a
 # query of three or more characters, on the text as stored (already lower-cased). A
 # relation's ``words`` in docs are its relationType as the drop-in shows it (the agent's words
 # for a typed relation it named otherwise).
 _SUBS = """CREATE VIRTUAL TABLE IF NOT EXISTS subs USING fts5(
-    name, rest, vals UNINDEXED, shown UNINDEXED, view UNINDEXED,
-    tokenize = 'trigram case_sensitive 1')"""
+    name, rest, vals UNINDEXED, tokenize = 'trigram case_sensitive 1')"""
 # Passages (see the module docstring): kind ``record`` (source: the object's id, label: its
 # record's path, at: its date) or ``conversation`` (source: the transcript's label, label: the
 # message's id, at: its timestamp); privacy as written (a record's values, comma-separated; a
@@ -422,7 +423,7 @@ class SearchIndex:
         """Empty every table, to be filled by :meth:`_index_all` (which makes the indexes)."""
         # Dropped and made anew, not emptied: deleting row by row from FTS5 was a quarter of
         # a full reindex.
-        for table in ("docs", "tags", "fts", "subs", "df"):
+        for table in ("docs", "tags", "fts", "subs", "df", "views"):
             self.db.execute(f"DROP TABLE IF EXISTS {table}")
         self._run(_TABLES + _FTS + ";" + _SUBS)
         # Record passages are the store's, conversation passages are not: only the first go.
@@ -452,6 +453,7 @@ class SearchIndex:
             self.db.execute("DELETE FROM tags WHERE rowid = ?", (rowid,))
             self.db.execute("DELETE FROM fts WHERE rowid = ?", (rowid,))
             self.db.execute("DELETE FROM subs WHERE rowid = ?", (rowid,))
+            self.db.execute("DELETE FROM views WHERE rowid = ?", (rowid,))
 
     def _index_all(self, backend: Backend, ids: Any) -> int:
         """Index every object into the emptied index: the same documents :meth:`_index`
@@ -522,8 +524,12 @@ class SearchIndex:
                 "INSERT INTO fts (rowid, id, title, body, tags) VALUES (?,?,?,?,?)", texts
             )
             self.db.executemany(
-                "INSERT INTO subs (rowid, name, rest, vals, shown, view) VALUES (?,?,?,?,?,?)",
-                subs,
+                "INSERT INTO subs (rowid, name, rest, vals) VALUES (?,?,?,?)",
+                [row[:4] for row in subs],
+            )
+            self.db.executemany(
+                "INSERT INTO views (rowid, shown, view) VALUES (?,?,?)",
+                [(row[0], *row[4:]) for row in subs],
             )
             self.db.executemany("INSERT INTO df VALUES (?, ?)", df.items())
             self._run(_INDEXES)
@@ -612,9 +618,13 @@ class SearchIndex:
             (rowid, id if kind == "object" else "", title, body, " ".join(sorted(set(tags)))),
         )
         if memory is not None:
+            row = _substring_row(memory)
             self.db.execute(
-                "INSERT INTO subs (rowid, name, rest, vals, shown, view) VALUES (?,?,?,?,?,?)",
-                (rowid, *_substring_row(memory)),
+                "INSERT INTO subs (rowid, name, rest, vals) VALUES (?,?,?,?)",
+                (rowid, *row[:3]),
+            )
+            self.db.execute(
+                "INSERT INTO views (rowid, shown, view) VALUES (?,?,?)", (rowid, *row[3:])
             )
 
     def _count_terms(self, text: str, step: int) -> None:
@@ -868,7 +878,7 @@ class SearchIndex:
         for i in range(0, len(ids), 400):
             chunk = ids[i : i + 400]
             rows = self.db.execute(
-                "SELECT d.id, s.shown, s.view FROM docs d JOIN subs s ON s.rowid = d.rowid "
+                "SELECT d.id, v.shown, v.view FROM docs d JOIN views v ON v.rowid = d.rowid "
                 f"WHERE d.id IN ({', '.join('?' * len(chunk))}) AND d.kind = 'object'",
                 chunk,
             )
@@ -903,7 +913,7 @@ class SearchIndex:
         for i in range(0, len(ends), 400):
             chunk = ends[i : i + 400]
             rows = self.db.execute(
-                "SELECT d.id, s.shown FROM docs d JOIN subs s ON s.rowid = d.rowid "
+                "SELECT d.id, v.shown FROM docs d JOIN views v ON v.rowid = d.rowid "
                 f"WHERE d.id IN ({', '.join('?' * len(chunk))}) AND d.kind = 'object'",
                 chunk,
             )
@@ -1080,8 +1090,8 @@ def js_lower(text: str) -> str:
 
 
 def _substring_row(doc: dict[str, Any]) -> tuple[str, str, str, str, str]:
-    """The ``subs`` row of an object's document: name, rest, vals, shown and view (see
-    :data:`_SUBS`)."""
+    """The ``subs`` row of an object's document — name, rest, vals — and its ``views`` row
+    — shown, view (see :data:`_SUBS`)."""
     written = [doc["memory_type"], *doc["observations"]]
     values = [js_lower(v) for v in (doc["memory_name"], *written)]
     rest = _searchable("\n".join(values[1:]))

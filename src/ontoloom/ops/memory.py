@@ -100,6 +100,13 @@ def _indented(value: Any, newline: str, out: list[str]) -> None:
     inner = newline + "  "
     if isinstance(value, str):
         out.append(encode_basestring(value))
+    elif isinstance(value, dict) and value and all(isinstance(v, str) for v in value.values()):
+        # a relation (from, to, relationType): one join, not a call per key
+        if all(isinstance(k, str) for k in value):
+            fields = (encode_basestring(k) + ": " + encode_basestring(v) for k, v in value.items())
+            out.append("{" + inner + ("," + inner).join(fields) + newline + "}")
+        else:
+            out.append(json.dumps(value, indent=2, ensure_ascii=False).replace("\n", newline))
     elif isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
         out.append("{")
         separator = inner
@@ -119,7 +126,9 @@ def _indented(value: Any, newline: str, out: list[str]) -> None:
                 _indented(item, inner, out)
                 separator = "," + inner
         out.append(newline + "]")
-    else:  # numbers, booleans, null, empty containers, keys json.dumps turns into strings
+    elif isinstance(value, list | tuple | dict) and not value:
+        out.append("{}" if isinstance(value, dict) else "[]")
+    else:  # numbers, booleans, null, keys json.dumps turns into strings
         out.append(json.dumps(value, indent=2, ensure_ascii=False).replace("\n", newline))
 
 
