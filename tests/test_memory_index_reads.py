@@ -153,3 +153,37 @@ def test_a_scratch_graph_without_an_index_reads_the_store() -> None:
         "entities": [{"name": "Ann", "entityType": "person", "observations": ["one", "two"]}],
         "relations": [{"from": "Ann", "to": "Bo", "relationType": "knows"}],
     }
+
+
+def test_the_answers_text_is_json_dumps_indented_byte_for_byte() -> None:
+    """indented_json (the reference's text of a graph answer, built in a few steps per
+    entity and relation) against ``json.dumps(indent=2, ensure_ascii=False)`` itself, on
+    random values: entities, relations, nested and empty containers, keys json.dumps turns
+    into strings, escapes, lone surrogates."""
+    import json
+
+    from ontoloom.ops.memory import indented_json
+
+    rng = random.Random(7)
+    alphabet = ["a", "é", '"', "\\", "\n", "東", "\x00", "\ud800", " ", "ß", "\u2028"]
+
+    def text() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(4)))
+
+    def value(depth: int = 0) -> Any:
+        r = rng.random()
+        if depth > 3 or r < 0.3:
+            return rng.choice([text(), 1, 2.5, True, None])
+        if r < 0.5:
+            return [value(depth + 1) for _ in range(rng.randrange(4))]
+        if r < 0.6:
+            return [text() for _ in range(rng.randrange(3))]
+        if r < 0.75:
+            return {text(): text() for _ in range(rng.randrange(4))}
+        if r < 0.85:
+            return {text(): [text() for _ in range(rng.randrange(3))] for _ in range(3)}
+        return {rng.choice([text(), 1]): value(depth + 1) for _ in range(rng.randrange(4))}
+
+    for _ in range(5000):
+        v = value()
+        assert indented_json(v) == json.dumps(v, indent=2, ensure_ascii=False), v
