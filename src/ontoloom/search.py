@@ -899,11 +899,11 @@ class SearchIndex:
         for i in range(0, len(ids), 400):
             chunk = ids[i : i + 400]
             marks = ", ".join("?" * len(chunk))
-            ends = f"from_id IN ({marks})"
+            among = f"from_id IN ({marks})"
             if not outgoing_only:
-                ends = f"({ends} OR to_id IN ({marks}))"
+                among = f"({among} OR to_id IN ({marks}))"
             rows = self.db.execute(
-                f"SELECT from_id, rel, to_id, words FROM docs WHERE kind = 'relation' AND {ends}",
+                f"SELECT from_id, rel, to_id, words FROM docs WHERE kind = 'relation' AND {among}",
                 chunk if outgoing_only else [*chunk, *chunk],
             )
             for from_id, rel, to_id, words in rows:
@@ -1275,7 +1275,7 @@ def _documents(
             "memory_name": name,
             "memory_type": kinds_written[0] if len(kinds_written) == 1 else kind,
             "observations": _in_written_order(
-                fields.get(_OBSERVATIONS, []), (fields.get(_OBSERVATION_ORDER) or [None])[0]
+                fields.get(_OBSERVATIONS, []), next(iter(fields.get(_OBSERVATION_ORDER, ())), None)
             ),
             "id": ids.id_of(node),
             "type": kind,
