@@ -20,6 +20,7 @@ This module imports only the standard library and the storage layer (hooks use i
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import heapq
 import json
 import re
@@ -70,6 +71,7 @@ CREATE TABLE IF NOT EXISTS docs (
     title TEXT, private INTEGER, from_id TEXT, rel TEXT, to_id TEXT, words TEXT);
 CREATE TABLE IF NOT EXISTS tags (rowid INTEGER, tag TEXT);
 CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS views (rowid INTEGER PRIMARY KEY, shown TEXT, view TEXT);
 """
 # Apart from the tables: a whole reindex fills the tables first and sorts each index once.
 _INDEXES = """
@@ -90,13 +92,16 @@ _FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 # and the entityType as the drop-in shows them, and the observations — lower-cased as it
 # compares them (:func:`js_lower`). ``rest`` is the entityType and observations, a line each;
 # ``vals`` the name and the same values as a JSON list, for the exact test (a line break in a
-# value, or a query spanning two lines, must not make a hit); ``shown`` the name as written,
-# to name the ends of the relations answered. The trigram tokenizer finds every row holding a
+# value, or a query spanning two lines, must not make a hit). Beside it, in the plain table
+# ``views`` (rowid as in docs: a key lookup, where a join into FTS5 is a cursor per row),
+# ``shown`` the name as written, to name the ends of the relations answered, and ``view`` the
+# entityType and the observations as written, the observations in the order they were added
+# (a JSON list): what the drop-in's reads answer for the object, without reading the store. The trigram tokenizer finds every row holding a
 # query of three or more characters, on the text as stored (already lower-cased). A
 # relation's ``words`` in docs are its relationType as the drop-in shows it (the agent's words
 # for a typed relation it named otherwise).
 _SUBS = """CREATE VIRTUAL TABLE IF NOT EXISTS subs USING fts5(
-    name, rest, vals UNINDEXED, shown UNINDEXED, tokenize = 'trigram case_sensitive 1')"""
+    name, rest, vals UNINDEXED, tokenize = 'trigram case_sensitive 1')"""
 # Passages (see the module docstring): kind ``record`` (source: the object's id, label: its
 # record's path, at: its date) or ``conversation`` (source: the transcript's label, label: the
 # message's id, at: its timestamp); privacy as written (a record's values, comma-separated; a
@@ -116,7 +121,7 @@ _SAID_WEIGHTS = (1.0, 0.5)
 _WHOLE = 10**6  # passages match terms whole (stemmed), never as prefixes: see passages()
 _SCHEMA = _TABLES + _FTS + ";\n" + _SUBS + ";\n" + _INDEXES + _SAID + ";\n"
 # Bumped when the tables change: an index of another layout is rebuilt on open.
-LAYOUT = "3"
+LAYOUT = "4"
 # Records whose bodies are quoted: rules (memory), runbooks, decisions.
 QUOTED_TYPES = frozenset({"Rule", "Action", "Decision"})
 QUOTE_WIDTH = 240  # characters of a passage, at most
@@ -124,6 +129,7 @@ SaidRow = tuple[str, str, str, str | None, str, str, str]
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _OBSERVATIONS = "observations"  # ontoloom.model.OBSERVATIONS (not imported: hooks use this)
+_OBSERVATION_ORDER = "observation_order"  # ontoloom.model.OBSERVATION_ORDER
 # bm25 column weights: id, title, body, tags — titles above bodies.
 _WEIGHTS = (8.0, 5.0, 1.0, 2.0)
 # A term in more than this share of documents says little: dropped from a query that has
@@ -417,7 +423,7 @@ class SearchIndex:
         """Empty every table, to be filled by :meth:`_index_all` (which makes the indexes)."""
         # Dropped and made anew, not emptied: deleting row by row from FTS5 was a quarter of
         # a full reindex.
-        for table in ("docs", "tags", "fts", "subs", "df"):
+        for table in ("docs", "tags", "fts", "subs", "df", "views"):
             self.db.execute(f"DROP TABLE IF EXISTS {table}")
         self._run(_TABLES + _FTS + ";" + _SUBS)
         # Record passages are the store's, conversation passages are not: only the first go.
@@ -447,6 +453,7 @@ class SearchIndex:
             self.db.execute("DELETE FROM tags WHERE rowid = ?", (rowid,))
             self.db.execute("DELETE FROM fts WHERE rowid = ?", (rowid,))
             self.db.execute("DELETE FROM subs WHERE rowid = ?", (rowid,))
+            self.db.execute("DELETE FROM views WHERE rowid = ?", (rowid,))
 
     def _index_all(self, backend: Backend, ids: Any) -> int:
         """Index every object into the emptied index: the same documents :meth:`_index`
@@ -517,7 +524,12 @@ class SearchIndex:
                 "INSERT INTO fts (rowid, id, title, body, tags) VALUES (?,?,?,?,?)", texts
             )
             self.db.executemany(
-                "INSERT INTO subs (rowid, name, rest, vals, shown) VALUES (?,?,?,?,?)", subs
+                "INSERT INTO subs (rowid, name, rest, vals) VALUES (?,?,?,?)",
+                [row[:4] for row in subs],
+            )
+            self.db.executemany(
+                "INSERT INTO views (rowid, shown, view) VALUES (?,?,?)",
+                [(row[0], *row[4:]) for row in subs],
             )
             self.db.executemany("INSERT INTO df VALUES (?, ?)", df.items())
             self._run(_INDEXES)
@@ -606,9 +618,13 @@ class SearchIndex:
             (rowid, id if kind == "object" else "", title, body, " ".join(sorted(set(tags)))),
         )
         if memory is not None:
+            row = _substring_row(memory)
             self.db.execute(
-                "INSERT INTO subs (rowid, name, rest, vals, shown) VALUES (?,?,?,?,?)",
-                (rowid, *_substring_row(memory)),
+                "INSERT INTO subs (rowid, name, rest, vals) VALUES (?,?,?,?)",
+                (rowid, *row[:3]),
+            )
+            self.db.execute(
+                "INSERT INTO views (rowid, shown, view) VALUES (?,?,?)", (rowid, *row[3:])
             )
 
     def _count_terms(self, text: str, step: int) -> None:
@@ -854,19 +870,41 @@ class SearchIndex:
         found.sort()
         return [(key[3], private) for key, private in found]
 
-    def relations_shown(self, object_ids: Iterable[str]) -> list[tuple[str, str, str]]:
-        """The relations with at least one end among ``object_ids`` as the drop-in memory
-        server shows them — (from, to, relationType), each end by its name (its id when it is
-        not indexed) — ordered by source id, relation and target id."""
+    def memory_view(self, object_ids: Iterable[str]) -> dict[str, tuple[str, str, list[str]]]:
+        """Each indexed object of ``object_ids`` as the drop-in memory server shows it:
+        (name, entityType, observations in the order added) — see :data:`_SUBS`."""
+        ids = list(dict.fromkeys(object_ids))
+        out: dict[str, tuple[str, str, list[str]]] = {}
+        for i in range(0, len(ids), 400):
+            chunk = ids[i : i + 400]
+            rows = self.db.execute(
+                "SELECT d.id, v.shown, v.view FROM docs d JOIN views v ON v.rowid = d.rowid "
+                f"WHERE d.id IN ({', '.join('?' * len(chunk))}) AND d.kind = 'object'",
+                chunk,
+            )
+            for id_, shown, view in rows:
+                entity_type, *observations = json.loads(view)
+                out[id_] = (shown, entity_type, observations)
+        return out
+
+    def relations_shown(
+        self, object_ids: Iterable[str], *, outgoing_only: bool = False
+    ) -> list[tuple[str, str, str]]:
+        """The relations with at least one end among ``object_ids`` (only those leaving them
+        with ``outgoing_only``) as the drop-in memory server shows them — (from, to,
+        relationType), each end by its name (its id when it is not indexed) — ordered by
+        source id, relation and target id."""
         ids = list(dict.fromkeys(object_ids))
         found: dict[tuple[str, str, str], str] = {}
         for i in range(0, len(ids), 400):
             chunk = ids[i : i + 400]
             marks = ", ".join("?" * len(chunk))
+            among = f"from_id IN ({marks})"
+            if not outgoing_only:
+                among = f"({among} OR to_id IN ({marks}))"
             rows = self.db.execute(
-                "SELECT from_id, rel, to_id, words FROM docs WHERE kind = 'relation' AND "
-                f"(from_id IN ({marks}) OR to_id IN ({marks}))",
-                [*chunk, *chunk],
+                f"SELECT from_id, rel, to_id, words FROM docs WHERE kind = 'relation' AND {among}",
+                chunk if outgoing_only else [*chunk, *chunk],
             )
             for from_id, rel, to_id, words in rows:
                 found[from_id, rel, to_id] = words if words is not None else rel
@@ -875,7 +913,7 @@ class SearchIndex:
         for i in range(0, len(ends), 400):
             chunk = ends[i : i + 400]
             rows = self.db.execute(
-                "SELECT d.id, s.shown FROM docs d JOIN subs s ON s.rowid = d.rowid "
+                "SELECT d.id, v.shown FROM docs d JOIN views v ON v.rowid = d.rowid "
                 f"WHERE d.id IN ({', '.join('?' * len(chunk))}) AND d.kind = 'object'",
                 chunk,
             )
@@ -1051,12 +1089,27 @@ def js_lower(text: str) -> str:
     return text.lower()
 
 
-def _substring_row(doc: dict[str, Any]) -> tuple[str, str, str, str]:
-    """The ``subs`` row of an object's document: name, rest, vals and shown (see
-    :data:`_SUBS`)."""
-    values = [js_lower(v) for v in (doc["memory_name"], doc["memory_type"], *doc["observations"])]
+def _substring_row(doc: dict[str, Any]) -> tuple[str, str, str, str, str]:
+    """The ``subs`` row of an object's document — name, rest, vals — and its ``views`` row
+    — shown, view (see :data:`_SUBS`)."""
+    written = [doc["memory_type"], *doc["observations"]]
+    values = [js_lower(v) for v in (doc["memory_name"], *written)]
     rest = _searchable("\n".join(values[1:]))
-    return _searchable(values[0]), rest, json.dumps(values), doc["memory_name"]
+    view = json.dumps(written, ensure_ascii=False)
+    return _searchable(values[0]), rest, json.dumps(values), doc["memory_name"], view
+
+
+def _in_written_order(observations: list[str], order: str | None) -> list[str]:
+    """The observations (sorted) in the order ``order`` keeps — the first 12 hex digits of
+    each one's SHA-256, oldest first — those it does not list following, sorted: as
+    :func:`ontoloom.model.in_written_order` reads them (that floor is not imported here)."""
+    rank = {d: i for i, d in enumerate((order or "").split())}
+    if not rank:
+        return sorted(observations)
+    return sorted(
+        sorted(observations),
+        key=lambda o: rank.get(hashlib.sha256(o.encode("utf-8")).hexdigest()[:12], len(rank)),
+    )
 
 
 def _searchable(text: str) -> str:
@@ -1221,7 +1274,9 @@ def _documents(
         out[node] = {
             "memory_name": name,
             "memory_type": kinds_written[0] if len(kinds_written) == 1 else kind,
-            "observations": fields.get(_OBSERVATIONS, []),
+            "observations": _in_written_order(
+                fields.get(_OBSERVATIONS, []), next(iter(fields.get(_OBSERVATION_ORDER, ())), None)
+            ),
             "id": ids.id_of(node),
             "type": kind,
             "title": title,

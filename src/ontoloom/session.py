@@ -217,11 +217,20 @@ class Session:
         the search index, caught up with the store first."""
         return self._current_index().containing(query)
 
-    def relations_shown(self, entity_ids: Iterable[str]) -> list[tuple[str, str, str]]:
+    def memory_view(self, entity_ids: Iterable[str]) -> dict[str, tuple[str, str, list[str]]]:
+        """Each of ``entity_ids`` as the drop-in memory server shows it — (name, entityType,
+        observations in the order added) — read off the search index, caught up first
+        (:meth:`SearchIndex.memory_view`); ids it does not hold are left out."""
+        return self._current_index().memory_view(entity_ids)
+
+    def relations_shown(
+        self, entity_ids: Iterable[str], *, outgoing_only: bool = False
+    ) -> list[tuple[str, str, str]]:
         """(from, to, relationType) of the relations with at least one end among
-        ``entity_ids``, as the drop-in memory server shows them
-        (:meth:`SearchIndex.relations_shown`); read off the search index, caught up first."""
-        return self._current_index().relations_shown(entity_ids)
+        ``entity_ids`` (leaving them, with ``outgoing_only``), as the drop-in memory server
+        shows them (:meth:`SearchIndex.relations_shown`); read off the search index, caught
+        up first."""
+        return self._current_index().relations_shown(entity_ids, outgoing_only=outgoing_only)
 
     def object_ids(self, after: str | None = None, limit: int = 100) -> list[str]:
         """Up to ``limit`` object ids greater than ``after``, in id order (a keyset page: its
