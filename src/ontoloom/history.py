@@ -540,7 +540,10 @@ class Timeline:
                 ]
                 others += [o for o in opened if o is not v and o.predicate == v.predicate]
                 for o in others:
-                    if o.subject == v.subject and o.overlaps(v):
+                    # Another version of the same fact is that fact holding, not a second
+                    # value: at any instant the graph holds it once (the as-of view reads
+                    # the union of its versions), so only another object is a second value.
+                    if o.subject == v.subject and o.object != v.object and o.overlaps(v):
                         _refused(
                             self.ids.id_of(v.subject),
                             spec.name,
