@@ -96,6 +96,7 @@ __all__ = [
     "parse_time",
     "read_versions",
     "valid_at",
+    "versions_about",
     "when",
 ]
 
@@ -272,17 +273,21 @@ def read_versions(
 
 
 def versions_about(
-    backend: Backend, nodes: Iterable[Term], predicates: set[Term] | None = None
+    backend: Backend,
+    nodes: Iterable[Term],
+    predicates: set[Term] | None = None,
+    *,
+    incoming: bool = False,
 ) -> list[Version]:
-    """The versions with one of ``nodes`` as their subject (of one of ``predicates`` when
-    given), read by the store's own indexes: the version nodes by ``rdf:subject`` from the
-    object side, their predicates, then the quads of those that match — pattern reads of
-    microseconds each, where planning a SPARQL query costs a hundred. What a write reads of
-    history (:class:`Timeline`)."""
+    """The versions with one of ``nodes`` as their subject (``incoming``: their object; of
+    one of ``predicates`` when given), read by the store's own indexes: the version nodes by
+    ``rdf:subject`` (``rdf:object``) from the object side, their predicates, then the quads
+    of those that match — pattern reads of microseconds each, where planning a SPARQL query
+    costs a hundred. What a write reads of history (:class:`Timeline`), and ``get`` and
+    ``relations`` in time; its cost grows with the versions of ``nodes``, not of the store."""
+    end = RDF_OBJECT if incoming else RDF_SUBJECT
     found: list[Term] = [
-        subject(q.subject)
-        for q in backend.around(nodes, RDF_SUBJECT, incoming=True)
-        if q.graph_name == HISTORY
+        subject(q.subject) for q in backend.around(nodes, end, incoming=True) if q.graph_name == HISTORY
     ]
     if found and predicates is not None:
         found = [
