@@ -29,8 +29,10 @@ from ontoloom.errors import BadInput, Busy, NotFound, OwnerTookOver
 from ontoloom.history import (
     TIME_FORMS,
     Version,
+    fact_of_row,
     facts_at,
     format_time,
+    microseconds,
     parse_time,
     read_versions,
     valid_at,
@@ -883,7 +885,14 @@ class Session:
         """The quads of the graph as it was (see :meth:`at_time`): the schema graph as it is
         now, and the facts valid at ``as_of`` as known at ``recorded_as_of``."""
         at, known = when(as_of, recorded_as_of)
-        facts = facts_at(self.backend, at, known)
+        if self.data_dir is not None:
+            # off the time index (the search index's table of versions, caught up first)
+            rows = self._current_index().facts_valid(
+                microseconds(at), microseconds(known) if known is not None else None
+            )
+            facts = sorted({fact_of_row(*row) for row in rows}, key=str)
+        else:
+            facts = facts_at(self.backend, at, known)
         # A fact may be dated before an end of it was written (a task recorded today, assigned
         # since October): an end with no type then keeps the type it has had (as `get` names
         # it), so that it is still an entity to list, traverse and search — with only the
