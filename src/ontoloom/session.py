@@ -881,18 +881,24 @@ class Session:
             finally:
                 past._close_index()
 
+    def facts_then(self, at: dt.datetime, known: dt.datetime | None = None) -> list[Quad]:
+        """Every fact with a version valid at ``at`` as the store knew it at ``known`` (None:
+        now), as the plain triple of the facts graph, in order — what
+        :func:`ontoloom.history.facts_at` finds by joining every version, read off the time
+        index (the search index's table of versions, caught up with the store first): the
+        versions begun by ``at``, not all of them. A graph with no data dir joins them."""
+        if self.data_dir is None:
+            return facts_at(self.backend, at, known)
+        rows = self._current_index().facts_valid(
+            microseconds(at), microseconds(known) if known is not None else None
+        )
+        return sorted({fact_of_row(*row) for row in rows}, key=str)
+
     def then(self, as_of: When = None, recorded_as_of: When = None) -> list[Quad]:
         """The quads of the graph as it was (see :meth:`at_time`): the schema graph as it is
         now, and the facts valid at ``as_of`` as known at ``recorded_as_of``."""
         at, known = when(as_of, recorded_as_of)
-        if self.data_dir is not None:
-            # off the time index (the search index's table of versions, caught up first)
-            rows = self._current_index().facts_valid(
-                microseconds(at), microseconds(known) if known is not None else None
-            )
-            facts = sorted({fact_of_row(*row) for row in rows}, key=str)
-        else:
-            facts = facts_at(self.backend, at, known)
+        facts = self.facts_then(at, known)
         # A fact may be dated before an end of it was written (a task recorded today, assigned
         # since October): an end with no type then keeps the type it has had (as `get` names
         # it), so that it is still an entity to list, traverse and search — with only the
