@@ -399,33 +399,65 @@ class SearchIndex:
         if self.generation() != generation - 1:
             self.sync(backend, ids)  # it lagged already (or is new): caught up whole
             return
-        self.catch_up(backend, ids, touched_by(delta), generation - 1, generation)
+        # versions the delta states whole are indexed from it, with no read of the store
+        gone = {q.subject for q in delta.removes if q.graph_name == HISTORY}
+        made = version_rows(
+            q for q in delta.adds if q.graph_name == HISTORY and q.subject not in gone
+        )
+        self.catch_up(backend, ids, touched_by(delta), generation - 1, generation, made)
 
     def catch_up(
-        self, backend: Backend, ids: Any, touched: set[Term], since: int, generation: int
+        self,
+        backend: Backend,
+        ids: Any,
+        touched: set[Term],
+        since: int,
+        generation: int,
+        made: list[VersionRow] | None = None,
     ) -> None:
         """Re-index ``touched``: all that this process's commits after generation ``since``
-        up to ``generation`` touched; caught up whole when the index was not at ``since``."""
+        up to ``generation`` touched; caught up whole when the index was not at ``since``.
+        ``made``: rows of versions those commits stated whole (see :meth:`_reindex`)."""
         if self.generation() != since:
             self.sync(backend, ids)  # it lagged already: catch up whole
             return
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            self._reindex(backend, ids, touched)
+            self._reindex(backend, ids, touched, made or [])
             self._set_generation(generation)
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
 
-    def _reindex(self, backend: Backend, ids: Any, touched: set[Term]) -> None:
+    def _reindex(
+        self, backend: Backend, ids: Any, touched: set[Term], made: Sequence[VersionRow] = ()
+    ) -> None:
         """Index ``touched`` anew: the objects among them, and the versions (any other
-        node: a version node, or nothing the index holds)."""
+        node: a version node, or nothing the index holds) as the store holds them — but for
+        ``made``, rows of versions a delta stated whole, taken as they are when the index
+        held no row of theirs (a new version: all its quads are in that delta; one the index
+        held may keep an end the delta did not repeat, and is read)."""
         objects = {n for n in touched if ids.is_instance(n)}
         for node in objects:
             self._forget(ids.id_of(node))
         self._index(backend, ids, objects)
-        others = [n for n in touched if n not in objects and isinstance(n, NamedNode)]
+        held: set[str] = set()
+        listed = [r[0] for r in made]
+        for i in range(0, len(listed), 500):
+            chunk = listed[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            found = self.db.execute(f"SELECT node FROM versions WHERE node IN ({marks})", chunk)
+            held.update(n for (n,) in found)
+        fresh = [r for r in made if r[0] not in held]
+        if fresh:
+            self._add_versions(fresh)
+        new = {r[0] for r in fresh}
+        others = [
+            n
+            for n in touched
+            if n not in objects and isinstance(n, NamedNode) and n.value not in new
+        ]
         if others:
             self.db.executemany("DELETE FROM versions WHERE node = ?", [(n.value,) for n in others])
             self._add_versions(version_rows(backend.as_written(backend.around(others))))

@@ -60,7 +60,7 @@ from ontoloom.search import Hits, SearchIndex, touched_by
 from ontoloom.store import Backend, Delta, Row, open_backend
 from ontoloom.store.lock import kept_by_owner
 from ontoloom.suggest import did_you_mean
-from ontoloom.terms import Literal, NamedNode, Quad, Term, Triple
+from ontoloom.terms import Literal, NamedNode, Quad, Term, Triple, spo
 from ontoloom.vocab import (
     DCTERMS_MODIFIED,
     FACTS,
@@ -571,7 +571,8 @@ class Session:
         found: dict[Term, list[Term]] = defaultdict(list)
         # by pattern, one read per node: what the SPARQL join would do, less its planning
         for q in self.backend.around(nodes, RDF_TYPE):
-            found[q.subject].append(q.object)
+            s, _, t = spo(q)
+            found[s].append(t)
         return {n: self._type_of(ts) or "" for n, ts in found.items()}
 
     def traverse(
