@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from ontoloom.history import VersionRow, version_rows
 from ontoloom.store.base import Backend, Delta
 from ontoloom.terms import Literal, NamedNode, Quad, Term
 from ontoloom.terms import node as as_term
@@ -119,9 +120,20 @@ CREATE VIRTUAL TABLE IF NOT EXISTS said_fts USING fts5(
 # or the title of the record a passage is from — a passage rarely repeats what it is about.
 _SAID_WEIGHTS = (1.0, 0.5)
 _WHOLE = 10**6  # passages match terms whole (stemmed), never as prefixes: see passages()
-_SCHEMA = _TABLES + _FTS + ";\n" + _SUBS + ";\n" + _INDEXES + _SAID + ";\n"
+# The time index of the history graph (:mod:`ontoloom.history`): one row per version, its
+# times in microseconds since the epoch (UTC), ordered by the start of its validity, so that
+# "what was valid at T" reads the versions that had begun by T off an index instead of
+# joining every version in SPARQL. The fact as written: subject and predicate IRIs, the
+# object's kind ("i" IRI, "b" blank node, "l" literal), lexical form and datatype (or "@"
+# and a language tag).
+_VERSIONS = """
+CREATE TABLE IF NOT EXISTS versions (
+    node TEXT PRIMARY KEY, s TEXT, p TEXT, o_kind TEXT, o TEXT, o_type TEXT,
+    valid_from INTEGER, valid_to INTEGER, recorded INTEGER, retired INTEGER);
+CREATE INDEX IF NOT EXISTS versions_from ON versions(valid_from, valid_to)"""
+_SCHEMA = _TABLES + _FTS + ";\n" + _SUBS + ";\n" + _INDEXES + _SAID + ";\n" + _VERSIONS + ";\n"
 # Bumped when the tables change: an index of another layout is rebuilt on open.
-LAYOUT = "4"
+LAYOUT = "5"
 # Records whose bodies are quoted: rules (memory), runbooks, decisions.
 QUOTED_TYPES = frozenset({"Rule", "Action", "Decision"})
 QUOTE_WIDTH = 240  # characters of a passage, at most
@@ -365,9 +377,7 @@ class SearchIndex:
                 changes = backend.changes_since(current) if current < target else None
                 if changes and changes[-1][0] == target:
                     touched = {node for _, nodes in changes for node in nodes}
-                    for node in touched:
-                        self._forget(ids.id_of(node))
-                    self._index(backend, ids, touched)
+                    self._reindex(backend, ids, touched)
                 else:
                     self._clear()
                     self._index_all(backend, ids)
@@ -395,26 +405,83 @@ class SearchIndex:
         if self.generation() != generation - 1:
             self.sync(backend, ids)  # it lagged already (or is new): caught up whole
             return
-        self.catch_up(backend, ids, touched_by(delta), generation - 1, generation)
+        # versions the delta states whole are indexed from it, with no read of the store
+        gone = {q.subject for q in delta.removes if q.graph_name == HISTORY}
+        made = version_rows(
+            q for q in delta.adds if q.graph_name == HISTORY and q.subject not in gone
+        )
+        self.catch_up(backend, ids, touched_by(delta), generation - 1, generation, made)
 
     def catch_up(
-        self, backend: Backend, ids: Any, touched: set[Term], since: int, generation: int
+        self,
+        backend: Backend,
+        ids: Any,
+        touched: set[Term],
+        since: int,
+        generation: int,
+        made: list[VersionRow] | None = None,
     ) -> None:
         """Re-index ``touched``: all that this process's commits after generation ``since``
-        up to ``generation`` touched; caught up whole when the index was not at ``since``."""
+        up to ``generation`` touched; caught up whole when the index was not at ``since``.
+        ``made``: rows of versions those commits stated whole (see :meth:`_reindex`)."""
         if self.generation() != since:
             self.sync(backend, ids)  # it lagged already: catch up whole
             return
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            for node in touched:
-                self._forget(ids.id_of(node))
-            self._index(backend, ids, touched)
+            self._reindex(backend, ids, touched, made or [])
             self._set_generation(generation)
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
+
+    def _reindex(
+        self, backend: Backend, ids: Any, touched: set[Term], made: Sequence[VersionRow] = ()
+    ) -> None:
+        """Index ``touched`` anew: the objects among them, and the versions (any other
+        node: a version node, or nothing the index holds) as the store holds them — but for
+        ``made``, rows of versions a delta stated whole, taken as they are when the index
+        held no row of theirs (a new version: all its quads are in that delta; one the index
+        held may keep an end the delta did not repeat, and is read)."""
+        objects = {n for n in touched if ids.is_instance(n)}
+        for node in objects:
+            self._forget(ids.id_of(node))
+        self._index(backend, ids, objects)
+        held: set[str] = set()
+        listed = [r[0] for r in made]
+        for i in range(0, len(listed), 500):
+            chunk = listed[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            found = self.db.execute(f"SELECT node FROM versions WHERE node IN ({marks})", chunk)
+            held.update(n for (n,) in found)
+        fresh = [r for r in made if r[0] not in held]
+        if fresh:
+            self._add_versions(fresh)
+        new = {r[0] for r in fresh}
+        others = [
+            n
+            for n in touched
+            if n not in objects and isinstance(n, NamedNode) and n.value not in new
+        ]
+        if others:
+            self.db.executemany("DELETE FROM versions WHERE node = ?", [(n.value,) for n in others])
+            self._add_versions(version_rows(backend.as_written(backend.around(others))))
+
+    def _add_versions(self, rows: list[VersionRow]) -> None:
+        self.db.executemany("INSERT OR REPLACE INTO versions VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+
+    def facts_valid(self, at: int, known: int | None) -> list[tuple[str, str, str, str, str]]:
+        """(subject, predicate, object kind, object, object type) of every version valid at
+        ``at`` as the store knew it at ``known`` (microseconds, :func:`history.microseconds`;
+        None: now) — :meth:`history.Version.holds` as SQL, read off the index on the start
+        of validity: the versions begun by ``at``, not every version."""
+        return self.db.execute(
+            "SELECT s, p, o_kind, o, o_type FROM versions WHERE valid_from <= :at "
+            "AND (:known IS NULL OR recorded <= :known) AND (valid_to IS NULL OR :at < valid_to "
+            "OR (:known IS NOT NULL AND retired IS NOT NULL AND retired > :known))",
+            {"at": at, "known": known},
+        ).fetchall()
 
     def _set_generation(self, generation: int) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(generation),))
@@ -423,9 +490,9 @@ class SearchIndex:
         """Empty every table, to be filled by :meth:`_index_all` (which makes the indexes)."""
         # Dropped and made anew, not emptied: deleting row by row from FTS5 was a quarter of
         # a full reindex.
-        for table in ("docs", "tags", "fts", "subs", "df", "views"):
+        for table in ("docs", "tags", "fts", "subs", "df", "views", "versions"):
             self.db.execute(f"DROP TABLE IF EXISTS {table}")
-        self._run(_TABLES + _FTS + ";" + _SUBS)
+        self._run(_TABLES + _FTS + ";" + _SUBS + ";" + _VERSIONS)
         # Record passages are the store's, conversation passages are not: only the first go.
         rows = self.db.execute("SELECT rowid FROM said WHERE kind = 'record'").fetchall()
         self.db.executemany("DELETE FROM said_fts WHERE rowid = ?", rows)
@@ -534,6 +601,8 @@ class SearchIndex:
             self.db.executemany("INSERT INTO df VALUES (?, ?)", df.items())
             self._run(_INDEXES)
             self._add_said(said)
+        with progress.task("reading the history for its time index"):
+            self._add_versions(version_rows(backend.quads(HISTORY)))
         return count
 
     def _index(self, backend: Backend, ids: Any, nodes: Iterable[Term]) -> int:
@@ -1143,10 +1212,14 @@ def _filters(types: list[str], tags: list[str], rel: str | None) -> tuple[str, l
 
 
 def touched_by(delta: Delta) -> set[Term]:
-    """The nodes whose documents a delta can change: subjects, and the objects of relations."""
+    """The nodes whose documents a delta can change: subjects, and the objects of relations;
+    and the versions it writes, ends or erases (the subjects of its history quads)."""
     touched: set[Term] = set()
     for quad in (*delta.adds, *delta.removes):
-        if quad.graph_name in (META, SCHEMA_GRAPH, PROPOSALS, HISTORY):
+        if quad.graph_name == HISTORY:
+            touched.add(as_term(quad.subject))
+            continue
+        if quad.graph_name in (META, SCHEMA_GRAPH, PROPOSALS):
             continue
         touched.add(as_term(quad.subject))
         if isinstance(quad.object, NamedNode) and quad.predicate != RDF_TYPE:
