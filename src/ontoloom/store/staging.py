@@ -127,12 +127,12 @@ def stage(backend: SparqlEndpointBackend, delta: Delta, write_id: str | None) ->
     schema_at = backend.versions()[1]
     staged = Staged(backend, delta, write_id, inline, graphs, schema_at)
     m = staged.staged_marker
-    backend._update(
-        f"INSERT {{ GRAPH {META} {{ {m} {STAGED_AT} ?now ; {STAGED_FOR} {STAGING_LEASE} }} }} "
-        "WHERE { BIND(NOW() AS ?now) }",
-        "marking a staging load",
-    )
     try:
+        backend._update(
+            f"INSERT {{ GRAPH {META} {{ {m} {STAGED_AT} ?now ; {STAGED_FOR} {STAGING_LEASE} }} }} "
+            "WHERE { BIND(NOW() AS ?now) }",
+            "marking a staging load",
+        )
         total = len(plan["adds"])
         with progress.task("loading into staging graphs", total=total) as advance:
             done = 0
