@@ -151,9 +151,9 @@ def test_a_killed_import_leaves_a_staging_graph_the_next_import_drops(
     assert left
     # lease run out (made so by the store's clock): the next import drops it
     server.update(
-        'DELETE { GRAPH <https://ontoloom.dev/graph/meta> { ?m <https://ontoloom.dev/ns#stagedFor> ?f } } '
-        'INSERT { GRAPH <https://ontoloom.dev/graph/meta> { ?m <https://ontoloom.dev/ns#stagedFor> 0 } } '
-        'WHERE { GRAPH <https://ontoloom.dev/graph/meta> { ?m <https://ontoloom.dev/ns#stagedFor> ?f } }'
+        "DELETE { GRAPH <https://ontoloom.dev/graph/meta> { ?m <https://ontoloom.dev/ns#stagedFor> ?f } } "
+        "INSERT { GRAPH <https://ontoloom.dev/graph/meta> { ?m <https://ontoloom.dev/ns#stagedFor> 0 } } "
+        "WHERE { GRAPH <https://ontoloom.dev/graph/meta> { ?m <https://ontoloom.dev/ns#stagedFor> ?f } }"
     )
     again = _ontoloom(data_dir, "import", str(path))
     assert again.returncode == 0, again.stderr
@@ -183,7 +183,9 @@ def test_a_fault_mid_load_stores_nothing_and_drops_the_staging_graph(
         proxy.url_for(oxigraph_server.update_url),
         proxy.url_for(oxigraph_server.store_url),
     )
-    assert _ontoloom(data_dir, "create", "Task", "-p", "title=b", "-p", "status=open").returncode == 0
+    assert (
+        _ontoloom(data_dir, "create", "Task", "-p", "title=b", "-p", "status=open").returncode == 0
+    )
     before = _server_quads(oxigraph_server)
     path = tmp_path / "in.nt"
     path.write_text(_tasks(30))
