@@ -973,7 +973,7 @@ class SparqlEndpointBackend:
         query = (
             "SELECT ?n ?p ?o ?g ?s ?q ?h WHERE { { GRAPH ?g { ?n ?p ?o } } UNION "
             f"{{ GRAPH ?h {{ ?s ?q ?n }} }} FILTER(COALESCE(?g, ?h) != {META} && "
-            f'!STRSTARTS(STR(COALESCE(?g, ?h)), "{STAGING_BASE}")) }} "
+            f'!STRSTARTS(STR(COALESCE(?g, ?h)), "{STAGING_BASE}")) }} '
             f"LIMIT {2 * limit}"
         )
         rows = list(self.select(query, {"n": node}))
