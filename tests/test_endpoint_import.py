@@ -87,15 +87,17 @@ def _file_quads(text: str) -> set[tuple[str, str, str, str]]:
     return {(t.subject.value, t.predicate.value, t.object.value, FACTS) for t in triples}
 
 
-@pytest.fixture(params=["gsp", "insert-data"])
-def setup(request, tmp_path: Path, oxigraph_server):
-    store = oxigraph_server.store_url if request.param == "gsp" else None
-    data_dir = _instance(
-        tmp_path / "inst", oxigraph_server.query_url, oxigraph_server.update_url, store
-    )
+@pytest.fixture(params=["gsp", "insert-data", "named-default-graph"])
+def setup(request, tmp_path: Path):
+    """An instance on oxigraph serve: loaded by the Graph Store Protocol, by INSERT DATA (no
+    GSP service named), and on a server whose default graph is its own (GSP)."""
+    named = request.param == "named-default-graph"
+    server = request.getfixturevalue("oxigraph_named_server" if named else "oxigraph_server")
+    store = server.store_url if request.param != "insert-data" else None
+    data_dir = _instance(tmp_path / "inst", server.query_url, server.update_url, store)
     done = _ontoloom(data_dir, "create", "Task", "-p", "title=before", "-p", "status=open")
     assert done.returncode == 0, done.stderr
-    return data_dir, oxigraph_server
+    return data_dir, server
 
 
 def test_an_import_goes_in_whole_through_a_staging_graph(setup, tmp_path: Path) -> None:

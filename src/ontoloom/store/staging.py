@@ -287,10 +287,21 @@ def _drop(
 
 def staging_graphs(backend: SparqlEndpointBackend) -> dict[str, list[NamedNode]]:
     """The staging graphs in the store, by the write id of their load."""
-    rows = backend.select(
-        "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } "
-        f'FILTER(STRSTARTS(STR(?g), "{STAGING_BASE}")) }}'
+    from ontoloom.store.endpoint import _JSON_RESULTS
+
+    # Asked of the store as it is (no dataset: a store whose default graph is its own would
+    # otherwise be asked about ontoloom's graphs alone, which leave staging graphs out).
+    response = backend._post(
+        backend.config.query_url,
+        {
+            "query": "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } "
+            f'FILTER(STRSTARTS(STR(?g), "{STAGING_BASE}")) }}'
+        },
+        _JSON_RESULTS,
+        "a query listing staging graphs",
     )
+    backend._refuse_capped(response)
+    rows = backend._rows(backend._parse_results(response.content))
     found: dict[str, list[NamedNode]] = defaultdict(list)
     for row in rows:
         name = row["g"].value
