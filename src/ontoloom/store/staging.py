@@ -6,7 +6,7 @@ called by the commit function alone):
 1. :func:`stage` writes a marker for the load into ontoloom's bookkeeping graph (stamped with
    the store's clock and a lease), then loads the delta's added quads — as the store keeps
    them, blank nodes skolemised, with the records of literals written in another form — into
-   staging named graphs ``urn:ontoloom:staging:<write id>:<n>``, one per graph they go to:
+   staging named graphs ``urn:ontoloom:staging:<write id>.<nonce>:<n>``, one per graph they go to:
    with the SPARQL 1.1 Graph Store HTTP Protocol (``POST ?graph=…`` of N-Triples) where
    ``[store] graph_store`` names the service, else in ``INSERT DATA`` batches (the gap of
    an engine without a Graph Store Protocol service: a slower load, same outcome).
@@ -82,7 +82,9 @@ class Staged:
         self.staged_inline = inline  # committed in the guarded update itself
         self.staged_graphs = graphs  # graph the quads go to -> its staging graph
         self.staged_schema_at = schema_at
-        self.staged_marker = marker(write_id)
+        # One load, however often its write id is tried: ``<write id>.<nonce>``.
+        self.staged_load = f"{write_id}.{uuid.uuid4().hex[:12]}"
+        self.staged_marker = marker(self.staged_load)
         self.staged_done = False
         self._applied: Any = None
 
@@ -98,12 +100,13 @@ class Staged:
         return getattr(self._applied, name)
 
 
-def marker(write_id: str) -> NamedNode:
-    return NamedNode(f"{STAGING_BASE}{write_id}")
+def marker(load: str) -> NamedNode:
+    """The marker of a load (``<write id>.<nonce>``) in the bookkeeping graph."""
+    return NamedNode(f"{STAGING_BASE}{load}")
 
 
-def _graph_of(write_id: str, n: int) -> NamedNode:
-    return NamedNode(f"{STAGING_BASE}{write_id}:{n}")
+def _graph_of(load: str, n: int) -> NamedNode:
+    return NamedNode(f"{STAGING_BASE}{load}:{n}")
 
 
 def stage(backend: SparqlEndpointBackend, delta: Delta, write_id: str | None) -> Staged:
@@ -123,9 +126,10 @@ def stage(backend: SparqlEndpointBackend, delta: Delta, write_id: str | None) ->
     by_graph: dict[Term, list[Quad]] = defaultdict(list)
     for quad in plan["adds"]:
         by_graph[quad.graph_name].append(quad)
-    graphs = {g: _graph_of(write_id, n) for n, g in enumerate(sorted(by_graph, key=str))}
     schema_at = backend.versions()[1]
-    staged = Staged(backend, delta, write_id, inline, graphs, schema_at)
+    staged = Staged(backend, delta, write_id, inline, {}, schema_at)
+    for n, g in enumerate(sorted(by_graph, key=str)):
+        staged.staged_graphs[g] = _graph_of(staged.staged_load, n)
     m = staged.staged_marker
     try:
         backend._update(
@@ -138,7 +142,7 @@ def stage(backend: SparqlEndpointBackend, delta: Delta, write_id: str | None) ->
             done = 0
             for target, quads in by_graph.items():
                 for chunk in _chunks(quads, _batch(backend)):
-                    _load(backend, graphs[target], chunk)
+                    _load(backend, staged.staged_graphs[target], chunk)
                     done += len(chunk)
                     advance(done)
                     _renew(backend, m)
@@ -286,7 +290,7 @@ def _drop(
 
 
 def staging_graphs(backend: SparqlEndpointBackend) -> dict[str, list[NamedNode]]:
-    """The staging graphs in the store, by the write id of their load."""
+    """The staging graphs in the store, by their load (``<write id>.<nonce>``)."""
     from ontoloom.store.endpoint import _JSON_RESULTS
 
     # Asked of the store as it is (no dataset: a store whose default graph is its own would
@@ -312,8 +316,8 @@ def staging_graphs(backend: SparqlEndpointBackend) -> dict[str, list[NamedNode]]
 
 def drop_stale(backend: SparqlEndpointBackend) -> list[str]:
     """Drop the staging loads left by dead processes (module doc, 4): those whose marker's
-    lease ran out by the store's clock, and staging graphs without a marker. The write ids
-    of those dropped."""
+    lease ran out by the store's clock, and staging graphs without a marker. The loads
+    dropped (``<write id>.<nonce>``)."""
     from ontoloom.store.endpoint import _age
 
     rows = backend.select(
