@@ -43,12 +43,14 @@ test-wheel: $(STAMP)
 
 # The endpoint tests over `oxigraph serve` without a union default graph (the `oxigraph_named`
 # run, left out of `make test`), then the core suites again with every test instance's graph in
-# a real `oxigraph serve`.
+# a real `oxigraph serve`, then the bulk import through a staging graph
+# (tests/test_endpoint_import.py, 100k triples: a few minutes).
 test-endpoint: $(STAMP)
 	$(PY) -m pytest -n 2 -m oxigraph_named tests
 	ONTOLOOM_TEST_BACKEND=oxigraph $(PY) -m pytest -n 2 tests/test_cli.py tests/test_write_path.py \
 		tests/test_audit.py tests/test_records.py tests/test_proposals.py tests/test_mcp.py \
 		tests/test_differential.py tests/test_interchange.py tests/test_search.py
+	$(PY) -m pytest -s -m endpoint_import tests/test_endpoint_import.py
 
 # Virtuoso 7 (Debian virtuoso-opensource-7): the endpoint tests' Virtuoso runs, then the core
 # suites with every test instance's graph in a real Virtuoso (tests/README.md lists what does

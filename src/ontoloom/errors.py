@@ -69,6 +69,10 @@ OUTCOMES: dict[str, tuple[int, int]] = {
     "read_only": (2, 409),  # a write through a graph or store opened for reading
     "storage": (2, 500),  # a file of the data dir that cannot be opened, locked or written
     "internal": (2, 500),
+    # a signal stopped the command (Stopped, not an OntoloomError): Ctrl-C (SIGINT) exits 130,
+    # SIGTERM 143 (128 + the signal); an import, rebuild or reindex stopped so leaves the
+    # store as it was (or whole, once committed) and says which on stderr ("stopped: …")
+    "stopped": (130, 503),
 }
 
 

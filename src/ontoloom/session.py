@@ -25,7 +25,7 @@ from typing import Any, Protocol, TypeVar
 
 from ontoloom.changes import Changes, RelateOutcome
 from ontoloom.config import load_config, resolve_data_dir
-from ontoloom.errors import BadInput, Busy, NotFound, OwnerTookOver
+from ontoloom.errors import BadInput, Busy, NotFound, OwnerTookOver, Stopped
 from ontoloom.history import (
     TIME_FORMS,
     Version,
@@ -270,7 +270,11 @@ class Session:
     def reindex(self) -> int:
         """Rebuild the search index from the store; returns the number of objects."""
         self._behind = None  # the rebuild reads everything
-        return self._index().rebuild(self.backend, self.ids)
+        try:
+            return self._index().rebuild(self.backend, self.ids)
+        except Stopped as exc:  # one transaction of the index, rolled back
+            exc.note = "the search index is as it was (its rebuild was rolled back); the store is untouched"
+            raise
 
     @classmethod
     @contextmanager

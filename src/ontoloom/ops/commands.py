@@ -150,7 +150,15 @@ def _reindex(g: Graph, a: dict[str, Any]) -> Any:
 def _rebuild(g: Graph, a: dict[str, Any]) -> Any:
     from ontoloom.progress import task
 
-    with task("reading records") as advance:
+    # Noted from before the step shows: a Ctrl-C the moment the bar appears still says what
+    # the store holds (as Graph.rebuild notes it inside).
+    with (
+        g.writes.noting_stops(
+            stored="the rebuild was stored whole",
+            nothing="nothing was rebuilt: the graph is as it was",
+        ),
+        task("reading records") as advance,
+    ):
         report = g.rebuild(
             full=bool(a.get("full")), progress=lambda done, total: advance(done, total)
         )

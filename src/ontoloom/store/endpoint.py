@@ -73,6 +73,7 @@ from ontoloom.store.lexical import (
     written_literal,
 )
 from ontoloom.store.reads import ReadSet, Recording, touched_keys
+from ontoloom.store.staging import STAGING_BASE
 from ontoloom.terms import (
     BlankNode,
     DefaultGraph,
@@ -137,6 +138,8 @@ PAGE = 10000  # rows asked for at once by bulk reads (Debian's Virtuoso answers 
 _NTRIPLES = "application/n-triples"
 # Asked for a graph (CONSTRUCT, DESCRIBE): N-Triples first, else what most engines write.
 _GRAPH_ACCEPT = f"{_NTRIPLES}, text/turtle;q=0.9, application/rdf+xml;q=0.8"
+# A bulk import's staging graphs (ontoloom.store.staging) are no part of the store until moved.
+_NOT_STAGING = f'FILTER(!STRSTARTS(STR(?g), "{STAGING_BASE}"))'
 
 
 class EndpointError(OntoloomError):
@@ -947,7 +950,8 @@ class SparqlEndpointBackend:
         near = "o" if incoming else "s"
         p, projected = ("?p", "?s ?p") if predicate is None else (str(predicate), "?s")
         query = (
-            f"SELECT {projected} ?o ?g WHERE {{ VALUES ?{near} {{ %s }} GRAPH ?g {{ ?s {p} ?o }} }}"
+            f"SELECT {projected} ?o ?g WHERE {{ VALUES ?{near} {{ %s }} GRAPH ?g {{ ?s {p} ?o }} "
+            f"{_NOT_STAGING} }}"
         )
         nodes = list(nodes)
         iris = [n for n in nodes if not isinstance(n, BlankNode)]
@@ -968,7 +972,8 @@ class SparqlEndpointBackend:
         # twice the rows hold ``limit`` distinct quads whenever there are that many.
         query = (
             "SELECT ?n ?p ?o ?g ?s ?q ?h WHERE { { GRAPH ?g { ?n ?p ?o } } UNION "
-            f"{{ GRAPH ?h {{ ?s ?q ?n }} }} FILTER(COALESCE(?g, ?h) != {META}) }} "
+            f"{{ GRAPH ?h {{ ?s ?q ?n }} }} FILTER(COALESCE(?g, ?h) != {META} && "
+            f'!STRSTARTS(STR(COALESCE(?g, ?h)), "{STAGING_BASE}")) }} '
             f"LIMIT {2 * limit}"
         )
         rows = list(self.select(query, {"n": node}))
@@ -1018,7 +1023,7 @@ class SparqlEndpointBackend:
     def _graphs(self, *, ours: bool = True) -> list[Term]:
         """:meth:`named_graphs` (with ``ours=False``, every named graph that holds anything,
         as a union default graph would show), asked of the store as it is (no dataset)."""
-        only = f'FILTER(STRSTARTS(STR(?g), "{GRAPH_BASE}"))' if ours else ""
+        only = f'FILTER(STRSTARTS(STR(?g), "{GRAPH_BASE}"))' if ours else _NOT_STAGING
         response = self._post(
             self.config.query_url,
             {"query": f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} {only} }}"},
@@ -1767,6 +1772,59 @@ class SparqlEndpointBackend:
 
     def close(self) -> None:
         self._client.close()
+
+    # -- bulk import through a staging graph (ontoloom.store.staging) ---------------------------
+    def can_checkpoint(self) -> bool:
+        """Whether a bulk delta may go through a staging graph: a store open read-write."""
+        return self.writable
+
+    def checkpoint(self, delta: Delta, *, write_id: str | None = None) -> Any:
+        from ontoloom.store import staging
+
+        return staging.stage(self, delta, write_id)
+
+    def switch(self, checkpoint: Any, expected: int) -> int:
+        from ontoloom.store import staging
+
+        return staging.switch(self, checkpoint, expected)
+
+    def drop(self, checkpoint: Any) -> None:
+        from ontoloom.store import staging
+
+        staging.drop(self, checkpoint)
+
+    def _send(
+        self, url: str, body: bytes, media: str, what: str, params: dict[str, str]
+    ) -> httpx.Response:
+        """POST ``body`` as ``media`` (a Graph Store Protocol write); the answer, or one error
+        naming the endpoint and what failed (as :meth:`_post`)."""
+        if not self.writable:
+            raise ReadOnly("this store is open read-only: nothing was stored")
+        try:
+            response = self._client.post(
+                url, content=body, params=params, headers={"Content-Type": media}
+            )
+            response.read()
+        except httpx.TimeoutException:
+            raise EndpointError(
+                f"the Graph Store Protocol service {url} did not answer {what} within "
+                f"{self.config.timeout:g} s ([store] timeout in ontoloom.toml)"
+            ) from None
+        except httpx.HTTPError as exc:
+            raise EndpointError(
+                f"the Graph Store Protocol service {url} cannot be reached for {what}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
+        if response.status_code >= 300:
+            detail = response.text.strip().splitlines()[:1]
+            said = f": {detail[0][:200]}" if detail else ""
+            failed = EndpointError(
+                f"the Graph Store Protocol service {url} failed {what} "
+                f"(HTTP {response.status_code}){said}"
+            )
+            failed.status, failed.detail = response.status_code, " ".join(detail)
+            raise failed
+        return response
 
 
 class _Moved(Exception):
