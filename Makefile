@@ -41,8 +41,11 @@ bench-viewer: $(STAMP)
 test-wheel: $(STAMP)
 	$(PY) -m pytest -m wheel tests/test_wheel.py
 
-# The core suites again with every test instance's graph in a real `oxigraph serve`.
+# The endpoint tests over `oxigraph serve` without a union default graph (the `oxigraph_named`
+# run, left out of `make test`), then the core suites again with every test instance's graph in
+# a real `oxigraph serve`.
 test-endpoint: $(STAMP)
+	$(PY) -m pytest -n 2 -m oxigraph_named tests
 	ONTOLOOM_TEST_BACKEND=oxigraph $(PY) -m pytest -n 2 tests/test_cli.py tests/test_write_path.py \
 		tests/test_audit.py tests/test_records.py tests/test_proposals.py tests/test_mcp.py \
 		tests/test_differential.py tests/test_interchange.py tests/test_search.py
@@ -64,11 +67,15 @@ test-rdflib-endpoint: $(STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,engines]'
 	$(PY) -m pytest -m rdflib_endpoint tests/test_endpoint_answers.py
 
-# The reliability suite at full scale (tests/reliability: concurrent writers, SIGKILL, fuzzing)
-# and the generated differential tests with more, fresh examples; ends with a table.
+# The reliability suite at full scale (tests/reliability: concurrent writers, SIGKILL, fuzzing),
+# the generated differential tests with more, fresh examples, and the property tests that
+# `make test` runs with fewer examples (scale() in tests/reliability/plugin.py) at full count;
+# ends with a table.
+SOAK_SUITES := tests/reliability tests/test_differential_generated.py \
+	tests/test_differential_intervals.py tests/test_direct.py tests/test_native.py
 soak: $(STAMP)
 	ONTOLOOM_SOAK=1 ONTOLOOM_HYPOTHESIS_PROFILE=soak ONTOLOOM_DIFFERENTIAL_EXAMPLES=200 \
-		$(PY) -m pytest -n 2 tests/reliability tests/test_differential_generated.py
+		$(PY) -m pytest -n 2 $(SOAK_SUITES)
 
 check: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench eval
@@ -88,7 +95,8 @@ bench-endpoint: $(STAMP)
 	$(PY) bench/endpoint_bench.py $(BENCH_ARGS)
 
 # A validated import beside pyoxigraph's raw bulk load of the same file, peak RSS beside each
-# time: make bench-scale BENCH_ARGS="--million" adds the 1M-entity row (bench/scale.py --help).
+# time, then export, reindex, create p50, search p95 and prompt hook p50 on the imported
+# instance: make bench-scale BENCH_ARGS="--million" adds the 1M-entity rows (bench/scale.py --help).
 bench-scale: $(STAMP)
 	$(PY) bench/scale.py $(BENCH_ARGS)
 

@@ -146,6 +146,21 @@ def counted(self, *args, **kw):
     validations[0] += 1
     return findings(self, *args, **kw)
 WritePath._findings = counted
+# Every HTTP request to the store, by what it was for (counted and timed in the transport's
+# one door, SparqlEndpointBackend._post), and this process's CPU: requests per create, and
+# whether a gateway is bound by its CPU or by waiting for the store.
+from ontoloom.store.endpoint import SparqlEndpointBackend
+requests, waited = {}, [0.0]
+post = SparqlEndpointBackend._post
+def timed_post(self, url, data, accept, what, *args, **kw):
+    t = time.perf_counter()
+    try:
+        return post(self, url, data, accept, what, *args, **kw)
+    finally:
+        waited[0] += time.perf_counter() - t
+        kind = what.split(" of generation")[0].split(" on generation")[0]
+        requests[kind] = requests.get(kind, 0) + 1
+SparqlEndpointBackend._post = timed_post
 took, busy = [], 0
 # A gateway keeps its graph open (a server); processes sharing one embedded data dir open it
 # for each write (as CLI commands do: its writer lock lets one in at a time).
@@ -163,6 +178,9 @@ create(f"{prefix} warm")  # shapes compiled, indexes read
 validations[0] = 0
 while not go.exists():
     time.sleep(0.005)
+requests.clear()
+waited[0] = 0.0
+cpu = time.process_time()
 started = time.time()
 for i in range(writes):
     t = time.perf_counter()
@@ -173,10 +191,12 @@ for i in range(writes):
         busy += 1
         print(type(exc).__name__, str(exc)[:200], file=sys.stderr)
 ended = time.time()
+cpu = time.process_time() - cpu
 if opened is not None:
     opened.__exit__(None, None, None)
 print(json.dumps({"took": took, "validations": validations[0], "busy": busy,
-                  "started": started, "ended": ended}))
+                  "started": started, "ended": ended, "cpu": cpu, "requests": requests,
+                  "waited": waited[0]}))
 """
 
 
@@ -216,6 +236,7 @@ def bench_gateways(
         for k, d in enumerate(dirs)
     ]
     time.sleep(3.0 + 0.5 * gateways)  # every process started and opened its graph
+    served = _cpu_seconds(server)
     go.touch()
     results = []
     for proc in procs:
@@ -223,14 +244,39 @@ def bench_gateways(
         if proc.returncode != 0:
             raise RuntimeError(f"a gateway failed: {err[-800:]}")
         results.append(json.loads(out.strip().splitlines()[-1]))
+    served = _cpu_seconds(server) - served
     took = [t for r in results for t in r["took"]]
+    done = max(1, len(took))
+    kinds: dict[str, int] = {}
+    for r in results:
+        for kind, count in r["requests"].items():
+            kinds[kind] = kinds.get(kind, 0) + count
     wall = max(r["ended"] for r in results) - min(r["started"] for r in results)
     return {
         "rate": len(took) / wall,
         "p50": statistics.median(took) * 1000 if took else float("nan"),
         "again": sum(r["validations"] for r in results) - len(took),
         "busy": sum(r["busy"] for r in results),
+        # per acknowledged create: HTTP requests, ms waiting for them, gateway CPU ms, and
+        # the store's CPU ms (the engine's process; 0 for the embedded store)
+        "requests": sum(kinds.values()) / done,
+        "waited": sum(r["waited"] for r in results) * 1000 / done,
+        "cpu": sum(r["cpu"] for r in results) * 1000 / done,
+        "served": served * 1000 / done,
+        "kinds": {k: v / done for k, v in sorted(kinds.items())},
     }
+
+
+def _cpu_seconds(server: EndpointServer | None) -> float:
+    """CPU seconds the engine's process has used so far (0 when there is none to read)."""
+    process = None if server is None else server.process
+    if process is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 GATEWAYS = (1, 2, 4, 8)
@@ -268,7 +314,8 @@ def _scaling(
     engine and on the embedded store (its processes share one data dir and its lock)."""
     print(
         f"\n{'gateways, disjoint creates':<28}{'writes':>7}{'writes/s':>10}{'vs 1':>7}"
-        f"{'p50 ms':>9}{'validated again':>17}{'busy':>6}",
+        f"{'p50 ms':>9}{'validated again':>17}{'busy':>6}{'req/w':>7}{'http ms/w':>10}"
+        f"{'gw cpu ms/w':>12}{'store cpu ms/w':>15}",
         flush=True,
     )
     rows: list[tuple[str, EndpointServer | None]] = [("embedded", None)] if embedded else []
@@ -280,9 +327,13 @@ def _scaling(
             print(
                 f"{name + ', ' + str(n):<28}{n * writes:>7}{row['rate']:>10.1f}"
                 f"{row['rate'] / one:>6.2f}x{row['p50']:>9.1f}{row['again']:>17.0f}"
-                f"{row['busy']:>6.0f}",
+                f"{row['busy']:>6.0f}{row['requests']:>7.1f}{row['waited']:>10.1f}"
+                f"{row['cpu']:>12.1f}{row['served']:>15.1f}",
                 flush=True,
             )
+            if os.environ.get("BENCH_REQUESTS"):  # what each create asked the store for
+                kinds = ", ".join(f"{k} {v:.2f}" for k, v in row["kinds"].items())
+                print(f"    requests per create: {kinds}", flush=True)
 
 
 def _run(

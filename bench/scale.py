@@ -13,9 +13,12 @@ RSS is its own):
   every import took before, and small writes still take), with ``--one-request``.
 
 Each row gives the triples, seconds, triples per second, peak RSS and the ratio to the raw
-bulk load measured in the same run. After the imports of each size, ``reindex``: the search
-index of the journaled import's instance rebuilt whole (objects counted in the row's label);
-last, ``check`` (the full audit) of a graph of 5,000 tasks in one ``blocks`` chain
+bulk load measured in the same run. After the imports of each size, on the instance the
+journaled import made: ``export`` of every graph as N-Quads (streamed: its peak RSS should
+not grow with the size), ``reindex`` (the search index rebuilt whole, objects counted in the
+row's label), then a single validated create (p50), a search over ``bench/run.py``'s query
+mix (p95) and the prompt hook as a fresh process (p50), each printed at the largest size
+against the smallest too (target ≤ 1.5×; ``--no-latency`` leaves them out); last, ``check`` (the full audit) of a graph of 5,000 tasks in one ``blocks`` chain
 (``--chain``), the rebuild and the audit each timed alone. Rows at 10k and 100k entities by default; ``--million``
 adds 1M (144 MiB of N-Quads; minutes), ``--entities`` chooses others. The machine's load is
 printed first: figures from a shared machine are comparisons within one run, not promises.
@@ -58,6 +61,9 @@ def _child(kind: str, path: Path, target: Path) -> None:
     if kind == "chain":
         _chain(int(str(path)), target)
         return
+    if kind == "ops":
+        _ops(int(str(path)), target)
+        return
     start = time.perf_counter()
     if kind == "raw":
         import pyoxigraph
@@ -65,6 +71,13 @@ def _child(kind: str, path: Path, target: Path) -> None:
         store = pyoxigraph.Store(str(target))
         store.bulk_load(path=str(path), format=pyoxigraph.RdfFormat.N_QUADS)
         store.flush()
+    elif kind == "export":  # the instance an import run left in ``target``, all graphs
+        from ontoloom.api import Graph
+        from ontoloom.interchange import export_graph
+
+        with Graph.open(target) as g, open(os.devnull, "wb") as out:
+            start = time.perf_counter()  # the export alone, not opening the graph
+            export_graph(g, out, "nquads")
     elif kind == "reindex":  # the instance an import run left in ``target``
         from ontoloom.api import Graph
 
@@ -90,6 +103,79 @@ def _child(kind: str, path: Path, target: Path) -> None:
 def _rss() -> float:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
     return rss / (1 << 20) if sys.platform == "darwin" else rss / 1024
+
+
+def _ops(entities: int, target: Path, repeat: int = 40) -> None:
+    """On the instance an import left in ``target``: a single validated create (p50, after
+    one to warm the compiled plans, as a long-lived process has them) and a search over the
+    query mix of ``bench/run.py`` (p95)."""
+    import random
+
+    from ontoloom.api import Graph
+    from run import percentile
+
+    rng = random.Random(7)
+    people, projects = max(1, entities // 20), max(1, entities // 50)
+    tasks = entities - people - projects
+    with Graph.open(target, write=True) as g:
+        g.create("Task", {"title": "warm", "status": "open"}, id="task_warm")
+        creates = []
+        for i in range(repeat):
+            start = time.perf_counter()
+            g.create("Task", {"title": f"New task {i}", "status": "open"}, id=f"task_new_{i}")
+            creates.append(time.perf_counter() - start)
+        queries = []
+        for _ in range(repeat):
+            kind = rng.random()
+            if kind < 0.4:
+                queries.append(f"task number {rng.randrange(tasks)}")
+            elif kind < 0.6:
+                queries.append(f"person {rng.randrange(people)}")
+            elif kind < 0.8:
+                queries.append(f"task_{rng.randrange(tasks):08x}")
+            else:
+                queries.append(f"project {rng.randrange(projects)} open")
+        g.search(queries[0], limit=10)  # warm
+        searches = []
+        for q in queries:
+            start = time.perf_counter()
+            g.search(q, limit=10)
+            searches.append(time.perf_counter() - start)
+    print(
+        json.dumps(
+            {
+                "create_p50": percentile(creates, 0.5),
+                "search_p95": percentile(searches, 0.95),
+                "rss_mib": _rss(),
+            }
+        )
+    )
+
+
+def _hook(entities: int, target: Path, repeat: int = 16) -> float:
+    """The prompt hook as Claude Code runs it (a fresh ``ontoloom hook prompt-context``
+    process per prompt, JSON on stdin) on the instance in ``target``: p50 seconds."""
+    import random
+    import shutil
+
+    from run import compile_package, hook_prompt, percentile
+
+    compile_package()
+    script = Path(sys.executable).with_name("ontoloom")
+    ontoloom = str(script) if script.exists() else shutil.which("ontoloom") or "ontoloom"
+    rng = random.Random(5)
+    people, projects = max(1, entities // 20), max(1, entities // 50)
+    tasks = entities - people - projects
+    args = [ontoloom, "hook", "prompt-context", "--data-dir", str(target)]
+    times = []
+    for i in range(repeat + 1):
+        prompt, _ = hook_prompt(i, rng, people, projects, tasks)
+        event = {"hook_event_name": "UserPromptSubmit", "cwd": str(target), "prompt": prompt}
+        start = time.perf_counter()
+        subprocess.run(args, input=json.dumps(event).encode(), capture_output=True, check=True)
+        if i:  # the first warms the page cache, as a live instance has it
+            times.append(time.perf_counter() - start)
+    return percentile(times, 0.5)
 
 
 def _chain(tasks: int, target: Path) -> None:
@@ -136,6 +222,9 @@ def _measure(kind: str, path: Path, target: Path, env: dict[str, str]) -> dict[s
     return result
 
 
+LATENCY = ("create p50", "search p95", "prompt hook p50")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--entities", type=int, nargs="+", default=[10_000, 100_000])
@@ -151,6 +240,11 @@ def main() -> None:
         help="the `check` row: a chain of this many tasks linked by blocks (0: none)",
     )
     parser.add_argument(
+        "--no-latency",
+        action="store_true",
+        help="leave out the create p50, search p95 and prompt hook p50 rows",
+    )
+    parser.add_argument(
         "--child", nargs=3, metavar=("KIND", "FILE", "TARGET"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
@@ -164,6 +258,7 @@ def main() -> None:
     header = f"{'row':<22} {'entities':>9} {'triples':>9} {'seconds':>8} {'triples/s':>10} {'peak RSS':>9}  vs raw"
     print(header)
     print("-" * len(header))
+    latency: dict[int, tuple[float, float, float]] = {}
     for entities in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "data.nq"
@@ -188,14 +283,38 @@ def main() -> None:
                     f"{triples / seconds:>10,.0f} {got['rss_mib']:>6,.0f} MiB  {ratio}",
                     flush=True,
                 )
-            # The search index of the instance the journaled import made, rebuilt whole.
-            got = _measure("reindex", path, Path(tmp) / "run1", env)
+            imported = Path(tmp) / "run1"  # the instance the journaled import made
+            # Every graph of it written as N-Quads (streamed: its RSS should not grow).
+            got = _measure("export", path, imported, env)
+            print(
+                f"{'export (N-Quads)':<22} {entities:>9,} {triples:>9,} {got['seconds']:>8.2f} "
+                f"{triples / got['seconds']:>10,.0f} {got['rss_mib']:>6,.0f} MiB",
+                flush=True,
+            )
+            # Its search index rebuilt whole.
+            got = _measure("reindex", path, imported, env)
             label = f"reindex ({got['objects']:,.0f} obj.)"
             print(
                 f"{label:<22} {entities:>9,} {triples:>9,} {got['seconds']:>8.2f} "
                 f"{triples / got['seconds']:>10,.0f} {got['rss_mib']:>6,.0f} MiB",
                 flush=True,
             )
+            if not args.no_latency:
+                got = _measure("ops", Path(str(entities)), imported, env)
+                hook = _hook(entities, imported)
+                latency[entities] = (got["create_p50"], got["search_p95"], hook)
+                for label, value in zip(LATENCY, latency[entities], strict=True):
+                    rss = f"{got['rss_mib']:>6,.0f} MiB" if label != LATENCY[2] else ""
+                    print(
+                        f"{label:<22} {entities:>9,} {triples:>9,} {value * 1000:>6.1f}ms"
+                        f"{'':>11} {rss}",
+                        flush=True,
+                    )
+    if len(latency) > 1:  # the largest size against the smallest (target: ≤ 1.5×)
+        small, large = min(latency), max(latency)
+        for i, label in enumerate(LATENCY):
+            ratio = latency[large][i] / latency[small][i]
+            print(f"{label} at {large:,} vs {small:,} entities: {ratio:.2f}x", flush=True)
     if args.chain:
         with tempfile.TemporaryDirectory() as tmp:
             got = _measure("chain", Path(str(args.chain)), Path(tmp) / "chain", {**os.environ})

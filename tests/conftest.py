@@ -272,11 +272,18 @@ def virtuoso_server(_virtuoso_session: VirtuosoServer) -> VirtuosoServer:
 
 
 @pytest.fixture(
-    params=["oxigraph", "oxigraph_named", pytest.param("virtuoso", marks=pytest.mark.virtuoso)]
+    params=[
+        "oxigraph",
+        pytest.param("oxigraph_named", marks=pytest.mark.oxigraph_named),
+        pytest.param("virtuoso", marks=pytest.mark.virtuoso),
+    ]
 )
 def endpoint_server(request: pytest.FixtureRequest) -> EndpointServer:
     """Each real engine in turn: oxigraph with and without a union default graph, Virtuoso
-    (its run carries the `virtuoso` marker)."""
+    (its run carries the `virtuoso` marker). The run without a union default graph carries the
+    `oxigraph_named` marker: `make test-endpoint` runs it (so CI does, .ci/run), `make test`
+    leaves it out (it ran every endpoint test a second time; the named-graph tests of
+    test_endpoint_answers.py that ask for `oxigraph_named_server` itself stay in `make test`)."""
     return request.getfixturevalue(f"{request.param}_server")
 
 

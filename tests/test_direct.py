@@ -23,6 +23,7 @@ from ontoloom.terms import (
     Term,
     parse,
 )
+from reliability.plugin import scale
 from test_native import names, values
 
 EX = "https://example.org/"
@@ -144,7 +145,9 @@ def kept_as_written(term: Term) -> bool:
     return isinstance(term, NamedNode)
 
 
-@settings(max_examples=400, deadline=None)
+# `make test` runs 100 drawn examples (the same each run: the ci profile) and every @example
+# below; `make soak` 400 fresh ones.
+@settings(max_examples=scale(100, 400), deadline=None)
 # a focus node the store keeps in another form: the query names it as stored ("1")
 @example(
     [Quad(NODES[0], PREDICATES[0], Literal("1", datatype=INTEGER), GRAPHS[0])],
@@ -296,7 +299,10 @@ def test_a_create_of_the_shipped_schema_plans_no_query_for_its_counts_and_lists(
     assert observations[0].direct is not None
 
 
-@settings(max_examples=300, deadline=None)
+# Four validations over the whole shipped schema an example (~1 s on a loaded machine):
+# `make test` runs 60 drawn examples (the same each run) and the @example below; `make soak`
+# 300 fresh ones.
+@settings(max_examples=scale(60, 300), deadline=None)
 @example(  # two values under one secret-like name: a result each
     [Quad(NODES[0], NamedNode(EX + "password"), Literal(v), GRAPHS[0]) for v in "ab"],
     [NODES[0]],

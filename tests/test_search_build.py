@@ -119,6 +119,8 @@ TABLES = {
     "tags": "SELECT d.key, t.tag FROM tags t JOIN docs d ON d.rowid = t.rowid",
     "fts": "SELECT d.key, f.id, f.title, f.body, f.tags FROM fts f JOIN docs d ON d.rowid = f.rowid",
     "subs": "SELECT d.key, s.* FROM subs s JOIN docs d ON d.rowid = s.rowid",
+    "views": "SELECT d.key, v.shown, v.view FROM views v JOIN docs d ON d.rowid = v.rowid",
+    "versions": "SELECT * FROM versions",
     "df": "SELECT term, n FROM df WHERE n > 0",
     "said": "SELECT s.kind, s.source, s.label, s.at, s.privacy, s.text, f.context FROM said s "
     "JOIN said_fts f ON f.rowid = s.rowid",

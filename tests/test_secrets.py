@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import Cli, quads_of
 from test_fast_path_vs_pyshacl import shape_subset
@@ -373,3 +375,49 @@ def test_npm_and_hugging_face_tokens_are_refused(cli: Cli, value: str, kind: str
 @pytest.mark.parametrize("value", ["run npm_install_hook first", "the shf_table and hf_small"])
 def test_words_near_npm_or_hf_prefixes_are_kept(cli: Cli, value: str) -> None:
     assert cli("create", "Note", "-p", f"content={value}").exit_code == 0
+
+
+def _judged_in_full(text: str) -> str | None:
+    """secret_kind without its prefilter: every judge asked."""
+    from ontoloom.secret_text import _token_kind, _written_kind, normalised
+
+    plain = normalised(text)
+    return _token_kind(plain) or _written_kind(plain)
+
+
+def test_the_prefilter_never_lets_a_secret_of_the_bench_corpus_go() -> None:
+    """The prefilter before the judges (one scan for the characters every secret holds) says
+    "no secret" only where the judges in full say so: the whole corpus of
+    `make bench-secrets`, fakes in every carrier and ordinary text alike, gets the same
+    answer with it as without it."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import secrets_corpus
+    from ontoloom.secret_text import _MAY_HOLD, normalised, secret_kind
+
+    items = secrets_corpus.corpus().items
+    let_go = 0
+    for item in items:
+        expected = _judged_in_full(item.text)
+        assert secret_kind(item.text) == expected, item
+        let_go += _MAY_HOLD.search(normalised(item.text)) is None
+    assert 0 < let_go < len(items)  # the prefilter decides some, not all
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(
+                [":", "=", "://", "@", "AKIA", "ghp_", "sk-", "password", "Authorization", "\uff1a"]
+            ),
+            st.text(min_size=0, max_size=12),
+        ),
+        max_size=8,
+    ).map("".join)
+)
+def test_the_prefilter_agrees_with_the_judges_on_any_text(text: str) -> None:
+    from ontoloom.secret_text import secret_kind
+
+    assert secret_kind(text) == _judged_in_full(text)

@@ -481,11 +481,7 @@ def status(write_id: str | None) -> None:
     from ontoloom.store import write_ids
 
     if write_id is None:
-        from ontoloom.locate import locate
-        from ontoloom.store import describe_store
-
-        data_dir = Path(locate(str(_opts()["data_dir"]) if _opts()["data_dir"] else None).path)
-        store = describe_store(data_dir)
+        store = _value("store_status", {})
         _emit(store, "\n".join(line[2:] for line in _store_text(store).splitlines()))
         return
     write_ids.valid(write_id)

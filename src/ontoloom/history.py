@@ -61,7 +61,7 @@ from ontoloom.errors import BadInput, ValidationFailed
 from ontoloom.findings import Finding
 from ontoloom.model import now_literal, value_to_json
 from ontoloom.store.base import Delta
-from ontoloom.terms import Literal, NamedNode, Quad, Term, spo, subject
+from ontoloom.terms import BlankNode, Literal, NamedNode, Quad, Term, spo, subject
 from ontoloom.terms import node as held
 from ontoloom.vocab import (
     FACTS,
@@ -91,11 +91,17 @@ __all__ = [
     "TIME_FORMS",
     "Timeline",
     "Version",
+    "VersionRow",
+    "fact_of_row",
     "facts_at",
     "format_time",
+    "microseconds",
     "parse_time",
     "read_versions",
     "valid_at",
+    "version_rows",
+    "versions_about",
+    "versions_of",
     "when",
 ]
 
@@ -151,7 +157,10 @@ def format_time(at: dt.datetime | None) -> str | None:
 def _time(term: Term | None) -> dt.datetime | None:
     if not isinstance(term, Literal):
         return None
-    return parse_time(term.value, "a stored time")
+    try:
+        return parse_time(term.value, "a stored time")
+    except BadInput:
+        return None  # not a time (an import's): no version is read with it
 
 
 @dataclass
@@ -272,16 +281,22 @@ def read_versions(
 
 
 def versions_about(
-    backend: Backend, nodes: Iterable[Term], predicates: set[Term] | None = None
+    backend: Backend,
+    nodes: Iterable[Term],
+    predicates: set[Term] | None = None,
+    *,
+    incoming: bool = False,
 ) -> list[Version]:
-    """The versions with one of ``nodes`` as their subject (of one of ``predicates`` when
-    given), read by the store's own indexes: the version nodes by ``rdf:subject`` from the
-    object side, their predicates, then the quads of those that match — pattern reads of
-    microseconds each, where planning a SPARQL query costs a hundred. What a write reads of
-    history (:class:`Timeline`)."""
+    """The versions with one of ``nodes`` as their subject (``incoming``: their object; of
+    one of ``predicates`` when given), read by the store's own indexes: the version nodes by
+    ``rdf:subject`` (``rdf:object``) from the object side, their predicates, then the quads
+    of those that match — pattern reads of microseconds each, where planning a SPARQL query
+    costs a hundred. What a write reads of history (:class:`Timeline`), and ``get`` and
+    ``relations`` in time; its cost grows with the versions of ``nodes``, not of the store."""
+    end = RDF_OBJECT if incoming else RDF_SUBJECT
     found: list[Term] = [
         subject(q.subject)
-        for q in backend.around(nodes, RDF_SUBJECT, incoming=True)
+        for q in backend.around(nodes, end, incoming=True)
         if q.graph_name == HISTORY
     ]
     if found and predicates is not None:
@@ -324,6 +339,79 @@ def versions_of(quads: Iterable[Quad]) -> list[Version]:
             )
         )
     return sorted(out, key=lambda v: (v.valid_from, v.recorded, str(v.predicate), str(v.object)))
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_MICROSECOND = dt.timedelta(microseconds=1)
+VersionRow = tuple[str, str, str, str, str, str, int, int | None, int, int | None]
+
+
+def microseconds(at: dt.datetime) -> int:
+    """``at`` as whole microseconds since the epoch: the time index's key, exact.
+
+    >>> microseconds(dt.datetime(1970, 1, 1, 0, 0, 1, 5, tzinfo=dt.UTC))
+    1000005
+    """
+    return (at - _EPOCH) // _MICROSECOND
+
+
+@lru_cache(maxsize=4096)
+def _stamp(value: str) -> int | None:
+    """A stored time's lexical form as :func:`microseconds` (None: not a time). Cached: a
+    history repeats its times (a write's instants, the starts it was given)."""
+    try:
+        at = parse_time(value, "a stored time")
+    except BadInput:
+        return None
+    return microseconds(at) if at is not None else None
+
+
+def version_rows(quads: Iterable[Quad]) -> list[VersionRow]:
+    """The versions ``quads`` state (those of the history graph, as written), as rows of the
+    time index (see :func:`fact_of_row`): what :func:`versions_of` reads, less what no graph
+    as it was holds (a version whose subject is a blank node). Read in one lean pass: the
+    index of a whole history is built from it."""
+    by_node: dict[Any, dict[Any, Any]] = defaultdict(dict)
+    for q in quads:
+        if q.graph_name == HISTORY:
+            by_node[q.subject][q.predicate] = q.object
+    rows: list[VersionRow] = []
+    for node, props in by_node.items():
+        subj, pred, o = props.get(RDF_SUBJECT), props.get(RDF_PREDICATE), props.get(RDF_OBJECT)
+        start, recorded = props.get(VALID_FROM), props.get(RECORDED)
+        if not (isinstance(node, NamedNode) and isinstance(subj, NamedNode)):
+            continue
+        if not isinstance(pred, NamedNode) or not isinstance(o, NamedNode | BlankNode | Literal):
+            continue
+        if not (isinstance(start, Literal) and isinstance(recorded, Literal)):
+            continue
+        begun, written = _stamp(start.value), _stamp(recorded.value)
+        if begun is None or written is None:
+            continue  # not a version (a malformed one an import brought): as versions_of
+        end, retired = (props.get(k) for k in (VALID_THROUGH, RETIRED))
+        if isinstance(o, Literal):
+            kind, value = "l", o.value
+            datatype = "@" + o.language if o.language else o.datatype.value
+        else:
+            kind, value, datatype = ("i" if isinstance(o, NamedNode) else "b"), o.value, ""
+        rows.append((node.value, subj.value, pred.value, kind, value, datatype, begun,
+                     _stamp(end.value) if isinstance(end, Literal) else None, written,
+                     _stamp(retired.value) if isinstance(retired, Literal) else None))  # fmt: skip
+    return rows
+
+
+def fact_of_row(s: str, p: str, kind: str, o: str, datatype: str) -> Quad:
+    """The fact of the facts graph a row of the time index states."""
+    obj: Term
+    if kind == "i":
+        obj = NamedNode(o)
+    elif kind == "b":
+        obj = BlankNode(o)
+    elif datatype.startswith("@"):
+        obj = Literal(o, language=datatype[1:])
+    else:
+        obj = Literal(o, datatype=NamedNode(datatype))
+    return Quad(NamedNode(s), NamedNode(p), obj, FACTS)
 
 
 def valid_at(
@@ -540,7 +628,10 @@ class Timeline:
                 ]
                 others += [o for o in opened if o is not v and o.predicate == v.predicate]
                 for o in others:
-                    if o.subject == v.subject and o.overlaps(v):
+                    # Another version of the same fact is that fact holding, not a second
+                    # value: at any instant the graph holds it once (the as-of view reads
+                    # the union of its versions), so only another object is a second value.
+                    if o.subject == v.subject and o.object != v.object and o.overlaps(v):
                         _refused(
                             self.ids.id_of(v.subject),
                             spec.name,

@@ -282,6 +282,16 @@ class Memory:
         entities = {e.id: e for e in self.graph.entities_by_id(ids)}
         return [self._node(entities[i]) for i in ids if i in entities]
 
+    def _shown_nodes(self, ids: list[str]) -> list[_Node]:
+        """:meth:`_nodes` (without their creation time) read off the search index, which
+        holds each object as the drop-in shows it (kept in step with every commit, caught up
+        before it is read): a row each, where the store's are a query's dozens of rows. A
+        scratch graph (no index) reads the store."""
+        if self.graph.data_dir is None:
+            return self._nodes(ids)
+        view = self.graph.memory_view(ids)
+        return [_Node(i, *view[i][:2], tuple(view[i][2]), "") for i in ids if i in view]
+
     def _names_of(self, ids: list[str]) -> dict[str, str]:
         """The name of each of ``ids`` that exists, as :meth:`_node` gives it — reading only
         the name and title (a relation's far end needs no more)."""
@@ -343,6 +353,22 @@ class Memory:
             ],
         }
 
+    def _shown(
+        self, nodes: list[_Node], ids: list[str], *, outgoing_only: bool = False
+    ) -> dict[str, Any]:
+        """``nodes`` with the relations that have an end among ``ids`` (that leave them, with
+        ``outgoing_only``): read off the search index — a SQLite row per relation, its ends
+        named and a typed relation's words kept there — where the store's are tens of
+        microseconds each; a scratch graph (no index) reads them from the store."""
+        if self.graph.data_dir is None:
+            relations = self.graph.relations_among(ids, outgoing_only=outgoing_only, types=False)
+            return self._graph_json(nodes, relations)
+        shown = self.graph.relations_shown(ids, outgoing_only=outgoing_only)
+        return {
+            "entities": [n.to_json() for n in nodes],
+            "relations": [{"from": a, "to": b, "relationType": w} for a, b, w in shown],
+        }
+
     def _all_ids(self) -> list[str]:
         classes = " ".join(str(c) for c in self.graph.schema.object_classes())
         rows = self.graph.backend.select(
@@ -370,22 +396,18 @@ class Memory:
                 nodes = sorted(self._nodes(ids), key=_oldest_first)
                 if summary:
                     return self._summary(nodes, ids)
-                return self._graph_json(
-                    nodes, self.graph.relations_among(ids, outgoing_only=True, types=False)
-                )
+                return self._shown(nodes, ids, outgoing_only=True)
         size = limit if limit is not None else FULL_READ
         after = _decode_cursor(cursor) if cursor else None
         # A keyset page: ids after the cursor, one more than the page to tell whether more
         # follow. Its cost does not grow with the graph (only counts read it whole).
         ids = self.graph.object_ids(after, size + 1)
         page_ids, more = ids[:size], len(ids) > size
-        nodes = self._nodes(page_ids)
+        nodes = self._shown_nodes(page_ids)
         out = (
             self._summary(nodes, self._all_ids())
             if summary
-            else self._graph_json(
-                nodes, self.graph.relations_among(page_ids, outgoing_only=True, types=False)
-            )
+            else self._shown(nodes, page_ids, outgoing_only=True)
         )
         if more:
             out["nextCursor"] = _encode_cursor(page_ids[-1])
@@ -445,8 +467,8 @@ class Memory:
         cap = MAX_PAGE if limit is None else min(max(limit, 1), MAX_PAGE)
         ids = [i for i, _private in self.graph.objects_containing(query)]
         needle = js_lower(query)
-        # the index holds the drop-in's view; each node shown is tested once more as shown
-        nodes = [n for n in self._nodes(ids[:cap]) if _contains(n, needle)]
+        # the index holds the drop-in's view, tested there exactly (objects_containing)
+        nodes = [n for n in self._shown_nodes(ids[:cap]) if _contains(n, needle)]
         # the relations off the search index: a SQLite row each, where the store's are tens
         # of microseconds (their ends' names, a typed relation's words)
         relations = self.graph.relations_shown([n.id for n in nodes])
@@ -470,7 +492,7 @@ class Memory:
         for found in self._find_all(names):
             if found not in ids:
                 ids.append(found)
-        return self._graph_json(self._nodes(ids), self.graph.relations_among(ids, types=False))
+        return self._shown(self._shown_nodes(ids), ids)
 
     def _find_all(self, names: list[str]) -> list[str]:
         """:meth:`_find` of each name, in order, asked of the store in two queries whatever

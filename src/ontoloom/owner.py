@@ -283,6 +283,8 @@ def run(
     from ontoloom.store import lock_timeout
 
     known = ops.static_operations().get(name)
+    if known is not None and known.on_files is not None:  # no store opened: answered here
+        return ops.call(data_dir, name, arguments, checked=checked, scope=scope)
     # A write's id is made here, where the work starts, and goes with it to the owner: if
     # the owner dies mid-way this process asks the store by it instead of guessing.
     write_id = None if known is None or known.read_only else write_ids.current() or write_ids.new()

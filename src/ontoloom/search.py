@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import heapq
 import json
 import re
@@ -32,6 +33,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
+from ontoloom.history import VersionRow, version_rows
 from ontoloom.store.base import Backend, Delta
 from ontoloom.terms import Literal, NamedNode, Quad, Term
 from ontoloom.terms import node as as_term
@@ -72,6 +74,7 @@ CREATE TABLE IF NOT EXISTS docs (
     title TEXT, private INTEGER, from_id TEXT, rel TEXT, to_id TEXT, words TEXT);
 CREATE TABLE IF NOT EXISTS tags (rowid INTEGER, tag TEXT);
 CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS views (rowid INTEGER PRIMARY KEY, shown TEXT, view TEXT);
 """
 # Apart from the tables: a whole reindex fills the tables first and sorts each index once.
 _INDEXES = """
@@ -92,13 +95,16 @@ _FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 # and the entityType as the drop-in shows them, and the observations — lower-cased as it
 # compares them (:func:`js_lower`). ``rest`` is the entityType and observations, a line each;
 # ``vals`` the name and the same values as a JSON list, for the exact test (a line break in a
-# value, or a query spanning two lines, must not make a hit); ``shown`` the name as written,
-# to name the ends of the relations answered. The trigram tokenizer finds every row holding a
+# value, or a query spanning two lines, must not make a hit). Beside it, in the plain table
+# ``views`` (rowid as in docs: a key lookup, where a join into FTS5 is a cursor per row),
+# ``shown`` the name as written, to name the ends of the relations answered, and ``view`` the
+# entityType and the observations as written, the observations in the order they were added
+# (a JSON list): what the drop-in's reads answer for the object, without reading the store. The trigram tokenizer finds every row holding a
 # query of three or more characters, on the text as stored (already lower-cased). A
 # relation's ``words`` in docs are its relationType as the drop-in shows it (the agent's words
 # for a typed relation it named otherwise).
 _SUBS = """CREATE VIRTUAL TABLE IF NOT EXISTS subs USING fts5(
-    name, rest, vals UNINDEXED, shown UNINDEXED, tokenize = 'trigram case_sensitive 1')"""
+    name, rest, vals UNINDEXED, tokenize = 'trigram case_sensitive 1')"""
 # Passages (see the module docstring): kind ``record`` (source: the object's id, label: its
 # record's path, at: its date) or ``conversation`` (source: the transcript's label, label: the
 # message's id, at: its timestamp); privacy as written (a record's values, comma-separated; a
@@ -116,9 +122,20 @@ CREATE VIRTUAL TABLE IF NOT EXISTS said_fts USING fts5(
 # or the title of the record a passage is from — a passage rarely repeats what it is about.
 _SAID_WEIGHTS = (1.0, 0.5)
 _WHOLE = 10**6  # passages match terms whole (stemmed), never as prefixes: see passages()
-_SCHEMA = _TABLES + _FTS + ";\n" + _SUBS + ";\n" + _INDEXES + _SAID + ";\n"
+# The time index of the history graph (:mod:`ontoloom.history`): one row per version, its
+# times in microseconds since the epoch (UTC), ordered by the start of its validity, so that
+# "what was valid at T" reads the versions that had begun by T off an index instead of
+# joining every version in SPARQL. The fact as written: subject and predicate IRIs, the
+# object's kind ("i" IRI, "b" blank node, "l" literal), lexical form and datatype (or "@"
+# and a language tag).
+_VERSIONS = """
+CREATE TABLE IF NOT EXISTS versions (
+    node TEXT PRIMARY KEY, s TEXT, p TEXT, o_kind TEXT, o TEXT, o_type TEXT,
+    valid_from INTEGER, valid_to INTEGER, recorded INTEGER, retired INTEGER);
+CREATE INDEX IF NOT EXISTS versions_from ON versions(valid_from, valid_to)"""
+_SCHEMA = _TABLES + _FTS + ";\n" + _SUBS + ";\n" + _INDEXES + _SAID + ";\n" + _VERSIONS + ";\n"
 # Bumped when the tables change: an index of another layout is rebuilt on open.
-LAYOUT = "3"
+LAYOUT = "5"
 # Records whose bodies are quoted: rules (memory), runbooks, decisions.
 QUOTED_TYPES = frozenset({"Rule", "Action", "Decision"})
 QUOTE_WIDTH = 240  # characters of a passage, at most
@@ -126,6 +143,7 @@ SaidRow = tuple[str, str, str, str | None, str, str, str]
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _OBSERVATIONS = "observations"  # ontoloom.model.OBSERVATIONS (not imported: hooks use this)
+_OBSERVATION_ORDER = "observation_order"  # ontoloom.model.OBSERVATION_ORDER
 # bm25 column weights: id, title, body, tags — titles above bodies.
 _WEIGHTS = (8.0, 5.0, 1.0, 2.0)
 # A term in more than this share of documents says little: dropped from a query that has
@@ -361,9 +379,7 @@ class SearchIndex:
                 changes = backend.changes_since(current) if current < target else None
                 if changes and changes[-1][0] == target:
                     touched = {node for _, nodes in changes for node in nodes}
-                    for node in touched:
-                        self._forget(ids.id_of(node))
-                    self._index(backend, ids, touched)
+                    self._reindex(backend, ids, touched)
                 else:
                     self._clear()
                     self._index_all(backend, ids)
@@ -391,26 +407,83 @@ class SearchIndex:
         if self.generation() != generation - 1:
             self.sync(backend, ids)  # it lagged already (or is new): caught up whole
             return
-        self.catch_up(backend, ids, touched_by(delta), generation - 1, generation)
+        # versions the delta states whole are indexed from it, with no read of the store
+        gone = {q.subject for q in delta.removes if q.graph_name == HISTORY}
+        made = version_rows(
+            q for q in delta.adds if q.graph_name == HISTORY and q.subject not in gone
+        )
+        self.catch_up(backend, ids, touched_by(delta), generation - 1, generation, made)
 
     def catch_up(
-        self, backend: Backend, ids: Any, touched: set[Term], since: int, generation: int
+        self,
+        backend: Backend,
+        ids: Any,
+        touched: set[Term],
+        since: int,
+        generation: int,
+        made: list[VersionRow] | None = None,
     ) -> None:
         """Re-index ``touched``: all that this process's commits after generation ``since``
-        up to ``generation`` touched; caught up whole when the index was not at ``since``."""
+        up to ``generation`` touched; caught up whole when the index was not at ``since``.
+        ``made``: rows of versions those commits stated whole (see :meth:`_reindex`)."""
         if self.generation() != since:
             self.sync(backend, ids)  # it lagged already: catch up whole
             return
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            for node in touched:
-                self._forget(ids.id_of(node))
-            self._index(backend, ids, touched)
+            self._reindex(backend, ids, touched, made or [])
             self._set_generation(generation)
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
+
+    def _reindex(
+        self, backend: Backend, ids: Any, touched: set[Term], made: Sequence[VersionRow] = ()
+    ) -> None:
+        """Index ``touched`` anew: the objects among them, and the versions (any other
+        node: a version node, or nothing the index holds) as the store holds them — but for
+        ``made``, rows of versions a delta stated whole, taken as they are when the index
+        held no row of theirs (a new version: all its quads are in that delta; one the index
+        held may keep an end the delta did not repeat, and is read)."""
+        objects = {n for n in touched if ids.is_instance(n)}
+        for node in objects:
+            self._forget(ids.id_of(node))
+        self._index(backend, ids, objects)
+        held: set[str] = set()
+        listed = [r[0] for r in made]
+        for i in range(0, len(listed), 500):
+            chunk = listed[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            found = self.db.execute(f"SELECT node FROM versions WHERE node IN ({marks})", chunk)
+            held.update(n for (n,) in found)
+        fresh = [r for r in made if r[0] not in held]
+        if fresh:
+            self._add_versions(fresh)
+        new = {r[0] for r in fresh}
+        others = [
+            n
+            for n in touched
+            if n not in objects and isinstance(n, NamedNode) and n.value not in new
+        ]
+        if others:
+            self.db.executemany("DELETE FROM versions WHERE node = ?", [(n.value,) for n in others])
+            self._add_versions(version_rows(backend.as_written(backend.around(others))))
+
+    def _add_versions(self, rows: list[VersionRow]) -> None:
+        self.db.executemany("INSERT OR REPLACE INTO versions VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+
+    def facts_valid(self, at: int, known: int | None) -> list[tuple[str, str, str, str, str]]:
+        """(subject, predicate, object kind, object, object type) of every version valid at
+        ``at`` as the store knew it at ``known`` (microseconds, :func:`history.microseconds`;
+        None: now) — :meth:`history.Version.holds` as SQL, read off the index on the start
+        of validity: the versions begun by ``at``, not every version."""
+        return self.db.execute(
+            "SELECT s, p, o_kind, o, o_type FROM versions WHERE valid_from <= :at "
+            "AND (:known IS NULL OR recorded <= :known) AND (valid_to IS NULL OR :at < valid_to "
+            "OR (:known IS NOT NULL AND retired IS NOT NULL AND retired > :known))",
+            {"at": at, "known": known},
+        ).fetchall()
 
     def _set_generation(self, generation: int) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(generation),))
@@ -419,9 +492,9 @@ class SearchIndex:
         """Empty every table, to be filled by :meth:`_index_all` (which makes the indexes)."""
         # Dropped and made anew, not emptied: deleting row by row from FTS5 was a quarter of
         # a full reindex.
-        for table in ("docs", "tags", "fts", "subs", "df"):
+        for table in ("docs", "tags", "fts", "subs", "df", "views", "versions"):
             self.db.execute(f"DROP TABLE IF EXISTS {table}")
-        self._run(_TABLES + _FTS + ";" + _SUBS)
+        self._run(_TABLES + _FTS + ";" + _SUBS + ";" + _VERSIONS)
         # Record passages are the store's, conversation passages are not: only the first go.
         rows = self.db.execute("SELECT rowid FROM said WHERE kind = 'record'").fetchall()
         self.db.executemany("DELETE FROM said_fts WHERE rowid = ?", rows)
@@ -449,6 +522,7 @@ class SearchIndex:
             self.db.execute("DELETE FROM tags WHERE rowid = ?", (rowid,))
             self.db.execute("DELETE FROM fts WHERE rowid = ?", (rowid,))
             self.db.execute("DELETE FROM subs WHERE rowid = ?", (rowid,))
+            self.db.execute("DELETE FROM views WHERE rowid = ?", (rowid,))
 
     def _index_all(self, backend: Backend, ids: Any) -> int:
         """Index every object into the emptied index: the same documents :meth:`_index`
@@ -533,11 +607,18 @@ class SearchIndex:
                 "INSERT INTO fts (rowid, id, title, body, tags) VALUES (?,?,?,?,?)", texts
             )
             self.db.executemany(
-                "INSERT INTO subs (rowid, name, rest, vals, shown) VALUES (?,?,?,?,?)", subs
+                "INSERT INTO subs (rowid, name, rest, vals) VALUES (?,?,?,?)",
+                [row[:4] for row in subs],
+            )
+            self.db.executemany(
+                "INSERT INTO views (rowid, shown, view) VALUES (?,?,?)",
+                [(row[0], *row[4:]) for row in subs],
             )
             self.db.executemany("INSERT INTO df VALUES (?, ?)", df.items())
             self._run(_INDEXES)
             self._add_said(said)
+        with progress.task("reading the history for its time index"):
+            self._add_versions(version_rows(backend.quads(HISTORY)))
         return count
 
     def _index(self, backend: Backend, ids: Any, nodes: Iterable[Term]) -> int:
@@ -622,9 +703,13 @@ class SearchIndex:
             (rowid, id if kind == "object" else "", title, body, " ".join(sorted(set(tags)))),
         )
         if memory is not None:
+            row = _substring_row(memory)
             self.db.execute(
-                "INSERT INTO subs (rowid, name, rest, vals, shown) VALUES (?,?,?,?,?)",
-                (rowid, *_substring_row(memory)),
+                "INSERT INTO subs (rowid, name, rest, vals) VALUES (?,?,?,?)",
+                (rowid, *row[:3]),
+            )
+            self.db.execute(
+                "INSERT INTO views (rowid, shown, view) VALUES (?,?,?)", (rowid, *row[3:])
             )
 
     def _count_terms(self, text: str, step: int) -> None:
@@ -870,19 +955,41 @@ class SearchIndex:
         found.sort()
         return [(key[3], private) for key, private in found]
 
-    def relations_shown(self, object_ids: Iterable[str]) -> list[tuple[str, str, str]]:
-        """The relations with at least one end among ``object_ids`` as the drop-in memory
-        server shows them — (from, to, relationType), each end by its name (its id when it is
-        not indexed) — ordered by source id, relation and target id."""
+    def memory_view(self, object_ids: Iterable[str]) -> dict[str, tuple[str, str, list[str]]]:
+        """Each indexed object of ``object_ids`` as the drop-in memory server shows it:
+        (name, entityType, observations in the order added) — see :data:`_SUBS`."""
+        ids = list(dict.fromkeys(object_ids))
+        out: dict[str, tuple[str, str, list[str]]] = {}
+        for i in range(0, len(ids), 400):
+            chunk = ids[i : i + 400]
+            rows = self.db.execute(
+                "SELECT d.id, v.shown, v.view FROM docs d JOIN views v ON v.rowid = d.rowid "
+                f"WHERE d.id IN ({', '.join('?' * len(chunk))}) AND d.kind = 'object'",
+                chunk,
+            )
+            for id_, shown, view in rows:
+                entity_type, *observations = json.loads(view)
+                out[id_] = (shown, entity_type, observations)
+        return out
+
+    def relations_shown(
+        self, object_ids: Iterable[str], *, outgoing_only: bool = False
+    ) -> list[tuple[str, str, str]]:
+        """The relations with at least one end among ``object_ids`` (only those leaving them
+        with ``outgoing_only``) as the drop-in memory server shows them — (from, to,
+        relationType), each end by its name (its id when it is not indexed) — ordered by
+        source id, relation and target id."""
         ids = list(dict.fromkeys(object_ids))
         found: dict[tuple[str, str, str], str] = {}
         for i in range(0, len(ids), 400):
             chunk = ids[i : i + 400]
             marks = ", ".join("?" * len(chunk))
+            among = f"from_id IN ({marks})"
+            if not outgoing_only:
+                among = f"({among} OR to_id IN ({marks}))"
             rows = self.db.execute(
-                "SELECT from_id, rel, to_id, words FROM docs WHERE kind = 'relation' AND "
-                f"(from_id IN ({marks}) OR to_id IN ({marks}))",
-                [*chunk, *chunk],
+                f"SELECT from_id, rel, to_id, words FROM docs WHERE kind = 'relation' AND {among}",
+                chunk if outgoing_only else [*chunk, *chunk],
             )
             for from_id, rel, to_id, words in rows:
                 found[from_id, rel, to_id] = words if words is not None else rel
@@ -891,7 +998,7 @@ class SearchIndex:
         for i in range(0, len(ends), 400):
             chunk = ends[i : i + 400]
             rows = self.db.execute(
-                "SELECT d.id, s.shown FROM docs d JOIN subs s ON s.rowid = d.rowid "
+                "SELECT d.id, v.shown FROM docs d JOIN views v ON v.rowid = d.rowid "
                 f"WHERE d.id IN ({', '.join('?' * len(chunk))}) AND d.kind = 'object'",
                 chunk,
             )
@@ -1067,18 +1174,35 @@ def js_lower(text: str) -> str:
     return text.lower()
 
 
-def _substring_row(doc: dict[str, Any]) -> tuple[str, str, str, str]:
-    """The ``subs`` row of an object's document: name, rest, vals and shown (see
-    :data:`_SUBS`)."""
+def _substring_row(doc: dict[str, Any]) -> tuple[str, str, str, str, str]:
+    """The ``subs`` row of an object's document — name, rest, vals — and its ``views`` row
+    — shown, view (see :data:`_SUBS`)."""
     return _substring_values(doc["memory_name"], doc["memory_type"], doc["observations"])
 
 
-def _substring_values(name: str, type_: str, observations: list[str]) -> tuple[str, str, str, str]:
-    """The ``subs`` row of an object whose drop-in view is ``name``, ``type_`` and
-    ``observations``."""
-    values = [js_lower(v) for v in (name, type_, *observations)]
+def _substring_values(
+    name: str, type_: str, observations: list[str]
+) -> tuple[str, str, str, str, str]:
+    """The ``subs`` and ``views`` rows of an object whose drop-in view is ``name``,
+    ``type_`` and ``observations``."""
+    written = [type_, *observations]
+    values = [js_lower(v) for v in (name, *written)]
     rest = _searchable("\n".join(values[1:]))
-    return _searchable(values[0]), rest, json.dumps(values), name
+    view = json.dumps(written, ensure_ascii=False)
+    return _searchable(values[0]), rest, json.dumps(values), name, view
+
+
+def _in_written_order(observations: list[str], order: str | None) -> list[str]:
+    """The observations (sorted) in the order ``order`` keeps — the first 12 hex digits of
+    each one's SHA-256, oldest first — those it does not list following, sorted: as
+    :func:`ontoloom.model.in_written_order` reads them (that floor is not imported here)."""
+    rank = {d: i for i, d in enumerate((order or "").split())}
+    if not rank:
+        return sorted(observations)
+    return sorted(
+        sorted(observations),
+        key=lambda o: rank.get(hashlib.sha256(o.encode("utf-8")).hexdigest()[:12], len(rank)),
+    )
 
 
 def _searchable(text: str) -> str:
@@ -1112,10 +1236,14 @@ def _filters(types: list[str], tags: list[str], rel: str | None) -> tuple[str, l
 
 
 def touched_by(delta: Delta) -> set[Term]:
-    """The nodes whose documents a delta can change: subjects, and the objects of relations."""
+    """The nodes whose documents a delta can change: subjects, and the objects of relations;
+    and the versions it writes, ends or erases (the subjects of its history quads)."""
     touched: set[Term] = set()
     for quad in (*delta.adds, *delta.removes):
-        if quad.graph_name in (META, SCHEMA_GRAPH, PROPOSALS, HISTORY):
+        if quad.graph_name == HISTORY:
+            touched.add(as_term(quad.subject))
+            continue
+        if quad.graph_name in (META, SCHEMA_GRAPH, PROPOSALS):
             continue
         touched.add(as_term(quad.subject))
         if isinstance(quad.object, NamedNode) and quad.predicate != RDF_TYPE:
@@ -1243,7 +1371,9 @@ def _documents(
         out[node] = {
             "memory_name": name,
             "memory_type": kinds_written[0] if len(kinds_written) == 1 else kind,
-            "observations": fields.get(_OBSERVATIONS, []),
+            "observations": _in_written_order(
+                fields.get(_OBSERVATIONS, []), next(iter(fields.get(_OBSERVATION_ORDER, ())), None)
+            ),
             "id": ids.id_of(node),
             "type": kind,
             "title": title,
@@ -1404,7 +1534,9 @@ def _memory_view(id_: str, kind: str, fields: dict[str, list[str]]) -> tuple[str
     return (
         name,
         kinds_written[0] if len(kinds_written) == 1 else kind,
-        fields.get(_OBSERVATIONS, []),
+        _in_written_order(
+            fields.get(_OBSERVATIONS, []), next(iter(fields.get(_OBSERVATION_ORDER, ())), None)
+        ),
     )
 
 

@@ -29,11 +29,14 @@ from ontoloom.errors import BadInput, Busy, NotFound, OwnerTookOver
 from ontoloom.history import (
     TIME_FORMS,
     Version,
+    fact_of_row,
     facts_at,
     format_time,
+    microseconds,
     parse_time,
     read_versions,
     valid_at,
+    versions_about,
     when,
 )
 from ontoloom.locate import owner_alive
@@ -57,7 +60,7 @@ from ontoloom.search import Hits, SearchIndex, touched_by
 from ontoloom.store import Backend, Delta, Row, open_backend
 from ontoloom.store.lock import kept_by_owner
 from ontoloom.suggest import did_you_mean
-from ontoloom.terms import Literal, NamedNode, Quad, Term
+from ontoloom.terms import Literal, NamedNode, Quad, Term, Triple, spo
 from ontoloom.vocab import (
     DCTERMS_MODIFIED,
     FACTS,
@@ -217,11 +220,20 @@ class Session:
         the search index, caught up with the store first."""
         return self._current_index().containing(query)
 
-    def relations_shown(self, entity_ids: Iterable[str]) -> list[tuple[str, str, str]]:
+    def memory_view(self, entity_ids: Iterable[str]) -> dict[str, tuple[str, str, list[str]]]:
+        """Each of ``entity_ids`` as the drop-in memory server shows it — (name, entityType,
+        observations in the order added) — read off the search index, caught up first
+        (:meth:`SearchIndex.memory_view`); ids it does not hold are left out."""
+        return self._current_index().memory_view(entity_ids)
+
+    def relations_shown(
+        self, entity_ids: Iterable[str], *, outgoing_only: bool = False
+    ) -> list[tuple[str, str, str]]:
         """(from, to, relationType) of the relations with at least one end among
-        ``entity_ids``, as the drop-in memory server shows them
-        (:meth:`SearchIndex.relations_shown`); read off the search index, caught up first."""
-        return self._current_index().relations_shown(entity_ids)
+        ``entity_ids`` (leaving them, with ``outgoing_only``), as the drop-in memory server
+        shows them (:meth:`SearchIndex.relations_shown`); read off the search index, caught
+        up first."""
+        return self._current_index().relations_shown(entity_ids, outgoing_only=outgoing_only)
 
     def object_ids(self, after: str | None = None, limit: int = 100) -> list[str]:
         """Up to ``limit`` object ids greater than ``after``, in id order (a keyset page: its
@@ -367,7 +379,13 @@ class Session:
     def get(self, entity_id: str) -> Entity:
         """:raises NotFound: when no entity has that id."""
         node = self.ids.iri(entity_id)
-        triples = dict.fromkeys(q.triple for q in self.backend.around([node]))
+        return self._entity_of(entity_id, node, self.backend.around([node]))
+
+    def _entity_of(self, entity_id: str, node: Term, quads: Iterable[Quad]) -> Entity:
+        """The entity ``quads`` (those with ``node`` as subject) state.
+
+        :raises NotFound: when they state no entity."""
+        triples = dict.fromkeys(q.triple for q in quads)
         entity = self._entities({"e": t.subject, "p": t.predicate, "o": t.object} for t in triples)
         if not entity or not entity[0].type:
             raise NotFound(
@@ -387,9 +405,13 @@ class Session:
         return did_you_mean(entity_id, [i for i in near if i.startswith(prefix)], cutoff=0.8)
 
     def describe(self, entity_id: str) -> dict[str, Any]:
-        """An entity's JSON with its outgoing and incoming relations (``get``)."""
-        data = self.get(entity_id).to_json()
-        relations = self.relations(entity_id)
+        """An entity's JSON with its outgoing and incoming relations (``get``): three pattern
+        reads of the store's indexes (its quads, the quads naming it, the types of the ends),
+        where planning one SPARQL query costs more than all three."""
+        node = self.ids.iri(entity_id)
+        own = list(self.backend.around([node]))
+        data = self._entity_of(entity_id, node, own).to_json()
+        relations = self._touching(entity_id, node, own)
         data["relations"] = {
             "outgoing": [r.to_json() for r in relations if r.from_id == entity_id],
             "incoming": [r.to_json() for r in relations if r.from_id != entity_id],
@@ -498,19 +520,36 @@ class Session:
         self, entity_id: str, rel: str | None = None, direction: str = "both"
     ) -> list[Relation]:
         """Relations touching an entity. :raises NotFound: for an unknown id."""
-        self.get(entity_id)
+        node = self.ids.iri(entity_id)
+        own = list(self.backend.around([node]))
+        self._entity_of(entity_id, node, own)
         if direction not in ("out", "in", "both"):
             raise BadInput(f"direction must be out, in or both, not {direction!r}")
-        node = self.ids.iri(entity_id)
-        out: list[Relation] = []
-        rel_filter = f"VALUES ?p {{ {self.known_relation(rel).iri} }}" if rel else ""
+        wanted = self.known_relation(rel).iri if rel else None
+        return self._touching(entity_id, node, own, wanted, direction)
+
+    def _touching(
+        self,
+        entity_id: str,
+        node: Term,
+        own: list[Quad],
+        wanted: NamedNode | None = None,
+        direction: str = "both",
+    ) -> list[Relation]:
+        """The relations between objects with ``node`` at one end (of ``wanted`` only, when
+        given), read by pattern: ``own`` (its quads, already read) and the quads naming it."""
+        triples: set[Triple] = set()
         if direction in ("out", "both"):
-            query = f"SELECT DISTINCT ?s ?p ?o WHERE {{ {rel_filter} ?s ?p ?o . FILTER(isIRI(?o) && ?p != {RDF_TYPE}) }}"
-            out.extend(self._relations(self.backend.select(query, {"s": node})))
+            triples |= {q.triple for q in own if isinstance(q.object, NamedNode)}
         if direction in ("in", "both"):
-            query = f"SELECT DISTINCT ?s ?p ?o WHERE {{ {rel_filter} ?s ?p ?o . FILTER(?p != {RDF_TYPE}) }}"
-            out.extend(self._relations(self.backend.select(query, {"o": node})))
-        return sorted(set(out), key=lambda r: (r.from_id != entity_id, r.rel, r.from_id, r.to_id))
+            triples |= {q.triple for q in self.backend.around([node], wanted, incoming=True)}
+        rows = [
+            {"s": t.subject, "p": t.predicate, "o": t.object}
+            for t in triples
+            if t.predicate != RDF_TYPE and (wanted is None or t.predicate == wanted)
+        ]
+        found = set(self._relations(rows))
+        return sorted(found, key=lambda r: (r.from_id != entity_id, r.rel, r.from_id, r.to_id))
 
     def _relations(self, rows: Iterable[Row], *, types: bool = True) -> list[Relation]:
         rows = [
@@ -539,11 +578,10 @@ class Session:
         if not nodes:
             return {}
         found: dict[Term, list[Term]] = defaultdict(list)
-        listed = " ".join(str(n) for n in nodes)
-        for row in self.backend.select(
-            f"SELECT ?n ?t WHERE {{ VALUES ?n {{ {listed} }} ?n {RDF_TYPE} ?t }}"
-        ):
-            found[row["n"]].append(row["t"])
+        # by pattern, one read per node: what the SPARQL join would do, less its planning
+        for q in self.backend.around(nodes, RDF_TYPE):
+            s, _, t = spo(q)
+            found[s].append(t)
         return {n: self._type_of(ts) or "" for n, ts in found.items()}
 
     def traverse(
@@ -799,8 +837,8 @@ class Session:
 
         :raises NotFound: no entity has that id now, and no version names it."""
         node = self.ids.iri(check_id(entity_id))
-        versions = read_versions(self.backend, [node])
-        versions += read_versions(self.backend, [node], incoming=True)
+        versions = versions_about(self.backend, [node])
+        versions += versions_about(self.backend, [node], incoming=True)
         if not versions:
             self.get(entity_id)  # NotFound for an unknown id; [] for a fact-less history
         ordered = sorted(
@@ -816,11 +854,19 @@ class Session:
         ``recorded_as_of``, and the types of the objects they name (then)."""
         at, known = when(as_of, recorded_as_of)
         node = self.ids.iri(check_id(entity_id))
-        found = valid_at(read_versions(self.backend, [node]), at, known)
-        found += valid_at(read_versions(self.backend, [node], incoming=True), at, known)
-        if not found and not self._ever(node):
+        # by pattern, the entity's versions only: the cost grows with its history, not the store's
+        versions = {
+            v.node: v
+            for v in [
+                *versions_about(self.backend, [node]),
+                *versions_about(self.backend, [node], incoming=True),
+            ]
+        }
+        found = valid_at(versions.values(), at, known)
+        own_types = [v for v in versions.values() if v.subject == node and v.predicate == RDF_TYPE]
+        if not found and not own_types:
             self.get(entity_id)  # no such entity, now or ever: NotFound
-        return node, found, self._types_then(found, at, known)
+        return node, found, self._types_then(found, at, known, {node: own_types})
 
     @contextmanager
     def at_time(self: _S, as_of: When = None, recorded_as_of: When = None) -> Iterator[_S]:
@@ -845,11 +891,24 @@ class Session:
             finally:
                 past._close_index()
 
+    def facts_then(self, at: dt.datetime, known: dt.datetime | None = None) -> list[Quad]:
+        """Every fact with a version valid at ``at`` as the store knew it at ``known`` (None:
+        now), as the plain triple of the facts graph, in order — what
+        :func:`ontoloom.history.facts_at` finds by joining every version, read off the time
+        index (the search index's table of versions, caught up with the store first): the
+        versions begun by ``at``, not all of them. A graph with no data dir joins them."""
+        if self.data_dir is None:
+            return facts_at(self.backend, at, known)
+        rows = self._current_index().facts_valid(
+            microseconds(at), microseconds(known) if known is not None else None
+        )
+        return sorted({fact_of_row(*row) for row in rows}, key=str)
+
     def then(self, as_of: When = None, recorded_as_of: When = None) -> list[Quad]:
         """The quads of the graph as it was (see :meth:`at_time`): the schema graph as it is
         now, and the facts valid at ``as_of`` as known at ``recorded_as_of``."""
         at, known = when(as_of, recorded_as_of)
-        facts = facts_at(self.backend, at, known)
+        facts = self.facts_then(at, known)
         # A fact may be dated before an end of it was written (a task recorded today, assigned
         # since October): an end with no type then keeps the type it has had (as `get` names
         # it), so that it is still an entity to list, traverse and search — with only the
@@ -877,25 +936,24 @@ class Session:
                     named.add(Quad(row["n"], RDF_TYPE, row["t"], FACTS))
         return [*self.backend.quads(SCHEMA_GRAPH), *facts, *sorted(named, key=str)]
 
-    def _ever(self, node: NamedNode) -> bool:
-        return bool(read_versions(self.backend, [node], predicate=RDF_TYPE))
-
     def _types_then(
-        self, found: list[Version], at: dt.datetime, known: dt.datetime | None
+        self,
+        found: list[Version],
+        at: dt.datetime,
+        known: dt.datetime | None,
+        read: dict[Term, list[Version]],
     ) -> dict[Term, str]:
-        """The types of the objects ``found`` names, as of ``at`` (known at ``known``)."""
+        """The types of the objects ``found`` names, as of ``at`` (known at ``known``);
+        ``read``: the type versions of some of them, already read."""
         ends = {v.object for v in found if v.kind() == "relation"} | {v.subject for v in found}
-        types = {
-            v.subject: self._type_of([v.object]) or ""
-            for v in valid_at(read_versions(self.backend, ends, predicate=RDF_TYPE), at, known)
-        }
+        rest = ends - set(read)
+        typed = [v for n in ends & set(read) for v in read[n]]
+        typed += versions_about(self.backend, rest, {RDF_TYPE}) if rest else []
+        types = {v.subject: self._type_of([v.object]) or "" for v in valid_at(typed, at, known)}
         # A fact may be dated before its object was written (a task recorded today, assigned
         # since October): an end with no type then is named by its type now, or ever.
         untyped = ends - set(types)
-        ever = {
-            v.subject: self._type_of([v.object]) or ""
-            for v in read_versions(self.backend, untyped, predicate=RDF_TYPE)
-        }
+        ever = {v.subject: self._type_of([v.object]) or "" for v in typed if v.subject in untyped}
         return {**ever, **self._types(untyped), **types}
 
     def _unknown_then(

@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from itertools import chain
 from typing import cast
 
 from ontoloom.errors import (
@@ -60,6 +61,7 @@ from ontoloom.secret_text import NO_SECRETS_JUDGES, holds_secret, secret_propert
 from ontoloom.shacl import Result
 from ontoloom.shacl.components.sparql import SPARQLConstraintComponent
 from ontoloom.shacl.cycles import strong_components
+from ontoloom.shacl.direct import Around
 from ontoloom.shacl.native import digest
 from ontoloom.shacl.neighbourhood import Changed, Walker
 from ontoloom.shacl.reach import ANY, GLOBAL, UNBOUNDED, Reach, merge, reach_of
@@ -99,7 +101,6 @@ BULK_LOAD = 10_000
 # A bulk delta into a store holding at most this many times its quads is validated whole
 # (:meth:`WritePath._whole_difference`).
 _WHOLE = 2
-_IN_MEMORY = 4  # … and into one holding at most a quarter of them, on a copy in memory
 
 
 def bulk_load_size() -> int:
@@ -141,14 +142,23 @@ def _secret_names(quads: Iterable[Quad], ids: IdSpace) -> list[Finding]:
     A finding per node (its focus, like any, redacted), so that rebuild drops the record."""
     judged: dict[NamedNode, bool] = {}
     found: dict[object, str] = {}
-    # Each (subject, graph) once: an import names a subject in a few quads, its graph in all.
-    for subject, graph in {(quad.subject, quad.graph_name) for quad in quads}:
-        for name, whose in ((subject, "its name"), (graph, "its graph's name")):
-            if isinstance(name, NamedNode):
-                if name not in judged:
-                    judged[name] = holds_secret(name.value)  # as for an IRI value
-                if judged[name]:
-                    found.setdefault(subject, whose)
+    quads = quads if isinstance(quads, (set, frozenset, list, tuple)) else list(quads)
+    # Each graph once (an import names a few graphs in all its quads), then each subject
+    # once; the subjects of a graph whose name holds a secret are found only when one does.
+    for graph in {quad.graph_name for quad in quads}:
+        if isinstance(graph, NamedNode):
+            judged[graph] = holds_secret(graph.value)  # as for an IRI value
+    bad_graphs = {graph for graph, holds in judged.items() if holds}
+    for subject in {quad.subject for quad in quads}:
+        if isinstance(subject, NamedNode):
+            if subject not in judged:
+                judged[subject] = holds_secret(subject.value)
+            if judged[subject]:
+                found[subject] = "its name"
+    if bad_graphs:
+        for quad in quads:
+            if quad.graph_name in bad_graphs:
+                found.setdefault(quad.subject, "its graph's name")
     return [
         Finding(
             focus=ids.id_of(node) if isinstance(node, NamedNode) else str(node),
@@ -535,24 +545,29 @@ class WritePath:
     def _whole_difference(self, applied: Backend, delta: Delta) -> list[Result]:
         """The violations full validation finds on ``applied`` (the store with the delta
         applied: a bulk load's checkpoint) and not on the store before it — the refusal set
-        by its definition (module doc). Each shape runs as whole-store queries, once; the
-        store before is validated only when something was found. Into a store holding at most
-        a :data:`_IN_MEMORY` part of the delta's quads (an import into a new instance) the
-        queries run on a copy in memory — the store's few quads read, the delta laid over
-        them — where they cost about half what they cost on disk; else on the checkpoint."""
+        by its definition (module doc). Each shape is evaluated once over every target: from
+        the quads in memory where its units have readers (the store before is at most
+        :data:`_WHOLE` times the delta, which is in memory already), else as whole-store
+        queries on the checkpoint; the store before is validated only when something was
+        found, the same way."""
         validator, hierarchy = self.schema.write_validator, self.schema.hierarchy
-        after = applied
-        if self._holds_at_most(len(delta) // _IN_MEMORY):
-            copy = scratch(self.walker.everything())
-            copy.patch(delta)
-            after = copy
-        found = validator.validate(after, hierarchy=hierarchy).violations
+        everything = self.walker.everything()  # the store before: at most _WHOLE × the delta
+        # Every quad after the delta, as written, in memory: the shapes whose every unit has
+        # a reader over quads (:mod:`ontoloom.shacl.direct`, ``ontoloom validate``'s route) are
+        # decided there — no SPARQL row per triple — and only the others ask the checkpoint.
+        removes = delta.removes
+        kept = (q for q in everything if q not in removes) if removes else everything
+        whole = Around.whole(chain(kept, delta.adds))
+        found = validator.validate(applied, hierarchy=hierarchy, whole=whole).violations
+        del whole
         if not found:
             return []
-        before = (
-            self.backend if self.backend.validates_in_place else scratch(self.walker.everything())
+        before = self.backend if self.backend.validates_in_place else scratch(everything)
+        known = set(
+            validator.validate(
+                before, hierarchy=hierarchy, whole=Around.whole(everything)
+            ).violations
         )
-        known = set(validator.validate(before, hierarchy=hierarchy).violations)
         return list(dict.fromkeys(r for r in found if r not in known))
 
     def _decided_around(self, delta: Delta, plans: list[_Plan]) -> bool:

@@ -189,10 +189,18 @@ def dispatch(
         return tool_error(Internal(f"unexpected {type(exc).__name__}: {exc}"))
 
 
-def build_server(data_dir: Path, scope: Scope | None = None) -> Server:
+# The drop-in's reads answered off the search index (ontoloom.memory): milliseconds, like a
+# call on one object. Over stdio one client waits for its own answer either way, so one is
+# run on the event loop when the graph is free at once (two thread hand-offs spared); over
+# HTTP it goes to a worker thread, so that a large answer never holds other clients' calls.
+_INDEX_READS = frozenset({"search_nodes", "open_nodes"})
+
+
+def build_server(data_dir: Path, scope: Scope | None = None, *, one_client: bool = False) -> Server:
     """The MCP server over ``data_dir`` (the tools and their handler; no transport). Every
     call is judged against ``scope`` (a skill's contract), or over HTTP against the scope
-    of the request's token (:data:`SCOPE_KEY`)."""
+    of the request's token (:data:`SCOPE_KEY`). ``one_client``: a transport serving one
+    client (stdio), which may have the drop-in's index reads run on the event loop."""
     from importlib.metadata import version
 
     instructions = INSTRUCTIONS
@@ -226,7 +234,9 @@ def build_server(data_dir: Path, scope: Scope | None = None) -> Server:
         caller = scope_now()
         known = static_operations().get(name)
         result = None
-        if known is not None and known.on_one_object(arguments or {}):
+        if known is not None and (
+            known.on_one_object(arguments or {}) or (one_client and name in _INDEX_READS)
+        ):
             # A call on one object, with the graph free in this process: done here, in
             # milliseconds, rather than handed to a worker thread and back. Anything that
             # would wait (the graph busy, another process owning it) goes to the thread.
@@ -268,7 +278,7 @@ def serve(data_dir: str | Path | None = None, scope: Scope | None = None) -> Non
             flush=True,
         )
         path.mkdir(parents=True, exist_ok=True)
-    server = build_server(path, scope)
+    server = build_server(path, scope, one_client=True)
     options = server.create_initialization_options(NotificationOptions(tools_changed=True))
     # The process's own stdio, taken once: the transport speaks on nothing else.
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer

@@ -179,6 +179,14 @@ def call(
         scope.offered(name)
     given = dict(arguments)
     scoped_note: str | None = None
+    if known.on_files is not None:  # the data dir's files, not its store
+        from ontoloom.config import resolve_data_dir
+
+        if checked:
+            problem = argument_problem(known, given, _table(_shipped_schema()).validator(name))
+            if problem:
+                raise BadInput(problem)
+        return Result(known.on_files(resolve_data_dir(data_dir), given))
     try:
         with Graph.open(data_dir, write=not known.read_only, create=known.access == "create") as g:
             table = _table(g.schema)

@@ -19,6 +19,8 @@ from ontoloom.ops.describe import api_document, tool_list
 from ontoloom.ops.spec import Access, Handler, Operation
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ontoloom.api import Graph
 
 __all__ = ["command_operations", "content_arguments", "content_of"]
@@ -294,6 +296,32 @@ WRITE_STATUS = Operation(
 )
 
 
+def _store_status(data_dir: Path, a: dict[str, Any]) -> Any:
+    """Where the graph lives (:func:`ontoloom.store.describe_store`): read from ontoloom.toml,
+    no request to the store."""
+    from ontoloom.store import describe_store
+
+    return describe_store(data_dir)
+
+
+def _store_status_open(g: Graph, a: dict[str, Any]) -> Any:
+    assert g.data_dir is not None
+    return _store_status(g.data_dir, a)
+
+
+STORE_STATUS = Operation(
+    "store_status",
+    "store status",
+    "Where the graph lives: the embedded store (its path) or the SPARQL endpoint, whether its "
+    "default graph is the union of its graphs, its engine, and each gap init found (what "
+    "that engine answers otherwise than the embedded store). Read from ontoloom.toml.",
+    {},
+    _store_status_open,
+    tool=False,  # the command line's `ontoloom status`
+    on_files=_store_status,
+)
+
+
 # -- scoped HTTP tokens ----------------------------------------------------------------------
 def _token_types(g: Graph, a: dict[str, Any], key: str) -> frozenset[str] | None:
     """``reads`` or ``writes`` of a token: "*" (every type), else types of the schema."""
@@ -358,6 +386,7 @@ def command_operations() -> list[Operation]:
     """The operations of the command line and the pages, not offered as tools."""
     return [
         WRITE_STATUS,
+        STORE_STATUS,
         _command(
             "check_and_repair",
             "Audit, apply the automatic repairs, audit again.",

@@ -96,10 +96,34 @@ def indented_json(value: Any) -> str:
     return "".join(out)
 
 
+def _flat(value: dict[Any, Any], newline: str) -> str | None:
+    """A dict of string keys whose values are strings or lists of strings (an entity, a
+    relation) as :func:`_indented` writes it, in one step; None for any other."""
+    inner, deeper = newline + "  ", newline + "    "
+    fields = []
+    for key, item in value.items():
+        if not isinstance(key, str):
+            return None
+        if isinstance(item, str):
+            text = encode_basestring(item)
+        elif isinstance(item, list) and all(isinstance(v, str) for v in item):
+            text = (
+                "[" + deeper + ("," + deeper).join(map(encode_basestring, item)) + inner + "]"
+                if item
+                else "[]"
+            )
+        else:
+            return None
+        fields.append(encode_basestring(key) + ": " + text)
+    return "{" + inner + ("," + inner).join(fields) + newline + "}"
+
+
 def _indented(value: Any, newline: str, out: list[str]) -> None:
     inner = newline + "  "
     if isinstance(value, str):
         out.append(encode_basestring(value))
+    elif isinstance(value, dict) and value and (flat := _flat(value, newline)) is not None:
+        out.append(flat)  # an entity or a relation: one string, not a call per key
     elif isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
         out.append("{")
         separator = inner
@@ -119,7 +143,9 @@ def _indented(value: Any, newline: str, out: list[str]) -> None:
                 _indented(item, inner, out)
                 separator = "," + inner
         out.append(newline + "]")
-    else:  # numbers, booleans, null, empty containers, keys json.dumps turns into strings
+    elif isinstance(value, list | tuple | dict) and not value:
+        out.append("{}" if isinstance(value, dict) else "[]")
+    else:  # numbers, booleans, null, keys json.dumps turns into strings
         out.append(json.dumps(value, indent=2, ensure_ascii=False).replace("\n", newline))
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -47,6 +48,10 @@ class Operation:
     # Offered to agents as a tool (MCP, /api); False: only the command line and the pages
     # call it (it answers a document for the caller to write, or reads the instance's files).
     tool: bool = True
+    # Answers from the data dir's own files (ontoloom.toml), never opening its store: run
+    # with the data dir instead of a graph — in the caller's process, even while the store
+    # is busy, unreachable or not made yet. ``handler`` is then what an open graph runs.
+    on_files: Callable[[Path, dict[str, Any]], Any] | None = None
 
     def on_one_object(self, arguments: Mapping[str, Any]) -> bool:
         """Whether a call with these arguments reads or writes one object (``one_object``)."""

@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 from ontoloom.shacl.compiler import Violation
 from ontoloom.shacl.components import Constraint
 from ontoloom.shacl.hierarchy import Hierarchy
-from ontoloom.shacl.native import Judge, digest, judged
+from ontoloom.shacl.native import Judge, digest
 from ontoloom.shacl.shapes import RDF_TYPE, Shape
 from ontoloom.store.base import Backend, Row
 from ontoloom.terms import BlankNode, Literal, NamedNode, Statement, Term, spo
@@ -262,13 +262,18 @@ def judged_reader(top: Shape, judge: Judge, hierarchy: Hierarchy) -> Reader | No
         return None
 
     def rows(around: Around) -> Iterator[Row]:
-        matched = (
-            {"this": node, "path": NamedNode(path), "value": value}
-            for node, by in targeted(around)
-            for path, values in by.items()
-            for value in sorted(values, key=str)
-        )
-        return judged(matched, judge)
+        # Judged as :func:`~ontoloom.shacl.native.judged` judges rows, a row made only for a
+        # violation: a whole graph's every triple is asked (a bulk import's million).
+        paths: dict[str, NamedNode] = {}
+        for node, by in targeted(around):
+            for path, values in by.items():
+                term = paths.get(path)
+                if term is None:
+                    term = paths[path] = NamedNode(path)
+                for value in sorted(values, key=str) if len(values) > 1 else values:
+                    extra = judge(term, value)
+                    if extra is not None:
+                        yield {"this": node, "path": term, "value": value, **extra}
 
     return Reader(rows)
 

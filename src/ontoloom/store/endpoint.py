@@ -1228,24 +1228,28 @@ class SparqlEndpointBackend:
         # validates again (and says "busy" in the end): a claim held by a dead gateway stays
         # live until the store's clock expires it.
         deadline, stalled = time.monotonic() + lock_timeout(), 0
+        seen = expected  # the store's generation as last read
         for attempt in range(MOVE_ATTEMPTS):
             began = time.monotonic()
             if attempt and began > deadline:
                 break
             try:
                 generation = self._commit_on(on, delta, write_id, reads, expected)
-            except _Moved:
-                # Another writer is committing on top of this generation, or has: wait until
-                # its commit is in (reads only: no write to contend with it), then go in
-                # after it, jittered by about one commit's time, so that writers who met do
-                # not meet again in step. A generation that does not move (a claim whose
-                # holder died, or writers that keep meeting) is left to the caller.
-                moved = self._after(on)
-                stalled = stalled + 1 if moved == on else 0
-                if stalled >= 3:
-                    break
-                on = moved
-                time.sleep(random.uniform(0, self._commit_time * min(2**attempt, 8)))
+            except _Moved as moved:
+                # Another writer is committing on top of this generation, or has. Rather
+                # than wait for its commit and then contend for the next one, queue behind
+                # it at once: claim the generation after it (what the other writer's commit
+                # will make), which is contended for while that commit is in flight; the
+                # guarded update is sent once the store is there (:meth:`_commit_on`). The
+                # store's generation, when a try read it, says where to go instead. A
+                # generation that does not move (a claim whose holder died, or writers that
+                # keep meeting) is left to the caller.
+                if moved.generation is not None:
+                    stalled = stalled + 1 if moved.generation <= seen else 0
+                    seen = moved.generation
+                    if stalled >= 3:
+                        break
+                on = moved.to if moved.to is not None else on + 1
                 continue
             self._commit_time += (time.monotonic() - began - self._commit_time) / 4
             return generation
@@ -1254,22 +1258,73 @@ class SparqlEndpointBackend:
             f"({attempt + 1} tries, what this write read unchanged)"
         )
 
-    def _after(self, generation: int) -> int:
-        """The store's generation once it is past ``generation`` (asked a few times over about
-        two commits' time; the last answer when it has not moved by then)."""
-        wait = max(0.002, self._commit_time / 4)
-        for _ in range(8):
-            now = self.generation()
-            if now > generation:
-                return now
+    def _until(self, expected: int, token: str) -> None:
+        """Holding the claim on ``expected``: return once the store's generation is
+        ``expected`` (the commit this writer queued behind is in). If it is past it, or is
+        below it with no live claim on it (the writer ahead gave up) or stays there for
+        several commits' time (it died), the claim is withdrawn and :class:`_Moved` says
+        which generation to claim instead."""
+        wait = max(0.002, self._commit_time / 8)
+        patience = time.monotonic() + max(0.25, 8 * self._commit_time)
+        last = None
+        while True:
+            try:
+                rows = list(
+                    self.select(
+                        f"SELECT ?gen ?c ?for ?at ?now WHERE {{ GRAPH {META} {{ {STORE_NODE} "
+                        f"{GENERATION} ?gen }} OPTIONAL {{ GRAPH {META} {{ ?c {CLAIM_OF} ?gen ; "
+                        f"{CLAIM_FOR} ?for OPTIONAL {{ ?c {CLAIM_AT} ?at }} }} }} "
+                        "BIND(NOW() AS ?now) }"
+                    )
+                )
+            except EndpointError:
+                self._withdraw(expected, token)
+                raise
+            now = max((int(r["gen"].value) for r in rows), default=0)
+            if now == expected:
+                return
+            ahead = self._live(rows, f"{CLAIM_BASE}{now}:{self.gateway}:")
+            if now > expected:  # nothing can commit on it any more: the claim is left
+                raise _Moved(to=now, generation=now)
+            if not ahead or (now == last and time.monotonic() > patience):
+                self._withdraw(expected, token)
+                raise _Moved(to=now, generation=now)
+            if now != last:  # the line moves: wait on
+                last, patience = now, time.monotonic() + max(0.25, 8 * self._commit_time)
             time.sleep(wait)
-        return self.generation()
+
+    @staticmethod
+    def _live(rows: Iterable[Row], own: str) -> list[str]:
+        """The claims (``?c``, ``?for``, ``?at``, with the store's ``?now``) of ``rows`` that
+        are live and not this gateway's (named ``own``…)."""
+        live = []
+        for row in rows:
+            if row["c"] is None:
+                continue
+            other = row["c"].value
+            if other.startswith(own):
+                continue
+            age = _age(row["at"], row["now"])
+            # A claim without the store's time (left by an older ontoloom) has no age to
+            # judge: never live, or it would block every writer for good.
+            if age is not None and age < float(row["for"].value):
+                live.append(other)
+        return live
 
     def _commit_on(
-        self, expected: int, delta: Delta, write_id: str, reads: ReadSet | None, since: int
+        self,
+        expected: int,
+        delta: Delta,
+        write_id: str,
+        reads: ReadSet | None,
+        since: int,
     ) -> int:
         """One try of :meth:`apply`: the commit of generation ``expected + 1``, guarded by
-        ``reads`` as of generation ``since`` (None: by ``expected`` alone).
+        ``reads`` as of generation ``since`` (None: by ``expected`` alone). The claim on
+        ``expected`` reads the store's generation too: when the store is past it, the claim
+        is given up for the store's generation; when it is behind (a writer queued behind
+        another's commit in flight), the guarded update is sent once the store's generation
+        is ``expected`` (:meth:`_until`).
 
         :raises _Moved: (``reads`` given) the generation moved on, what was read did not.
         """
@@ -1277,11 +1332,17 @@ class SparqlEndpointBackend:
         change = NamedNode(f"{CHANGE_BASE}{new}")
         token = uuid.uuid4().hex
         try:
-            self._claim(expected, token)
+            now = self._claim(expected, token)
         except CommitConflict:
             if reads is not None:
                 raise _Moved from None
             raise
+        if reads is not None and now > expected:  # behind the store: claim where it is
+            # (the claim is left: nothing can commit on a generation gone by; _compact
+            # drops it)
+            raise _Moved(to=now, generation=now)
+        if reads is not None and now < expected:  # queued behind a commit in flight
+            self._until(expected, token)
         try:
             self._update(
                 self._guarded(expected, token, delta, write_id, reads, since),
@@ -1368,7 +1429,7 @@ class SparqlEndpointBackend:
         schema = max((int(r["s"].value) for r in rows if r["s"] is not None), default=0)
         return generation, schema
 
-    def _claim(self, expected: int, token: str) -> None:
+    def _claim(self, expected: int, token: str) -> int:
         """Be the one writer committing on top of generation ``expected``, or raise
         CommitConflict. A guarded update alone is no compare-and-swap on an engine that
         runs concurrent updates on snapshots without detecting their conflicts (oxigraph
@@ -1382,7 +1443,9 @@ class SparqlEndpointBackend:
         update that takes it, and read back with the store's ``NOW()``, so every gateway
         judges its age alike (no process's clock, no "first seen"): a writer that died
         holding one stops blocking the others ``CLAIM_FOR`` seconds after it took it (its
-        holder's commit is one request, bounded by the endpoint timeout)."""
+        holder's commit is one request, bounded by the endpoint timeout).
+
+        Returns the store's generation, read with the claims."""
         node, hold = self._claim_node(expected, token), self._hold()
         try:
             self._update(
@@ -1394,27 +1457,24 @@ class SparqlEndpointBackend:
             if "40001" in exc.detail:  # aborted in a race with another writer: none made
                 raise CommitConflict(f"{self.engine} aborted a claim in a race") from None
             raise
-        rows = self.select(
-            f"SELECT ?c ?for ?at ?now WHERE {{ GRAPH {META} {{ ?c {CLAIM_OF} {expected} ; "
-            f"{CLAIM_FOR} ?for OPTIONAL {{ ?c {CLAIM_AT} ?at }} }} BIND(NOW() AS ?now) }}"
+        # The claims, and in the same read the store's generation (where a queued writer
+        # stands: behind, at, or past the generation it claimed).
+        rows = list(
+            self.select(
+                f"SELECT ?c ?for ?at ?now ?gen WHERE {{ GRAPH {META} {{ {STORE_NODE} "
+                f"{GENERATION} ?gen }} OPTIONAL {{ GRAPH {META} {{ ?c {CLAIM_OF} {expected} ; "
+                f"{CLAIM_FOR} ?for OPTIONAL {{ ?c {CLAIM_AT} ?at }} }} }} BIND(NOW() AS ?now) }}"
+            )
         )
         own = f"{CLAIM_BASE}{expected}:{self.gateway}:"
-        live = []
-        for row in rows:
-            other = row["c"].value
-            if other.startswith(own):
-                continue
-            age = _age(row["at"], row["now"])
-            # A claim without the store's time (left by an older ontoloom) has no age to
-            # judge: never live, or it would block every writer for good.
-            if age is not None and age < float(row["for"].value):
-                live.append(other)
+        live = self._live(rows, own)
         if live:
             self._withdraw(expected, token)
             raise CommitConflict(
                 f"another gateway is committing to {self.config.update_url} on top of "
                 f"generation {expected}"
             )
+        return max((int(r["gen"].value) for r in rows if r["gen"] is not None), default=0)
 
     def _hold(self) -> int:
         """Seconds a claim is live: the commit it guards is one request (the timeout)."""
@@ -1711,7 +1771,13 @@ class SparqlEndpointBackend:
 
 class _Moved(Exception):
     """A narrowly guarded commit found the generation moved on and what it read unchanged:
-    it goes in again on top of the new generation."""
+    it goes in again on top of the new generation — ``to`` when known (else the next one),
+    ``generation``: the store's generation when it was read."""
+
+    def __init__(self, to: int | None = None, generation: int | None = None) -> None:
+        super().__init__(to)
+        self.to = to
+        self.generation = generation
 
 
 def _data(quad: Quad) -> str:
