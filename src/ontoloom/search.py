@@ -1341,48 +1341,51 @@ def _documents(
     no_values: dict[str, list[str]] = {}
     for node in {*types, *props}:
         fields = props.get(node, no_values)
-        kinds = sorted(t for t in types.get(node, ()) if t not in ("Entity", "Object", "Record"))
-        title = next((fields[k][0] for k in _TITLE_KEYS if fields.get(k)), ids.id_of(node))
-        body = " ".join(
-            v
-            for k, vs in sorted(fields.items())
-            if k not in ("tags", "privacy")
-            for v in vs
-            if v != title
-        )
-        kind = kinds[0] if kinds else ""
-        tags = [*fields.get("tags", []), *fields.get("aliases", [])] if kind else []
-        privacy = (fields.get("privacy") or [""])[0].lower()
-        # the drop-in's view (ontoloom.memory's _node): the first single name or title, else
-        # the id; the kind when there is one, else the type
-        name = next(
-            (fields[k][0] for k in ("name", "title") if len(fields.get(k, ())) == 1),
-            ids.id_of(node),
-        )
-        kinds_written = fields.get("kind", [])
+        id_ = ids.id_of(node)
+        kind, title, body, tags, private = _fields_of(id_, types.get(node, ()), fields)
+        name, memory_type, observations = _memory_view(id_, kind, fields)
         said = None
         if kind in QUOTED_TYPES and fields.get("body"):
             said = (
-                (fields.get("source") or [ids.id_of(node)])[0],
+                (fields.get("source") or [id_])[0],
                 next(iter(fields.get("date", [])), None),
                 ",".join(fields.get("privacy", [])),
                 "\n\n".join(fields["body"]),
             )
         out[node] = {
             "memory_name": name,
-            "memory_type": kinds_written[0] if len(kinds_written) == 1 else kind,
-            "observations": _in_written_order(
-                fields.get(_OBSERVATIONS, []), next(iter(fields.get(_OBSERVATION_ORDER, ())), None)
-            ),
-            "id": ids.id_of(node),
+            "memory_type": memory_type,
+            "observations": observations,
+            "id": id_,
             "type": kind,
             "title": title,
             "body": body,
-            "tags": [t for t in tags if t],
-            "private": privacy == "private",
+            "tags": tags,
+            "private": private,
             "said": said,
         }
     return out
+
+
+def _fields_of(
+    id_: str, type_names: Iterable[str], fields: dict[str, list[str]]
+) -> tuple[str, str, str, list[str], bool]:
+    """An object's kind, title, body, tags and whether it is private, from its ``ol:`` type
+    names and literal values by local name — one definition for the per-object route
+    (:func:`_documents`) and the whole build (:func:`_object_fields`)."""
+    kinds = sorted(t for t in type_names if t not in _KIND_SKIPPED)
+    title = next((fields[k][0] for k in _TITLE_KEYS if fields.get(k)), id_)
+    body = " ".join(
+        v
+        for k, vs in sorted(fields.items())
+        if k not in ("tags", "privacy")
+        for v in vs
+        if v != title
+    )
+    kind = kinds[0] if kinds else ""
+    tags = [*fields.get("tags", ()), *fields.get("aliases", ())] if kind else []
+    privacy = (fields.get("privacy") or [""])[0].lower()
+    return kind, title, body, [t for t in tags if t], privacy == "private"
 
 
 def _record_passages(obj: dict[str, Any]) -> list[SaidRow]:
@@ -1508,20 +1511,9 @@ def _object_fields(scanned: _Scanned, ids: Any) -> list[_ObjectFields]:
     id_of = ids.id_of
     for node in {*types, *props}:
         fields = props.get(node, no_values)
-        kinds = sorted(t for t in types.get(node, ()) if t not in _KIND_SKIPPED)
         id_ = id_of(node)
-        title = next((fields[k][0] for k in _TITLE_KEYS if fields.get(k)), id_)
-        body = " ".join(
-            v
-            for k, vs in sorted(fields.items())
-            if k not in ("tags", "privacy")
-            for v in vs
-            if v != title
-        )
-        kind = kinds[0] if kinds else ""
-        tags = [*fields.get("tags", ()), *fields.get("aliases", ())] if kind else []
-        privacy = (fields.get("privacy") or [""])[0].lower()
-        out.append((id_, kind, title, body, [t for t in tags if t], fields, privacy == "private"))
+        kind, title, body, tags, private = _fields_of(id_, types.get(node, ()), fields)
+        out.append((id_, kind, title, body, tags, fields, private))
     out.sort(key=lambda o: o[0])
     return out
 
