@@ -115,13 +115,16 @@ class Renderer:
         rdflib keeps a plain literal)."""
         datatype = term.datatype.value
         # The commonest forms, written without importing rdflib (a quarter second of a small
-        # file's run): rdflib reads no other value from a string, and an integer's canonical
-        # form is its value.
+        # file's run): rdflib reads no other value from a string; an integer type's canonical
+        # form is its value's text, in range or not (out of range, rdflib reads no value and
+        # keeps the form); a hexBinary form that is not pairs of hex digits has no value.
         if term.language:
             return f'Literal("{term.value}", lang={term.language})'
         if datatype == XSD + "string":
             return f'Literal("{term.value}")'
-        if datatype == XSD + "integer" and _CANONICAL_INTEGER.fullmatch(term.value):
+        if (datatype in _INTEGER_TYPES and _CANONICAL_INTEGER.fullmatch(term.value)) or (
+            datatype == XSD + "hexBinary" and not _HEX_PAIRS.fullmatch(term.value)
+        ):
             return f'Literal("{term.value}", datatype={self.iri(datatype)})'
         import warnings
 
@@ -168,6 +171,25 @@ class Renderer:
 
 
 _CANONICAL_INTEGER = re.compile(r"0|-?[1-9][0-9]*")
+_HEX_PAIRS = re.compile(r"(?:[0-9a-fA-F]{2})*")
+_INTEGER_TYPES = frozenset(
+    XSD + name
+    for name in (
+        "integer",
+        "long",
+        "int",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "nonPositiveInteger",
+        "negativeInteger",
+        "unsignedLong",
+        "unsignedInt",
+        "unsignedShort",
+        "unsignedByte",
+    )
+)
 
 
 def _quoted(text: str) -> str:
