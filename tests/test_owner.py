@@ -413,7 +413,9 @@ def test_a_stopped_owner_makes_callers_give_up_in_bounded_time_and_do_nothing(
         started = time.monotonic()
         refused = cli(data_dir, "create", "Person", "--id", "pers_late", "-p", "name=Late")
         assert refused.returncode == 2 and "did not take the request" in refused.stderr
-        assert time.monotonic() - started < 20
+        # bounded: its lock timeout (0.3 s) and a grace, not the stopped owner's return (a
+        # generous bound: a CLI process on a loaded machine took 23 s once, against 20)
+        assert time.monotonic() - started < 60
         started = time.monotonic()
         hook = subprocess.run(
             [*ONTOLOOM, "--data-dir", str(data_dir), "hook", "prompt-context"],
