@@ -23,7 +23,7 @@ from typing import Any
 from ontoloom.errors import BadInput
 from ontoloom.secret_text import holds_secret, holds_token
 from ontoloom.terms import Literal, NamedNode, Term
-from ontoloom.vocab import OL, XSD, IdSpace, vocab_name
+from ontoloom.vocab import OL, XSD, XSD_INTEGER_TYPES, IdSpace, vocab_name
 
 __all__ = [
     "OBSERVATIONS",
@@ -234,26 +234,6 @@ def _valid(parse: Any, text: str) -> bool:
     return True
 
 
-_INTEGER_TYPES = {
-    XSD + t
-    for t in [
-        "integer",
-        "long",
-        "int",
-        "short",
-        "byte",
-        "nonNegativeInteger",
-        "positiveInteger",
-        "nonPositiveInteger",
-        "negativeInteger",
-        "unsignedLong",
-        "unsignedInt",
-        "unsignedShort",
-        "unsignedByte",
-    ]
-}
-
-
 def value_to_json(term: Term) -> JSONScalar:
     """A literal back as the JSON value it was written as (dates stay ISO strings).
 
@@ -264,7 +244,7 @@ def value_to_json(term: Term) -> JSONScalar:
         return str(term.value)
     dtype = term.datatype.value
     try:
-        if dtype in _INTEGER_TYPES:
+        if dtype in XSD_INTEGER_TYPES:
             return int(term.value)
         if dtype == XSD + "decimal":
             return float(Decimal(term.value))

@@ -19,6 +19,25 @@ SH = "http://www.w3.org/ns/shacl#"
 PROV = "http://www.w3.org/ns/prov#"
 DCTERMS = "http://purl.org/dc/terms/"
 SCHEMA = "https://schema.org/"
+# xsd:integer and the datatypes derived from it (XML Schema 1.1 part 2, 3.4.13–3.4.25)
+XSD_INTEGER_TYPES = frozenset(
+    XSD + name
+    for name in (
+        "integer",
+        "long",
+        "int",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "nonPositiveInteger",
+        "negativeInteger",
+        "unsignedLong",
+        "unsignedInt",
+        "unsignedShort",
+        "unsignedByte",
+    )
+)
 
 PREFIXES = {
     "ol": OL,

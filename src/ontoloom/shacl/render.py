@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from ontoloom.shacl.paths import Path
 from ontoloom.shacl.rdfgraph import RDF_FIRST, TripleIndex
 from ontoloom.terms import BlankNode, Literal, NamedNode, Term, spo
-from ontoloom.vocab import OWL, RDF, RDFS, SH, XSD
+from ontoloom.vocab import OWL, RDF, RDFS, SH, XSD, XSD_INTEGER_TYPES
 
 __all__ = ["WELL_KNOWN", "Renderer"]
 
@@ -122,7 +122,7 @@ class Renderer:
             return f'Literal("{term.value}", lang={term.language})'
         if datatype == XSD + "string":
             return f'Literal("{term.value}")'
-        if (datatype in _INTEGER_TYPES and _CANONICAL_INTEGER.fullmatch(term.value)) or (
+        if (datatype in XSD_INTEGER_TYPES and _CANONICAL_INTEGER.fullmatch(term.value)) or (
             datatype == XSD + "hexBinary" and not _HEX_PAIRS.fullmatch(term.value)
         ):
             return f'Literal("{term.value}", datatype={self.iri(datatype)})'
@@ -172,24 +172,6 @@ class Renderer:
 
 _CANONICAL_INTEGER = re.compile(r"0|-?[1-9][0-9]*")
 _HEX_PAIRS = re.compile(r"(?:[0-9a-fA-F]{2})*")
-_INTEGER_TYPES = frozenset(
-    XSD + name
-    for name in (
-        "integer",
-        "long",
-        "int",
-        "short",
-        "byte",
-        "nonNegativeInteger",
-        "positiveInteger",
-        "nonPositiveInteger",
-        "negativeInteger",
-        "unsignedLong",
-        "unsignedInt",
-        "unsignedShort",
-        "unsignedByte",
-    )
-)
 
 
 def _quoted(text: str) -> str:
