@@ -34,6 +34,25 @@ from ontoloom.vocab import FACTS, OL, PROV_GENERATED, RDF_TYPE, XSD
 STATUSES = ["open", "in_progress", "blocked", "done", "cancelled"]
 
 
+def query_mix(rng: random.Random, entities: int, repeat: int) -> list[str]:
+    """``repeat`` searches over a synthetic graph of ``entities`` (:func:`synthetic_quads`):
+    titles by number, people, ids and project words, in fixed proportions."""
+    people, projects = max(1, entities // 20), max(1, entities // 50)
+    tasks = entities - people - projects
+    queries = []
+    for _ in range(repeat):
+        kind = rng.random()
+        if kind < 0.4:
+            queries.append(f"task number {rng.randrange(tasks)}")
+        elif kind < 0.6:
+            queries.append(f"person {rng.randrange(people)}")
+        elif kind < 0.8:
+            queries.append(f"task_{rng.randrange(tasks):08x}")
+        else:
+            queries.append(f"project {rng.randrange(projects)} open")
+    return queries
+
+
 def percentile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -385,17 +404,7 @@ def bench_search(entities: int, repeat: int) -> tuple[int, list[float], list[flo
         g.reindex()
         people, projects = max(1, entities // 20), max(1, entities // 50)
         tasks = entities - people - projects
-        queries = []
-        for _ in range(repeat):
-            kind = rng.random()
-            if kind < 0.4:
-                queries.append(f"task number {rng.randrange(tasks)}")
-            elif kind < 0.6:
-                queries.append(f"person {rng.randrange(people)}")
-            elif kind < 0.8:
-                queries.append(f"task_{rng.randrange(tasks):08x}")
-            else:
-                queries.append(f"project {rng.randrange(projects)} open")
+        queries = query_mix(rng, entities, repeat)
         mixed = timed_each(lambda q: g.search(q, limit=10), queries)
         common = timed_each(lambda q: g.search(q, limit=10), ["blocked"] * max(5, repeat // 20))
         two = [

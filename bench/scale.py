@@ -112,11 +112,9 @@ def _ops(entities: int, target: Path, repeat: int = 40) -> None:
     import random
 
     from ontoloom.api import Graph
-    from run import percentile
+    from run import percentile, query_mix
 
     rng = random.Random(7)
-    people, projects = max(1, entities // 20), max(1, entities // 50)
-    tasks = entities - people - projects
     with Graph.open(target, write=True) as g:
         g.create("Task", {"title": "warm", "status": "open"}, id="task_warm")
         creates = []
@@ -124,17 +122,7 @@ def _ops(entities: int, target: Path, repeat: int = 40) -> None:
             start = time.perf_counter()
             g.create("Task", {"title": f"New task {i}", "status": "open"}, id=f"task_new_{i}")
             creates.append(time.perf_counter() - start)
-        queries = []
-        for _ in range(repeat):
-            kind = rng.random()
-            if kind < 0.4:
-                queries.append(f"task number {rng.randrange(tasks)}")
-            elif kind < 0.6:
-                queries.append(f"person {rng.randrange(people)}")
-            elif kind < 0.8:
-                queries.append(f"task_{rng.randrange(tasks):08x}")
-            else:
-                queries.append(f"project {rng.randrange(projects)} open")
+        queries = query_mix(rng, entities, repeat)
         g.search(queries[0], limit=10)  # warm
         searches = []
         for q in queries:
