@@ -268,6 +268,8 @@ def test_a_command_stopped_by_a_signal_unwinds_and_exits_128_plus_its_number(
         stdin=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a stack on SIGABRT: it once failed to exit within 20 s in a CI run (not reproduced)
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
     )
     assert proc.stdin is not None and proc.stderr is not None
     stdin = proc.stdin
@@ -281,7 +283,13 @@ def test_a_command_stopped_by_a_signal_unwinds_and_exits_128_plus_its_number(
         wait_until(lambda: not feed.is_alive(), 30, what="the command to read its standard input")
         assert proc.poll() is None, proc.stderr.read()
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 128 + signal.SIGTERM
+        try:
+            exited = proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)  # faulthandler prints where it is stuck
+            proc.wait()
+            raise AssertionError(f"no exit 20 s after SIGTERM:\n{proc.stderr.read()}") from None
+        assert exited == 128 + signal.SIGTERM
         assert "Traceback" not in proc.stderr.read()
     finally:
         if proc.poll() is None:
